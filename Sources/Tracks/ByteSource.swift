@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Something bytes can be read from in chunks: a file, standard input, later a decompressor.
+public protocol ByteSource {
+    /// Fills up to `buffer.count` bytes; returns how many, 0 at the end.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// An error reading input, naming the input so the user can find it.
+public struct InputError: Error, CustomStringConvertible, Equatable {
+    /// The file as the user named it (`-` for standard input).
+    public let path: String
+    /// 1-based line number, when the problem is on a line.
+    public let line: Int?
+    public let reason: String
+
+    public init(path: String, line: Int? = nil, reason: String) {
+        self.path = path
+        self.line = line
+        self.reason = reason
+    }
+
+    /// `FILE:LINE: reason`, the form the CLI prints after `unlocks: `.
+    public var description: String {
+        if let line { return "\(path):\(line): \(reason)" }
+        return "\(path): \(reason)"
+    }
+}
+
+/// Reads a file (or standard input) through its descriptor, closing it when done if it opened it.
+public final class FileSource: ByteSource {
+    public let path: String
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+
+    /// Opens `path` for reading; `-` means standard input.
+    public init(path: String) throws {
+        self.path = path
+        if path == "-" {
+            descriptor = 0
+            ownsDescriptor = false
+        } else {
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else {
+                throw InputError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))")
+            }
+            var status = stat()
+            if fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                close(fd)
+                throw InputError(path: path, reason: "is a directory, expected a file")
+            }
+            descriptor = fd
+            ownsDescriptor = true
+        }
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw InputError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+}

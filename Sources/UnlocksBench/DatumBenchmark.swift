@@ -1,0 +1,68 @@
+import ChinaDatum
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Throughput of the datum conversions, against the textbook implementation (twelve libm sines
+/// per point) measured in the same process.
+enum DatumBenchmark {
+    /// The published algorithm written the obvious way, with libm: the baseline.
+    static func textbookOffset(latitude: Double, longitude: Double) -> (Double, Double) {
+        let x = longitude - 105, y = latitude - 35
+        var dLat = -100 + 2 * x + 3 * y + 0.2 * y * y + 0.1 * x * y + 0.2 * abs(x).squareRoot()
+        dLat += (20 * sin(6 * x * .pi) + 20 * sin(2 * x * .pi)) * 2 / 3
+        dLat += (20 * sin(y * .pi) + 40 * sin(y / 3 * .pi)) * 2 / 3
+        dLat += (160 * sin(y / 12 * .pi) + 320 * sin(y * .pi / 30)) * 2 / 3
+        var dLon = 300 + x + 2 * y + 0.1 * x * x + 0.1 * x * y + 0.1 * abs(x).squareRoot()
+        dLon += (20 * sin(6 * x * .pi) + 20 * sin(2 * x * .pi)) * 2 / 3
+        dLon += (20 * sin(x * .pi) + 40 * sin(x / 3 * .pi)) * 2 / 3
+        dLon += (150 * sin(x / 12 * .pi) + 300 * sin(x / 30 * .pi)) * 2 / 3
+        let a = GCJ02.semiMajorAxis, ee = GCJ02.eccentricitySquared
+        let radLat = latitude / 180 * .pi
+        let magic = 1 - ee * sin(radLat) * sin(radLat)
+        let sqrtMagic = magic.squareRoot()
+        dLat = (dLat * 180) / ((a * (1 - ee)) / (magic * sqrtMagic) * .pi)
+        dLon = (dLon * 180) / (a / sqrtMagic * cos(radLat) * .pi)
+        return (dLat, dLon)
+    }
+
+    static func run(points count: Int, repeats: Int) -> [String] {
+        var generator = SplitMix64(seed: 42)
+        let points = (0..<count).map { _ in
+            Coordinate(latitude: generator.uniform(18, 53), longitude: generator.uniform(74, 134))
+        }
+        var sink = 0.0
+        let textbook = Stopwatch.best(of: repeats) {
+            for p in points { let d = textbookOffset(latitude: p.latitude, longitude: p.longitude); sink += d.0 + d.1 }
+        }
+        let forward = Stopwatch.best(of: repeats) {
+            for p in points { let g = GCJ02.fromWGS84(p); sink += g.latitude + g.longitude }
+        }
+        let shifted = points.map(GCJ02.fromWGS84)
+        let inverse = Stopwatch.best(of: repeats) {
+            for g in shifted { let w = GCJ02.toWGS84(g); sink += w.latitude + w.longitude }
+        }
+        var evaluations = 0, worstRoundTrip = 0.0, worstVersusTextbook = 0.0
+        for (p, g) in zip(points, shifted) {
+            let (w, n) = GCJ02.toWGS84Counting(g)
+            evaluations += n
+            let again = GCJ02.fromWGS84(w)
+            worstRoundTrip = max(worstRoundTrip, abs(again.latitude - g.latitude), abs(again.longitude - g.longitude))
+            let t = textbookOffset(latitude: p.latitude, longitude: p.longitude)
+            worstVersusTextbook = max(worstVersusTextbook, abs(p.latitude + t.0 - g.latitude), abs(p.longitude + t.1 - g.longitude))
+        }
+        if sink == 42 { print("") }  // keeps the loops from being optimised away
+        let perSecond = { (seconds: Double) in Double(count) / seconds }
+        return [
+            "| measure | value |",
+            "|---|---|",
+            "| points (uniform in lon 74–134, lat 18–53) | \(count) |",
+            "| textbook forward (libm, baseline) | \(millions(perSecond(textbook))) M points/s |",
+            "| forward WGS-84 → GCJ-02 | \(millions(perSecond(forward))) M points/s (\(ratio(textbook / forward))× baseline) |",
+            "| inverse GCJ-02 → WGS-84 | \(millions(perSecond(inverse))) M points/s (\(ratio(inverse / forward))× the forward time) |",
+            "| inverse: offset evaluations per point | \(ratio(Double(evaluations) / Double(count))) |",
+            "| inverse: worst round-trip error | \(scientific(worstRoundTrip))° |",
+            "| forward: worst difference from the textbook formula | \(scientific(worstVersusTextbook))° |",
+        ]
+    }
+}

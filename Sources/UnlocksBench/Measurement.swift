@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wall-clock timing with the monotonic clock.
+enum Stopwatch {
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+    }
+
+    /// The fastest of `repeats` runs, in seconds: the least disturbed by a shared, noisy machine.
+    static func best(of repeats: Int, _ body: () -> Void) -> Double {
+        var best = Double.infinity
+        for _ in 0..<repeats {
+            let start = now()
+            body()
+            best = min(best, now() - start)
+        }
+        return best
+    }
+}
+
+/// A small, fast, seedable generator so benchmark inputs are the same on every run.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
+    }
+}
+
+func millions(_ perSecond: Double) -> String { fixed(perSecond / 1e6, 2) }
+func ratio(_ value: Double) -> String { fixed(value, 2) }
+func scientific(_ value: Double) -> String {
+    guard value > 0 else { return "0" }
+    let exponent = Int(floor(log10(value)))
+    return "\(fixed(value / pow(10, Double(exponent)), 1))e\(exponent)"
+}
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    let scale = pow(10, Double(decimals))
+    let rounded = (value * scale).rounded() / scale
+    var text = "\(rounded)"
+    if let dot = text.firstIndex(of: ".") {
+        let have = text.distance(from: dot, to: text.endIndex) - 1
+        if have < decimals { text += String(repeating: "0", count: decimals - have) }
+    }
+    return text
+}

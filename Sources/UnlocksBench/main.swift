@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// unlocks-bench: the measurements behind BENCHMARKS.md. Run through Scripts/bench, which
+// builds in release mode and writes the tables this prints into BENCHMARKS.md.
+//
+//   UnlocksBench datum [POINTS]     datum conversion throughput (default 4,000,000 points)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "datum":
+    let count = arguments.count > 1 ? Int(arguments[1]) ?? 4_000_000 : 4_000_000
+    print(DatumBenchmark.run(points: count, repeats: 5).joined(separator: "\n"))
+default:
+    print("usage: UnlocksBench datum [POINTS]")
+    exit(2)
+}
