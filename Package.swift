@@ -3,7 +3,7 @@
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
 // Layering (checked by Scripts/check-layering on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, Tracks
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
@@ -15,26 +15,33 @@ let package = Package(
         .library(name: "Tracks", targets: ["Tracks"]),
     ],
     targets: [
-        // System libraries (Debian: libgeos-dev, libproj-dev). Installed by Scripts/bootstrap.
+        // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
+        // installed by Scripts/bootstrap.
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
 
         // Run-time: pure Swift.
         .target(name: "ChinaDatum"),
-        .target(name: "Tracks"),
+        .target(name: "TextFormats"),
+        .target(name: "RegionTables", dependencies: ["ChinaDatum"]),
+        .target(name: "Tracks", dependencies: ["TextFormats"]),
 
         // Build-time: owns GEOS and PROJ handles.
-        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "ChinaDatum"]),
+        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"]),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "RegionTables", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum"]),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables"]),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"]),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"]),
-        .testTarget(name: "TracksTests", dependencies: ["Tracks"]),
+        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables"], exclude: ["Fixtures"]),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
+        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"]),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand"]),
     ]
 )

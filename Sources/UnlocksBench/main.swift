@@ -12,6 +12,8 @@ switch arguments.first {
 case "datum":
     let count = arguments.count > 1 ? Int(arguments[1]) ?? 4_000_000 : 4_000_000
     print(DatumBenchmark.run(points: count, repeats: 5).joined(separator: "\n"))
+case "source":
+    try SourceProbe.run(arguments[1], tolerance: Double(arguments[2])!)
 default:
     print("usage: UnlocksBench datum [POINTS]")
     exit(2)

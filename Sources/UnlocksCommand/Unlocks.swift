@@ -23,6 +23,8 @@ enum ExitCode: Int32 {
 enum Unlocks {
     static let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> ExitCode)] = [
         (ConvertCommand.spec, ConvertCommand.run),
+        (BuildCommand.spec, BuildCommand.run),
+        (InfoCommand.spec, InfoCommand.run),
     ]
 
     static var overview: String {
@@ -70,6 +72,9 @@ enum Unlocks {
             fputs("Usage: unlocks \(command.spec.name) \(command.spec.usage)\nRun 'unlocks \(command.spec.name) --help' for details.\n", stderr)
             return .usage
         } catch let error as InputError {
+            reportError(error.description)
+            return .failure
+        } catch let error as CustomStringConvertible {
             reportError(error.description)
             return .failure
         } catch {

@@ -3,6 +3,7 @@ import XCTest
 import Glibc
 #endif
 @testable import Tracks
+import TextFormats
 
 /// Hands out a byte array a few bytes at a time, so lines straddle every chunk boundary.
 struct TrickleSource: ByteSource {
@@ -103,15 +104,15 @@ final class CoordinateCSVTests: XCTestCase {
             var text = "\(integer)."
             for _ in 0..<fractionLength { text += "\(next() % 10)" }
             if next() % 5 == 0 { text = "-0" + text.drop(while: { $0 == "-" }) }
-            let fast = Array(text.utf8).withUnsafeBytes { CoordinateCSV.parseNumber($0) }
+            let fast = Array(text.utf8).withUnsafeBytes { DecimalNumber.parse($0) }
             XCTAssertEqual(fast?.bitPattern, strtod(text, nil).bitPattern, text)
         }
         for text in ["0", "-0", "+7", "007.50", ".5", "5.", "1e2", "0.0000000000000000000000001", "123456789012345678"] {
-            let fast = Array(text.utf8).withUnsafeBytes { CoordinateCSV.parseNumber($0) }
+            let fast = Array(text.utf8).withUnsafeBytes { DecimalNumber.parse($0) }
             XCTAssertEqual(fast?.bitPattern, strtod(text, nil).bitPattern, text)
         }
         for text in ["", "-", ".", "-.", "1..2", "1-2", "e5"] {
-            XCTAssertNil(Array(text.utf8).withUnsafeBytes { CoordinateCSV.parseNumber($0) }, text)
+            XCTAssertNil(Array(text.utf8).withUnsafeBytes { DecimalNumber.parse($0) }, text)
         }
     }
 

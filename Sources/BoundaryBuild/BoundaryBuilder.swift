@@ -1,0 +1,113 @@
+import RegionTables
+import TextFormats
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `unlocks build`: the whole rebuild, from the source to `Data/regions/`.
+///
+/// Tables are first written next to their final names and renamed into place only when every
+/// table has been built, manifest last, so a failed or interrupted rebuild leaves the previous
+/// tables untouched.
+public struct BoundaryBuilder {
+    public static let defaultTolerance = 30.0
+    public static let defaultBuffer = 100.0
+
+    public var source: String
+    public var outputDirectory: String
+    public var tolerance: Double
+    public var buffer: Double
+    public var allowUnpinned = false
+
+    public init(source: String, outputDirectory: String, tolerance: Double = defaultTolerance, buffer: Double = defaultBuffer) {
+        self.source = source
+        self.outputDirectory = outputDirectory
+        self.tolerance = tolerance
+        self.buffer = buffer
+    }
+
+    /// Runs the build; returns the manifest it wrote.
+    @discardableResult
+    public func run(log: (String) -> Void = { _ in }) throws -> JSONValue {
+        let started = Stopwatch.seconds()
+        let archive = try SourceArchive(location: source, allowUnpinned: allowUnpinned)
+        log("source: \(source) (sha256 \(archive.sha256))")
+        let catalog = try SourceCatalog(archive, includeWorld: false)
+        log("catalog: \(catalog.china.count) Chinese regions, \(catalog.countries.count) countries (\(rounded(Stopwatch.seconds() - started, 1)) s)")
+        let china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+        var report = china.report
+        report.file = "china.bin"
+
+        // Check what we wrote by reading it back exactly as an app would.
+        _ = try RegionTable(bytes: china.bytes, path: report.file)
+
+        let manifest = JSONValue.object([
+            ("format", .string("AdminUnlocks region tables, format version \(TableFormat.version) (docs/region-table-format.md)")),
+            ("source", .object([
+                ("release", .string(SourceArchive.pinnedRelease)),
+                ("sha256", .string(archive.sha256)),
+            ])),
+            ("parameters", .object([
+                ("toleranceMetres", .number(tolerance)),
+                ("bufferMetres", .number(buffer)),
+                ("chinaProjection", .string(ChinaTableBuilder.projection)),
+                ("quantumDegrees", .number(TableFormat.quantum)),
+            ])),
+            ("tables", .array([Self.json(report)])),
+            ("buildSeconds", .number(rounded(Stopwatch.seconds() - started, 1))),
+        ])
+        try Self.writeAtomically([(report.file, china.bytes), ("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
+        return manifest
+    }
+
+    static func json(_ r: TableReport) -> JSONValue {
+        .object([
+            ("file", .string(r.file)),
+            ("bytes", .number(Double(r.bytes))),
+            ("sha256", .string(r.sha256)),
+            ("units", .number(Double(r.units))),
+            ("arcs", .number(Double(r.arcs))),
+            ("levels", .array(r.levels.map { f in
+                .object([
+                    ("level", .string(f.level.name)),
+                    ("regions", .number(Double(f.regions))),
+                    ("sourceVertices", .number(Double(f.sourceVertices))),
+                    ("tableVertices", .number(Double(f.tableVertices))),
+                    ("maximumDeviationMetres", .number(rounded(f.maximumDeviation, 2))),
+                    ("meanDeviationMetres", .number(rounded(f.meanDeviation, 2))),
+                    ("areaChangePercent", .number(rounded(f.areaChangePercent, 4))),
+                    ("overlapKm2", .number(rounded(f.overlapKm2, 6))),
+                    ("gapKm2", .number(rounded(f.gapKm2, 6))),
+                ])
+            })),
+            ("outlineMaximumDeviationMetres", .number(rounded(r.outlineMaximumDeviation, 2))),
+            ("collapsedRingsKept", .number(Double(r.collapsedRingsKept))),
+            ("invalidUnits", .number(Double(r.invalidUnits))),
+            ("invalidReasons", .array(r.invalidReasons.map { .string($0) })),
+            ("uncoveredPieces", .number(Double(r.uncoveredPieces))),
+            ("buildSeconds", .number(rounded(r.buildSeconds, 1))),
+        ])
+    }
+
+    /// Writes every file to a temporary name in `directory`, then renames each into place.
+    static func writeAtomically(_ files: [(String, [UInt8])], to directory: String) throws {
+        mkdir(directory, 0o755)
+        var temporary: [(String, String)] = []
+        defer { for (path, _) in temporary { unlink(path) } }
+        for (name, bytes) in files {
+            let final = directory + "/" + name
+            let path = final + ".tmp-\(getpid())"
+            guard let file = fopen(path, "wb") else { throw SourceError(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
+            let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
+            fclose(file)
+            guard written == bytes.count, flushed else { throw SourceError(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
+            temporary.append((path, final))
+        }
+        for (path, final) in temporary {
+            guard rename(path, final) == 0 else { throw SourceError(path: final, reason: "cannot rename into place: \(String(cString: strerror(errno)))") }
+        }
+        temporary.removeAll()
+    }
+}

@@ -1,0 +1,45 @@
+import TextFormats
+
+/// Simplifies a ``CoverageTopology`` arc by arc, in projected metres, so shared borders stay shared.
+///
+/// Every arc is simplified once (Douglas–Peucker with GEOS's topology-preserving simplifier over
+/// all arcs together, so no simplified arc crosses another) and keeps its end points, which are
+/// the junctions where three or more units, or a unit and the outside, meet.
+public struct CoverageSimplifier {
+    /// Simplified arcs: interleaved projected x, y per arc, same order as the topology's arcs.
+    public private(set) var arcs: [[Double]] = []
+    /// The same arcs before simplification (projected), for deviation measurements.
+    public private(set) var originalArcs: [[Double]] = []
+    /// Closed arcs (islands, enclaves) that the simplifier collapsed below a ring; kept unsimplified.
+    public private(set) var collapsedRingsKept = 0
+
+    /// `project` maps every vertex of the topology (lon, lat) to metres.
+    public init(_ topology: CoverageTopology, projectedX xs: [Double], projectedY ys: [Double], tolerance: Double, context: GEOSContext) throws {
+        originalArcs = topology.arcs.map { arc in
+            var xy: [Double] = []
+            xy.reserveCapacity(arc.vertices.count * 2)
+            for v in arc.vertices { xy.append(xs[Int(v)]); xy.append(ys[Int(v)]) }
+            return xy
+        }
+        let all = try context.multiLineString(originalArcs)
+        let simplified = try all.simplifiedPreservingTopology(tolerance: tolerance).parts()
+        guard simplified.count == originalArcs.count else {
+            throw GEOSError(operation: "topology-preserving simplify", message: "returned \(simplified.count) lines for \(originalArcs.count) arcs")
+        }
+        arcs = []
+        arcs.reserveCapacity(originalArcs.count)
+        for (index, line) in simplified.enumerated() {
+            var xy = try line.coordinates()
+            let original = originalArcs[index]
+            // End points must survive exactly: they are shared with other arcs.
+            precondition(xy.count >= 4 && xy[0] == original[0] && xy[1] == original[1]
+                         && xy[xy.count - 2] == original[original.count - 2] && xy[xy.count - 1] == original[original.count - 1],
+                         "simplifier moved an arc's end point")
+            if topology.arcs[index].isClosed && xy.count < 8 {
+                xy = original
+                collapsedRingsKept += 1
+            }
+            arcs.append(xy)
+        }
+    }
+}

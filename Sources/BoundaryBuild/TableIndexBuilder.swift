@@ -1,0 +1,143 @@
+import RegionTables
+
+/// Builds the quadtree index of a table: cells wholly inside one unit (or far outside all) become
+/// uniform nodes that answer without any edge test; the rest split until few chunks remain, and
+/// their leaves list the chunks that cross them or come within the buffer of them.
+struct TableIndexBuilder {
+    var nodes: [UInt32] = []
+    var leafOffsets: [UInt32] = [0]
+    var chunkReferences: [UInt32] = []
+    var originX: Int32 = 0, originY: Int32 = 0
+    var rootLog2: UInt32 = 0
+    var depth: UInt32 = 0
+
+    /// Chunks as the reader derives them (arc by arc, up to TableFormat.chunkSegments segments).
+    struct Chunks {
+        var start: [Int] = [], count: [Int] = [], arc: [Int] = []
+        var minX: [Int64] = [], minY: [Int64] = [], maxX: [Int64] = [], maxY: [Int64] = []
+
+        init(vertices: [Int32], arcStart: [Int]) {
+            for a in 0..<(arcStart.count - 1) {
+                var first = arcStart[a]
+                let last = arcStart[a + 1] - 1
+                while first < last {
+                    let n = min(TableFormat.chunkSegments, last - first)
+                    start.append(first); count.append(n); arc.append(a)
+                    var x0 = Int64.max, y0 = Int64.max, x1 = Int64.min, y1 = Int64.min
+                    for v in first...(first + n) {
+                        let x = Int64(vertices[2 * v]), y = Int64(vertices[2 * v + 1])
+                        x0 = min(x0, x); y0 = min(y0, y); x1 = max(x1, x); y1 = max(y1, y)
+                    }
+                    minX.append(x0); minY.append(y0); maxX.append(x1); maxY.append(y1)
+                    first += n
+                }
+            }
+        }
+    }
+
+    /// - Parameters:
+    ///   - margin: how far (quanta) around a cell a chunk still belongs to it: the edge zone.
+    ///   - maximumLeafChunks: a cell with more chunks than this is split (down to `maximumDepth`).
+    init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], margin: Int64,
+         maximumLeafChunks: Int = 6, maximumDepth: Int = 22) {
+        let chunks = Chunks(vertices: vertices, arcStart: arcStart)
+        guard !chunks.start.isEmpty else {
+            nodes = [IndexNode.uniform(unit: nil).raw]
+            return
+        }
+        let x0 = chunks.minX.min()! - margin, y0 = chunks.minY.min()! - margin
+        let x1 = chunks.maxX.max()! + margin, y1 = chunks.maxY.max()! + margin
+        var log2: Int64 = 0
+        while (Int64(1) << log2) <= max(x1 - x0, y1 - y0) { log2 += 1 }
+        originX = Int32(x0); originY = Int32(y0); rootLog2 = UInt32(log2)
+        let bands = RowBands(chunks: chunks, originY: y0, vertices: vertices)
+
+        /// True when some segment of `chunk` has a bounding box meeting the rectangle.
+        func touches(_ chunk: Int, _ rx0: Int64, _ ry0: Int64, _ rx1: Int64, _ ry1: Int64) -> Bool {
+            if chunks.maxX[chunk] < rx0 || chunks.minX[chunk] > rx1 || chunks.maxY[chunk] < ry0 || chunks.minY[chunk] > ry1 { return false }
+            let first = chunks.start[chunk]
+            for v in first..<(first + chunks.count[chunk]) {
+                let ax = Int64(vertices[2 * v]), ay = Int64(vertices[2 * v + 1])
+                let bx = Int64(vertices[2 * v + 2]), by = Int64(vertices[2 * v + 3])
+                if max(ax, bx) >= rx0 && min(ax, bx) <= rx1 && max(ay, by) >= ry0 && min(ay, by) <= ry1 { return true }
+            }
+            return false
+        }
+
+        struct Pending { var node: Int; var x: Int64; var y: Int64; var log2: Int64; var chunks: [Int]; var depth: Int }
+        nodes = [0]
+        var queue = [Pending(node: 0, x: x0, y: y0, log2: log2, chunks: Array(chunks.start.indices), depth: 0)]
+        var head = 0
+        var maxDepthSeen = 0
+        while head < queue.count {
+            let item = queue[head]
+            head += 1
+            maxDepthSeen = max(maxDepthSeen, item.depth)
+            let size = Int64(1) << item.log2
+            if item.chunks.isEmpty {
+                let unit = bands.unit(atX: item.x + size / 2, y: item.y + size / 2, arcLeft: arcLeft, arcRight: arcRight)
+                nodes[item.node] = IndexNode.uniform(unit: unit).raw
+            } else if item.chunks.count <= maximumLeafChunks || item.depth >= maximumDepth || item.log2 == 0 {
+                nodes[item.node] = IndexNode.leaf(UInt32(leafOffsets.count - 1)).raw
+                chunkReferences.append(contentsOf: item.chunks.map { UInt32($0) })
+                leafOffsets.append(UInt32(chunkReferences.count))
+            } else {
+                let first = nodes.count
+                nodes.append(contentsOf: [0, 0, 0, 0])
+                nodes[item.node] = IndexNode.split(firstChild: UInt32(first)).raw
+                let half = size / 2
+                for child in 0..<4 {
+                    let cx = item.x + (child & 1 == 0 ? 0 : half), cy = item.y + (child & 2 == 0 ? 0 : half)
+                    let inside = item.chunks.filter { touches($0, cx - margin, cy - margin, cx + half + margin, cy + half + margin) }
+                    queue.append(Pending(node: first + child, x: cx, y: cy, log2: item.log2 - 1, chunks: inside, depth: item.depth + 1))
+                }
+            }
+            queue[head - 1].chunks = []
+        }
+        depth = UInt32(maxDepthSeen)
+    }
+}
+
+/// Build-time point location by brute force over horizontal bands of chunks, used to label the
+/// uniform cells of the index (whose centres lie far from every segment).
+struct RowBands {
+    let originY: Int64
+    let bandLog2: Int64 = 15
+    var bands: [[Int]] = []
+    let chunks: TableIndexBuilder.Chunks
+    let vertices: [Int32]
+
+    init(chunks: TableIndexBuilder.Chunks, originY: Int64, vertices: [Int32]) {
+        self.originY = originY
+        self.chunks = chunks
+        self.vertices = vertices
+        let top = chunks.maxY.max() ?? originY
+        bands = Array(repeating: [], count: Int((top - originY) >> bandLog2) + 1)
+        for chunk in chunks.start.indices {
+            let low = Int((chunks.minY[chunk] - originY) >> bandLog2), high = Int((chunks.maxY[chunk] - originY) >> bandLog2)
+            for band in low...high { bands[band].append(chunk) }
+        }
+    }
+
+    func unit(atX px: Int64, y py: Int64, arcLeft: [Int32], arcRight: [Int32]) -> Int32? {
+        let band = (py - originY) >> bandLog2
+        guard band >= 0, Int(band) < bands.count else { return nil }
+        var best: RayCasting.Crossing?
+        var bestArc = 0
+        for chunk in bands[Int(band)] where chunks.maxX[chunk] >= px && chunks.minY[chunk] <= py && chunks.maxY[chunk] >= py {
+            let first = chunks.start[chunk]
+            for v in first..<(first + chunks.count[chunk]) {
+                if let c = RayCasting.crossing(ax: Int64(vertices[2 * v]), ay: Int64(vertices[2 * v + 1]),
+                                               bx: Int64(vertices[2 * v + 2]), by: Int64(vertices[2 * v + 3]),
+                                               px: px, py: py, limitX: 400_000_000),
+                   best.map({ c.isNearer(than: $0) }) ?? true {
+                    best = c
+                    bestArc = chunks.arc[chunk]
+                }
+            }
+        }
+        guard let best else { return nil }
+        let unit = best.upward ? arcLeft[bestArc] : arcRight[bestArc]
+        return unit < 0 ? nil : unit
+    }
+}

