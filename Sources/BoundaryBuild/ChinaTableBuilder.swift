@@ -117,24 +117,32 @@ public struct ChinaTableBuilder {
         let projection = try Projection(Self.projection)
         var xs = topology.vertices.map(\.x), ys = topology.vertices.map(\.y)
         try projection.transform(PJ_FWD, first: &xs, second: &ys)
-        let simplifier = try CoverageSimplifier(topology, projectedX: xs, projectedY: ys, tolerance: tolerance, context: context)
+        // Quantisation can move a vertex by up to TableFormat.quantisationErrorMetres: leave room for it.
+        let simplifier = try CoverageSimplifier(topology, projectedX: xs, projectedY: ys,
+                                                tolerance: max(0, tolerance - TableFormat.quantisationErrorMetres), context: context)
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         log("simplified: \(simplifier.originalArcs.reduce(0) { $0 + $1.count / 2 }) → \(simplifier.arcs.reduce(0) { $0 + $1.count / 2 }) arc vertices")
 
         // Quantise: unproject, round to the table's quantum, drop repeated points.
+        var storedOrigins: [[Int]] = []
         for (index, arc) in simplifier.arcs.enumerated() {
             var lon = stride(from: 0, to: arc.count, by: 2).map { arc[$0] }
             var lat = stride(from: 1, to: arc.count, by: 2).map { arc[$0] }
             try projection.transform(PJ_INV, first: &lon, second: &lat)
             var vertices: [Int32] = []
+            var origins: [Int] = []
             for k in lon.indices {
                 let x = Int32((lon[k] / TableFormat.quantum).rounded()), y = Int32((lat[k] / TableFormat.quantum).rounded())
-                if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y, k != lon.count - 1 { continue }
-                if k == lon.count - 1, vertices.count >= 4, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
+                if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
+                    // A repeated point: keep the arc's end point, drop the interior one.
+                    if k != lon.count - 1 || vertices.count < 4 { continue }
                     vertices.removeLast(2)
+                    origins.removeLast()
                 }
                 vertices.append(x); vertices.append(y)
+                origins.append(simplifier.keptIndices[index][k])
             }
+            storedOrigins.append(origins)
             let source = topology.arcs[index]
             contents.arcs.append(.init(vertices: vertices, leftUnit: source.leftUnit, rightUnit: source.rightUnit))
         }
@@ -164,11 +172,16 @@ public struct ChinaTableBuilder {
         }
         for index in contents.regions.indices { contents.regions[index].boundingBox = boxes[index] }
 
-        try measure(&report, contents: contents, topology: topology, simplifier: simplifier, catalog: catalog, context: context, projection: projection)
+        let measuring = Stopwatch.seconds()
+        try measure(&report, contents: contents, storedOrigins: storedOrigins, simplifier: simplifier, catalog: catalog, context: context, projection: projection)
+        log("measured deviation, areas, overlaps and gaps (\(rounded(Stopwatch.seconds() - measuring, 1)) s)")
+        let indexing = Stopwatch.seconds()
 
-        let margin = Int64((buffer / (0.111_320 * cos(56.0 * Double.pi / 180))).rounded(.up))
+        // The buffer in quanta, at the table's northernmost latitude (where a quantum of longitude is shortest).
+        let margin = Int64((buffer / (111_320 * TableFormat.quantum * cos(56.0 * Double.pi / 180))).rounded(.up))
         contents.buildIndex(margin: margin)
-        log("index: \(contents.index.nodes.count) nodes, \(contents.index.leafOffsets.count - 1) leaves, \(contents.index.chunkReferences.count) chunk references")
+        log("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves, \(contents.index.chunkReferenceCount) chunk references, \(contents.index.leaves.count) leaf bytes")
+        log("indexed (\(rounded(Stopwatch.seconds() - indexing, 1)) s)")
         let bytes = contents.serialized()
         report.units = contents.unitRegions.count
         report.arcs = contents.arcs.count
@@ -179,20 +192,36 @@ public struct ChinaTableBuilder {
     }
 
     /// Deviation, area change, overlap/gap and validity figures.
-    private func measure(_ report: inout TableReport, contents: TableContents, topology: CoverageTopology, simplifier: CoverageSimplifier,
+    private func measure(_ report: inout TableReport, contents: TableContents, storedOrigins: [[Int]], simplifier: CoverageSimplifier,
                          catalog: SourceCatalog, context: GEOSContext, projection: Projection) throws {
-        // Deviation per arc, in metres, between the source arc and the stored (quantised) arc.
+        // Deviation of each arc, metres: every source vertex lies between two kept vertices, and
+        // its distance to the stored segment between them bounds the Hausdorff distance (a chord
+        // of a path is within the path's largest vertex distance from it, and vice versa).
         var deviation = [Double](repeating: 0, count: contents.arcs.count)
         for (index, arc) in contents.arcs.enumerated() {
-            var lon = stride(from: 0, to: arc.vertices.count, by: 2).map { Double(arc.vertices[$0]) * TableFormat.quantum }
-            var lat = stride(from: 1, to: arc.vertices.count, by: 2).map { Double(arc.vertices[$0]) * TableFormat.quantum }
-            try projection.transform(PJ_FWD, first: &lon, second: &lat)
-            var xy: [Double] = []
-            for k in lon.indices { xy.append(lon[k]); xy.append(lat[k]) }
-            if xy.count < 4 { xy += xy }
-            let stored = try context.lineString(xy)
-            let original = try context.lineString(simplifier.originalArcs[index])
-            deviation[index] = try original.hausdorffDistance(to: stored, densify: 0.25)
+            var x = stride(from: 0, to: arc.vertices.count, by: 2).map { Double(arc.vertices[$0]) * TableFormat.quantum }
+            var y = stride(from: 1, to: arc.vertices.count, by: 2).map { Double(arc.vertices[$0]) * TableFormat.quantum }
+            try projection.transform(PJ_FWD, first: &x, second: &y)
+            let original = simplifier.originalArcs[index]
+            let origins = storedOrigins[index]
+            var worst = 0.0
+            for s in 0..<(origins.count - 1) {
+                for i in origins[s]...origins[s + 1] {
+                    worst = max(worst, Self.distance(original[2 * i], original[2 * i + 1], x[s], y[s], x[s + 1], y[s + 1]))
+                }
+            }
+            deviation[index] = worst
+        }
+        var unitGeometries: [Geometry] = []
+        var unitAreas: [Double] = []
+        for (unit, rings) in contents.unitRings.enumerated() {
+            let geometry = try context.multiPolygon(try projectedPolygons(rings, contents: contents, projection: projection))
+            if !(try geometry.isValid()) {
+                report.invalidUnits += 1
+                if report.invalidReasons.count < 10 { report.invalidReasons.append("unit \(unit): \(try geometry.validityReason())") }
+            }
+            unitGeometries.append(geometry)
+            unitAreas.append(try geometry.area())
         }
         let levels: [RegionLevel] = [.province, .city, .county]
         for (slot, level) in levels.enumerated() {
@@ -217,21 +246,13 @@ public struct ChinaTableBuilder {
 
             // Areas (projected, m²) of each region: source polygons vs the table's units.
             var tableArea = [Double](repeating: 0, count: contents.regions.count)
-            var unitGeometries: [Geometry] = []
-            for (unit, rings) in contents.unitRings.enumerated() {
-                let polygons = try projectedPolygons(rings, contents: contents, projection: projection)
-                let geometry = try context.multiPolygon(polygons)
-                if slot == 0 {
-                    if !(try geometry.isValid()) {
-                        report.invalidUnits += 1
-                        if report.invalidReasons.count < 10 { report.invalidReasons.append("unit \(unit): \(try geometry.validityReason())") }
-                    }
-                }
+            for unit in unitGeometries.indices {
                 let region = contents.unitRegions[unit][slot]
-                if region >= 0 { tableArea[Int(region)] += try geometry.area() }
-                unitGeometries.append(geometry)
+                if region >= 0 { tableArea[Int(region)] += unitAreas[unit] }
             }
             var sourceTotal = 0.0, changed = 0.0
+            var indexByCode: [String: Int] = [:]
+            for (index, region) in contents.regions.enumerated() where region.level == level { indexByCode[region.code] = index }
             for source in catalog.china where source.level == level {
                 let rings = source.polygons.map { polygon in polygon.rings.map { ring in ring.flatMap { [$0.x, $0.y] } } }
                 var area = 0.0
@@ -244,27 +265,48 @@ public struct ChinaTableBuilder {
                     }
                 }
                 sourceTotal += area
-                if let index = contents.regions.firstIndex(where: { $0.level == level && $0.code == source.code }) {
+                if let index = indexByCode[source.code] {
                     changed += abs(tableArea[index] - area)
                 }
             }
             figures.areaChangePercent = sourceTotal > 0 ? 100 * changed / sourceTotal : 0
-            // Overlap and gaps among this level's regions: union each region's units first.
-            var regionGeometries: [Geometry] = []
+            // Overlap and gaps among this level's regions: union each region's units (a coverage),
+            // check the regions together are a valid multipolygon (no overlap), then look for
+            // holes in their union.
             var byRegion: [Int32: [Geometry]] = [:]
             for (unit, geometry) in unitGeometries.enumerated() { byRegion[contents.unitRegions[unit][slot], default: []].append(geometry) }
+            var polygons: [[[Double]]] = []
+            var regionGeometries: [Geometry] = []
             for key in byRegion.keys.sorted() where key >= 0 {
-                regionGeometries.append(try context.collection(of: byRegion[key]!).unaryUnion())
+                let union = try context.collection(of: byRegion[key]!).coverageUnion()
+                regionGeometries.append(union)
+                for part in try union.parts() { polygons.append(try part.polygonRings()) }
             }
-            let all = try context.collection(of: regionGeometries)
-            let union = try all.unaryUnion()
-            let sumAreas = try regionGeometries.reduce(0.0) { $0 + (try $1.area()) }
-            figures.overlapKm2 = max(0, sumAreas - (try union.area())) / 1e6
-            figures.gapKm2 = try Self.holeArea(union) / 1e6
+            let together = try context.multiPolygon(polygons)
+            if try together.isValid() {
+                figures.overlapKm2 = 0
+                figures.gapKm2 = try Self.holeArea(try context.collection(of: regionGeometries).coverageUnion()) / 1e6
+            } else {
+                let union = try context.collection(of: regionGeometries).unaryUnion()
+                let sum = try regionGeometries.reduce(0.0) { $0 + (try $1.area()) }
+                figures.overlapKm2 = max(0, sum - (try union.area())) / 1e6
+                figures.gapKm2 = try Self.holeArea(union) / 1e6
+                report.notes.append("\(level.name) regions overlap: \(try together.validityReason())")
+            }
             report.levels.append(figures)
         }
         report.outlineMaximumDeviation = contents.arcs.indices.filter { contents.arcs[$0].leftUnit < 0 || contents.arcs[$0].rightUnit < 0 }
             .map { deviation[$0] }.max() ?? 0
+    }
+
+    /// Distance from (px, py) to the segment (ax, ay)–(bx, by).
+    static func distance(_ px: Double, _ py: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
+        let dx = bx - ax, dy = by - ay
+        let length2 = dx * dx + dy * dy
+        var t = length2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / length2 : 0
+        t = min(1, max(0, t))
+        let ex = ax + t * dx - px, ey = ay + t * dy - py
+        return (ex * ex + ey * ey).squareRoot()
     }
 
     /// Total area of the holes of a (multi)polygon, m².

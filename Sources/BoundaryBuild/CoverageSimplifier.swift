@@ -10,6 +10,8 @@ public struct CoverageSimplifier {
     public private(set) var arcs: [[Double]] = []
     /// The same arcs before simplification (projected), for deviation measurements.
     public private(set) var originalArcs: [[Double]] = []
+    /// For each arc, the indices (into the original arc) of the vertices the simplified arc kept.
+    public private(set) var keptIndices: [[Int]] = []
     /// Closed arcs (islands, enclaves) that the simplifier collapsed below a ring; kept unsimplified.
     public private(set) var collapsedRingsKept = 0
 
@@ -39,6 +41,16 @@ public struct CoverageSimplifier {
                 xy = original
                 collapsedRingsKept += 1
             }
+            // Douglas–Peucker keeps a subsequence of the original vertices: find where each came from.
+            var kept: [Int] = []
+            var cursor = 0
+            for k in stride(from: 0, to: xy.count, by: 2) {
+                while cursor * 2 < original.count, original[2 * cursor] != xy[k] || original[2 * cursor + 1] != xy[k + 1] { cursor += 1 }
+                precondition(cursor * 2 < original.count, "simplified arc is not a subsequence of the original")
+                kept.append(cursor)
+                cursor += 1
+            }
+            keptIndices.append(kept)
             arcs.append(xy)
         }
     }

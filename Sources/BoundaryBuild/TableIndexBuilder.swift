@@ -5,8 +5,10 @@ import RegionTables
 /// their leaves list the chunks that cross them or come within the buffer of them.
 struct TableIndexBuilder {
     var nodes: [UInt32] = []
-    var leafOffsets: [UInt32] = [0]
-    var chunkReferences: [UInt32] = []
+    /// Leaf records: varint chunk count, then ascending chunk ids as varint deltas.
+    var leaves: [UInt8] = []
+    var leafCount = 0
+    var chunkReferenceCount = 0
     var originX: Int32 = 0, originY: Int32 = 0
     var rootLog2: UInt32 = 0
     var depth: UInt32 = 0
@@ -36,10 +38,12 @@ struct TableIndexBuilder {
     }
 
     /// - Parameters:
-    ///   - margin: how far (quanta) around a cell a chunk still belongs to it: the edge zone.
-    ///   - maximumLeafChunks: a cell with more chunks than this is split (down to `maximumDepth`).
+    ///   - margin: how far (quanta) around a cell a chunk of an outer arc (coast, national
+    ///     border: one side outside) still belongs to it, so leaves cover the edge zone.
+    ///   - maximumLeafChunks: a cell with more chunks than this is split (down to `maximumDepth`,
+    ///     and never below 2^`minimumLeafLog2` quanta, ~35 m, where splitting stops paying).
     init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], margin: Int64,
-         maximumLeafChunks: Int = 6, maximumDepth: Int = 22) {
+         maximumLeafChunks: Int = 6, maximumDepth: Int = 22, minimumLeafLog2: Int64 = 5) {
         let chunks = Chunks(vertices: vertices, arcStart: arcStart)
         guard !chunks.start.isEmpty else {
             nodes = [IndexNode.uniform(unit: nil).raw]
@@ -52,8 +56,12 @@ struct TableIndexBuilder {
         originX = Int32(x0); originY = Int32(y0); rootLog2 = UInt32(log2)
         let bands = RowBands(chunks: chunks, originY: y0, vertices: vertices)
 
-        /// True when some segment of `chunk` has a bounding box meeting the rectangle.
-        func touches(_ chunk: Int, _ rx0: Int64, _ ry0: Int64, _ rx1: Int64, _ ry1: Int64) -> Bool {
+        let outer = (0..<chunks.start.count).map { arcLeft[chunks.arc[$0]] < 0 || arcRight[chunks.arc[$0]] < 0 }
+        /// True when some segment of `chunk` has a bounding box meeting the cell (grown by the
+        /// margin for outer chunks).
+        func touches(_ chunk: Int, _ cx0: Int64, _ cy0: Int64, _ cx1: Int64, _ cy1: Int64) -> Bool {
+            let m = outer[chunk] ? margin : 0
+            let rx0 = cx0 - m, ry0 = cy0 - m, rx1 = cx1 + m, ry1 = cy1 + m
             if chunks.maxX[chunk] < rx0 || chunks.minX[chunk] > rx1 || chunks.maxY[chunk] < ry0 || chunks.minY[chunk] > ry1 { return false }
             let first = chunks.start[chunk]
             for v in first..<(first + chunks.count[chunk]) {
@@ -77,10 +85,16 @@ struct TableIndexBuilder {
             if item.chunks.isEmpty {
                 let unit = bands.unit(atX: item.x + size / 2, y: item.y + size / 2, arcLeft: arcLeft, arcRight: arcRight)
                 nodes[item.node] = IndexNode.uniform(unit: unit).raw
-            } else if item.chunks.count <= maximumLeafChunks || item.depth >= maximumDepth || item.log2 == 0 {
-                nodes[item.node] = IndexNode.leaf(UInt32(leafOffsets.count - 1)).raw
-                chunkReferences.append(contentsOf: item.chunks.map { UInt32($0) })
-                leafOffsets.append(UInt32(chunkReferences.count))
+            } else if item.chunks.count <= maximumLeafChunks || item.depth >= maximumDepth || item.log2 <= minimumLeafLog2 {
+                nodes[item.node] = IndexNode.leaf(UInt32(leaves.count)).raw
+                UnsignedVarint.append(UInt64(item.chunks.count), to: &leaves)
+                var previous = 0
+                for chunk in item.chunks {
+                    UnsignedVarint.append(UInt64(chunk - previous), to: &leaves)
+                    previous = chunk
+                }
+                leafCount += 1
+                chunkReferenceCount += item.chunks.count
             } else {
                 let first = nodes.count
                 nodes.append(contentsOf: [0, 0, 0, 0])
@@ -88,7 +102,7 @@ struct TableIndexBuilder {
                 let half = size / 2
                 for child in 0..<4 {
                     let cx = item.x + (child & 1 == 0 ? 0 : half), cy = item.y + (child & 2 == 0 ? 0 : half)
-                    let inside = item.chunks.filter { touches($0, cx - margin, cy - margin, cx + half + margin, cy + half + margin) }
+                    let inside = item.chunks.filter { touches($0, cx, cy, cx + half, cy + half) }
                     queue.append(Pending(node: first + child, x: cx, y: cy, log2: item.log2 - 1, chunks: inside, depth: item.depth + 1))
                 }
             }

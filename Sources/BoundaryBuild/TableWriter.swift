@@ -80,14 +80,8 @@ struct TableContents {
         var coordinates: [UInt8] = []
         for arc in arcs {
             arcRecords.u32(UInt32(arc.vertices.count / 2)); arcRecords.i32(arc.leftUnit); arcRecords.i32(arc.rightUnit)
-            arcRecords.u32(UInt32(coordinates.count))
-            var px: Int64 = 0, py: Int64 = 0
-            for k in stride(from: 0, to: arc.vertices.count, by: 2) {
-                let x = Int64(arc.vertices[k]), y = Int64(arc.vertices[k + 1])
-                Varint.append(x - px, to: &coordinates)
-                Varint.append(y - py, to: &coordinates)
-                px = x; py = y
-            }
+            arcRecords.u32(UInt32(coordinates.count)); arcRecords.i32(arc.vertices[0]); arcRecords.i32(arc.vertices[1])
+            Self.packDeltas(arc.vertices, into: &coordinates)
         }
         var unitRingOffsets = ByteWriter(), ringRecords = ByteWriter(), references = ByteWriter()
         var ringCount: UInt32 = 0, referenceCount: UInt32 = 0
@@ -104,16 +98,14 @@ struct TableContents {
         }
         var meta = ByteWriter()
         meta.i32(index.originX); meta.i32(index.originY); meta.u32(index.rootLog2); meta.u32(index.depth)
-        var nodes = ByteWriter(), leaves = ByteWriter(), chunks = ByteWriter()
+        var nodes = ByteWriter()
         index.nodes.forEach { nodes.u32($0) }
-        index.leafOffsets.forEach { leaves.u32($0) }
-        index.chunkReferences.forEach { chunks.u32($0) }
 
         let sections: [(TableFormat.Section, [UInt8])] = [
             (.strings, strings), (.regions, regionBytes), (.units, units.bytes), (.arcs, arcRecords.bytes),
             (.coordinates, coordinates), (.unitRings, unitRingOffsets.bytes), (.rings, ringRecords.bytes),
             (.arcReferences, references.bytes), (.indexMeta, meta.bytes), (.indexNodes, nodes.bytes),
-            (.indexLeaves, leaves.bytes), (.indexChunks, chunks.bytes),
+            (.indexLeaves, index.leaves),
         ]
         // Directory, then each section at an 8-byte boundary.
         var payload = ByteWriter()
@@ -146,6 +138,36 @@ struct TableContents {
         header.u64(XXH64.hash(header.bytes))
         precondition(header.bytes.count == TableFormat.headerSize)
         return header.bytes + payload.bytes
+    }
+
+    /// Chunk by chunk (TableFormat.chunkSegments segments): a width byte, then the zigzag x, y
+    /// deltas at that width, least significant bit first, padded to a byte.
+    static func packDeltas(_ vertices: [Int32], into bytes: inout [UInt8]) {
+        let count = vertices.count / 2
+        var first = 0
+        while first < count - 1 {
+            let n = min(TableFormat.chunkSegments, count - 1 - first)
+            var codes: [UInt64] = []
+            for v in (first + 1)...(first + n) {
+                codes.append(ZigZag.encode(Int64(vertices[2 * v]) - Int64(vertices[2 * v - 2])))
+                codes.append(ZigZag.encode(Int64(vertices[2 * v + 1]) - Int64(vertices[2 * v - 1])))
+            }
+            let width = codes.map { 64 - $0.leadingZeroBitCount }.max()!
+            bytes.append(UInt8(width))
+            // Fewer than 8 bits wait in the accumulator between codes, and a code has at most 33.
+            var accumulator: UInt64 = 0, filled = 0
+            for code in codes {
+                accumulator |= code << UInt64(filled)
+                filled += width
+                while filled >= 8 {
+                    bytes.append(UInt8(truncatingIfNeeded: accumulator))
+                    accumulator >>= 8
+                    filled -= 8
+                }
+            }
+            if filled > 0 { bytes.append(UInt8(truncatingIfNeeded: accumulator)) }
+            first += n
+        }
     }
 
     private func hexBytes(_ hex: String) -> [UInt8] {

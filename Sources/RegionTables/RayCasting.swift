@@ -61,7 +61,7 @@ extension RegionTable {
     /// the ray over its own chunks and, when nothing is crossed inside the cell, continues from
     /// the cell's east edge into the next cell.
     public func unit(atX x: Int64, y: Int64) -> Int32? {
-        let nodes = section(.indexNodes), leaves = section(.indexLeaves), references = section(.indexChunks)
+        let nodes = section(.indexNodes), leaves = section(.indexLeaves)
         let rootSize = Int64(1) << Int64(indexRootLog2)
         var qx = x
         while true {
@@ -81,15 +81,16 @@ extension RegionTable {
                 let payload = raw & IndexNode.payloadMask
                 return payload == 0 ? nil : Int32(payload - 1)
             }
-            let leaf = Int(raw & IndexNode.payloadMask)
-            let first = Int(Self.load(bytes, leaves.lowerBound + leaf * 4) as UInt32)
-            let end = Int(Self.load(bytes, leaves.lowerBound + leaf * 4 + 4) as UInt32)
+            var position = leaves.lowerBound + Int(raw & IndexNode.payloadMask)
+            // Validated at load: the leaf's varints are complete and its chunk ids in range.
+            let count = Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
             let limitX = ox + size
             var best: RayCasting.Crossing?
             var bestArc = 0
             vertices.withUnsafeBufferPointer { v in
-                for k in first..<end {
-                    let chunk = Int(Self.load(bytes, references.lowerBound + k * 4) as UInt32)
+                var chunk = 0
+                for _ in 0..<count {
+                    chunk += Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
                     var i = Int(chunkStart[chunk])
                     let last = i + Int(chunkSegments[chunk])
                     while i < last {

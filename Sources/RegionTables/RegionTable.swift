@@ -316,10 +316,13 @@ public final class RegionTable: @unchecked Sendable {
         var total = 0
         for arc in 0..<arcCount {
             let count = Int(Self.load(bytes, records + arc * TableFormat.arcRecordSize) as UInt32)
-            guard count >= 2, count <= coordinates.count else { throw error(records + arc * TableFormat.arcRecordSize, "arc \(arc): \(count) vertices") }
+            // Each segment costs at least the bits of its deltas; a count beyond the section is corrupt.
+            // A chunk takes at least its width byte and holds at most chunkSegments segments.
+            let most = (coordinates.count + 1) * TableFormat.chunkSegments + arcCount
+            guard count >= 2, count <= most else { throw error(records + arc * TableFormat.arcRecordSize, "arc \(arc): \(count) vertices") }
             total += count
+            guard total <= most else { throw error(coordinates.lowerBound, "vertex counts exceed what the coordinates can hold") }
         }
-        guard total <= coordinates.count else { throw error(coordinates.lowerBound, "\(total) vertices cannot fit in \(coordinates.count) coordinate bytes") }
         vertices = [Int32](repeating: 0, count: total * 2)
         arcStart = [UInt32](repeating: 0, count: arcCount + 1)
         arcLeft = [Int32](repeating: -1, count: arcCount)
@@ -333,6 +336,8 @@ public final class RegionTable: @unchecked Sendable {
                 let left: Int32 = Self.load(bytes, record + 4)
                 let right: Int32 = Self.load(bytes, record + 8)
                 let offset = Int(Self.load(bytes, record + 12) as UInt32)
+                var x = Int64(Self.load(bytes, record + 16) as Int32)
+                var y = Int64(Self.load(bytes, record + 20) as Int32)
                 guard left >= -1, left < Int32(unitCount), right >= -1, right < Int32(unitCount), left != right || left < 0 else {
                     throw error(record, "arc \(arc): units \(left)/\(right) out of range")
                 }
@@ -340,19 +345,41 @@ public final class RegionTable: @unchecked Sendable {
                 arcLeft[arc] = left
                 arcRight[arc] = right
                 arcStart[arc] = UInt32(next)
+                let limit = Int64(180.0 / TableFormat.quantum)
+                guard abs(x) <= limit, abs(y) <= limit / 2 else { throw error(record, "arc \(arc): first vertex out of range") }
+                out[2 * next] = Int32(x)
+                out[2 * next + 1] = Int32(y)
+                next += 1
                 var position = coordinates.lowerBound + offset
-                var x: Int64 = 0, y: Int64 = 0
-                for _ in 0..<count {
-                    guard let dx = Varint.read(bytes, &position, end: coordinates.upperBound),
-                          let dy = Varint.read(bytes, &position, end: coordinates.upperBound) else {
-                        throw error(position, "arc \(arc): coordinates run past the section")
+                var remaining = count - 1
+                while remaining > 0 {
+                    let n = min(TableFormat.chunkSegments, remaining)
+                    guard position < coordinates.upperBound else { throw error(position, "arc \(arc): coordinates run past the section") }
+                    let width = Int(bytes[position])
+                    position += 1
+                    guard width <= 33, position + (2 * n * width + 7) / 8 <= coordinates.upperBound else {
+                        throw error(position - 1, "arc \(arc): bad chunk width \(width) or chunk past the section")
                     }
-                    x += dx
-                    y += dy
-                    guard abs(x) <= 180_000_000, abs(y) <= 90_000_000 else { throw error(position, "arc \(arc): coordinate out of range") }
-                    out[2 * next] = Int32(x)
-                    out[2 * next + 1] = Int32(y)
-                    next += 1
+                    var accumulator: UInt64 = 0, filled = 0
+                    let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
+                    for k in 0..<(2 * n) {
+                        while filled < width {
+                            accumulator |= UInt64(bytes[position]) << UInt64(filled)
+                            position += 1
+                            filled += 8
+                        }
+                        let delta = ZigZag.decode(accumulator & mask)
+                        accumulator >>= UInt64(width)
+                        filled -= width
+                        if k & 1 == 0 { x += delta } else {
+                            y += delta
+                            guard abs(x) <= limit, abs(y) <= limit / 2 else { throw error(position, "arc \(arc): coordinate out of range") }
+                            out[2 * next] = Int32(x)
+                            out[2 * next + 1] = Int32(y)
+                            next += 1
+                        }
+                    }
+                    remaining -= n
                 }
                 expectedOffset = position - coordinates.lowerBound
             }
@@ -447,11 +474,9 @@ public final class RegionTable: @unchecked Sendable {
         indexRootLog2 = Int(Self.load(bytes, meta.lowerBound + 8) as UInt32)
         indexDepth = Int(Self.load(bytes, meta.lowerBound + 12) as UInt32)
         guard indexRootLog2 <= 31, indexDepth <= indexRootLog2 else { throw error(meta.lowerBound, "index root 2^\(indexRootLog2), depth \(indexDepth)") }
-        let nodes = section(.indexNodes), leaves = section(.indexLeaves), chunks = section(.indexChunks)
-        guard nodes.count % 4 == 0, nodes.count >= 4, leaves.count % 4 == 0, leaves.count >= 4, chunks.count % 4 == 0 else {
-            throw error(nodes.lowerBound, "index sections misaligned or empty")
-        }
-        let nodeCount = nodes.count / 4, leafCount = leaves.count / 4 - 1, referenceCount = chunks.count / 4
+        let nodes = section(.indexNodes), leaves = section(.indexLeaves)
+        guard nodes.count % 4 == 0, nodes.count >= 4 else { throw error(nodes.lowerBound, "index nodes misaligned or empty") }
+        let nodeCount = nodes.count / 4
         for node in 0..<nodeCount {
             let raw: UInt32 = Self.load(bytes, nodes.lowerBound + node * 4)
             switch IndexNode(raw: raw) {
@@ -460,22 +485,21 @@ public final class RegionTable: @unchecked Sendable {
             case let .split(first):
                 // Children come after their parent, so descending always terminates.
                 guard Int(first) > node, Int(first) + 4 <= nodeCount else { throw error(nodes.lowerBound + node * 4, "index node \(node): children at \(first)") }
-            case let .leaf(index):
-                guard Int(index) < leafCount else { throw error(nodes.lowerBound + node * 4, "index node \(node): leaf \(index) out of range") }
+            case let .leaf(offset):
+                var position = leaves.lowerBound + Int(offset)
+                guard position < leaves.upperBound, let count = UnsignedVarint.read(bytes, &position, end: leaves.upperBound),
+                      count <= UInt64(chunkStart.count) else {
+                    throw error(nodes.lowerBound + node * 4, "index node \(node): leaf at \(offset) is out of range")
+                }
+                var chunk: UInt64 = 0
+                for _ in 0..<count {
+                    guard let delta = UnsignedVarint.read(bytes, &position, end: leaves.upperBound) else {
+                        throw error(position, "index leaf at \(offset) runs past the section")
+                    }
+                    chunk += delta
+                    guard chunk < UInt64(chunkStart.count) else { throw error(position, "index leaf at \(offset): chunk \(chunk) out of range") }
+                }
             }
-        }
-        var previous: UInt32 = 0
-        for leaf in 0...leafCount {
-            let value: UInt32 = Self.load(bytes, leaves.lowerBound + leaf * 4)
-            guard value >= previous, value <= UInt32(referenceCount), leaf > 0 || value == 0 else {
-                throw error(leaves.lowerBound + leaf * 4, "leaf offsets not increasing")
-            }
-            previous = value
-        }
-        guard previous == UInt32(referenceCount) else { throw error(leaves.lowerBound, "leaf offsets do not cover the chunk references") }
-        for k in 0..<referenceCount {
-            let chunk: UInt32 = Self.load(bytes, chunks.lowerBound + k * 4)
-            guard chunk < UInt32(chunkStart.count) else { throw error(chunks.lowerBound + k * 4, "chunk \(chunk) out of range") }
         }
     }
 }

@@ -9,8 +9,12 @@ public enum TableFormat {
     public static let headerSize = 128
     /// Size of one section directory entry.
     public static let directoryEntrySize = 24
-    /// Coordinates are stored as Int32 multiples of this many degrees (≈ 0.11 m).
-    public static let quantum = 1e-6
+    /// Coordinates are Int32 multiples of this many degrees (≈ 1.1 m north–south; at most
+    /// 0.79 m from the true position, which the build subtracts from its simplification tolerance).
+    public static let quantum = 1e-5
+    /// The farthest a quantised position can be from the true one, metres (half the diagonal of
+    /// a quantum cell at the equator).
+    public static let quantisationErrorMetres = 0.79
     /// Segments per chunk, the unit the spatial index refers to.
     public static let chunkSegments = 16
 
@@ -32,9 +36,11 @@ public enum TableFormat {
         case regions = 2
         /// For each unit, one Int32 region index per level (−1: none).
         case units = 3
-        /// Arc records, 16 bytes each: vertex count, left unit, right unit, coordinate byte offset.
+        /// Arc records, 24 bytes each: vertex count, left unit, right unit, coordinate byte offset,
+        /// first vertex x, y.
         case arcs = 4
-        /// Arc coordinates: zigzag varints, first vertex absolute, then deltas.
+        /// Arc coordinates as deltas, chunk by chunk: a width byte w, then the chunk's zigzag
+        /// x, y deltas in w bits each (least significant bit first), padded to a byte.
         case coordinates = 5
         /// For each unit, where its rings start in `rings` (unit count + 1 UInt32).
         case unitRings = 6
@@ -46,10 +52,9 @@ public enum TableFormat {
         case indexMeta = 9
         /// Quadtree nodes (UInt32; see ``IndexNode``).
         case indexNodes = 10
-        /// For each leaf, where its chunk references start (leaf count + 1 UInt32).
+        /// Leaves: a varint chunk count, then the leaf's chunk ids ascending, as varint deltas
+        /// (the first from 0). A leaf node's payload is the byte offset of its leaf here.
         case indexLeaves = 11
-        /// Chunk references of leaves (UInt32 chunk ids).
-        case indexChunks = 12
     }
 
     /// Region record layout (40 bytes).
@@ -59,7 +64,7 @@ public enum TableFormat {
         public static let englishLength = 14, englishOffset = 16, parent = 20, boundingBox = 24
     }
 
-    public static let arcRecordSize = 16
+    public static let arcRecordSize = 24
 }
 
 /// A quadtree node of the spatial index, packed in a UInt32: the top two bits say what it is.
@@ -69,7 +74,7 @@ public enum IndexNode: Equatable, Sendable {
     /// The cell is split; its four children (south-west, south-east, north-west, north-east)
     /// start at this node index.
     case split(firstChild: UInt32)
-    /// The cell is a leaf whose chunks are listed in the leaf table at this index.
+    /// The cell is a leaf whose chunks are listed at this byte offset of the leaves section.
     case leaf(UInt32)
 
     static let payloadMask: UInt32 = 0x3FFF_FFFF
@@ -93,11 +98,10 @@ public enum IndexNode: Equatable, Sendable {
     }
 }
 
-/// Zigzag varint coding of signed integers (the coordinate deltas).
-public enum Varint {
-    /// Appends `value` zigzag-encoded, 7 bits per byte, low bits first.
-    public static func append(_ value: Int64, to bytes: inout [UInt8]) {
-        var z = UInt64(bitPattern: (value << 1) ^ (value >> 63))
+/// Unsigned LEB128 varints (counts and ascending ids in the index leaves).
+public enum UnsignedVarint {
+    public static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var z = value
         while z >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: z) | 0x80)
             z >>= 7
@@ -105,23 +109,26 @@ public enum Varint {
         bytes.append(UInt8(z))
     }
 
-    /// Reads one zigzag varint at `offset` (advancing it); nil when it runs past `end` or is
-    /// longer than 10 bytes.
+    /// Reads one varint at `offset` (advancing it); nil past `end` or beyond 64 bits.
     @inlinable
-    public static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, end: Int) -> Int64? {
+    public static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, end: Int) -> UInt64? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while offset < end, shift < 64 {
             let byte = bytes[offset]
             offset += 1
             result |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 {
-                return Int64(bitPattern: result >> 1) ^ -Int64(bitPattern: result & 1)
-            }
+            if byte < 0x80 { return result }
             shift += 7
         }
         return nil
     }
+}
+
+/// Zigzag mapping of signed to unsigned integers (small magnitudes → small codes).
+public enum ZigZag {
+    @inlinable public static func encode(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+    @inlinable public static func decode(_ z: UInt64) -> Int64 { Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1) }
 }
 
 /// The datums a table can be in.
