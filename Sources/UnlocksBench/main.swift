@@ -13,7 +13,7 @@ case "datum":
     let count = arguments.count > 1 ? Int(arguments[1]) ?? 4_000_000 : 4_000_000
     print(DatumBenchmark.run(points: count, repeats: 5).joined(separator: "\n"))
 case "source":
-    try SourceProbe.run(arguments[1], tolerance: Double(arguments[2])!)
+    try SourceProbe.run(arguments[1])
 default:
     print("usage: UnlocksBench datum [POINTS]")
     exit(2)
