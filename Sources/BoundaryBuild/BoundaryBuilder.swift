@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import RegionTables
 import TextFormats
 
@@ -13,11 +15,14 @@ import Glibc
 public struct BoundaryBuilder {
     public static let defaultTolerance = 30.0
     public static let defaultBuffer = 100.0
+    /// World table: land borders within 100 m of the source (20 m pre-simplification + 80 m).
+    public static let defaultWorldTolerance = 100.0
 
     public var source: String
     public var outputDirectory: String
     public var tolerance: Double
     public var buffer: Double
+    public var worldTolerance = defaultWorldTolerance
     public var allowUnpinned = false
 
     public init(source: String, outputDirectory: String, tolerance: Double = defaultTolerance, buffer: Double = defaultBuffer) {
@@ -29,18 +34,35 @@ public struct BoundaryBuilder {
 
     /// Runs the build; returns the manifest it wrote.
     @discardableResult
-    public func run(log: (String) -> Void = { _ in }) throws -> JSONValue {
+    public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> JSONValue {
         let started = Stopwatch.seconds()
         let archive = try SourceArchive(location: source, allowUnpinned: allowUnpinned)
         log("source: \(source) (sha256 \(archive.sha256))")
-        let catalog = try SourceCatalog(archive, includeWorld: false)
+        let catalog = try SourceCatalog(archive, includeWorld: true)
         log("catalog: \(catalog.china.count) Chinese regions, \(catalog.countries.count) countries (\(rounded(Stopwatch.seconds() - started, 1)) s)")
-        let china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+        // The two tables are independent: build them on both cores (each with its own GEOS context).
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 2) { job in
+            do {
+                if job == 0 {
+                    results.china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+                } else {
+                    results.world = try WorldTableBuilder(tolerance: worldTolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+                }
+            } catch {
+                results.fail(error)
+            }
+        }
+        if let error = results.error { throw error }
+        let china = results.china!, world = results.world!
         var report = china.report
         report.file = "china.bin"
+        var worldReport = world.report
+        worldReport.file = "world.bin"
 
         // Check what we wrote by reading it back exactly as an app would.
         _ = try RegionTable(bytes: china.bytes, path: report.file)
+        _ = try RegionTable(bytes: world.bytes, path: worldReport.file)
 
         let manifest = JSONValue.object([
             ("format", .string("AdminUnlocks region tables, format version \(TableFormat.version) (docs/region-table-format.md)")),
@@ -50,15 +72,30 @@ public struct BoundaryBuilder {
             ])),
             ("parameters", .object([
                 ("toleranceMetres", .number(tolerance)),
+                ("worldToleranceMetres", .number(worldTolerance)),
                 ("bufferMetres", .number(buffer)),
                 ("chinaProjection", .string(ChinaTableBuilder.projection)),
                 ("quantumDegrees", .number(TableFormat.quantum)),
             ])),
-            ("tables", .array([Self.json(report)])),
+            ("tables", .array([Self.json(report), Self.json(worldReport)])),
+            ("datumSeamBeforeRepair", .object(world.seam.keys.sorted().map { ($0, .number(rounded(world.seam[$0]!, 2))) })),
             ("buildSeconds", .number(rounded(Stopwatch.seconds() - started, 1))),
         ])
-        try Self.writeAtomically([(report.file, china.bytes), ("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
+        try Self.writeAtomically([(report.file, china.bytes), (worldReport.file, world.bytes),
+                                  ("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
         return manifest
+    }
+
+    /// Where the two concurrent table builds leave their results.
+    private final class Results: @unchecked Sendable {
+        var china: (bytes: [UInt8], report: TableReport)?
+        var world: (bytes: [UInt8], report: TableReport, seam: [String: Double])?
+        private(set) var error: Error?
+        private let lock = NSLock()
+        func fail(_ error: Error) {
+            lock.lock(); defer { lock.unlock() }
+            if self.error == nil { self.error = error }
+        }
     }
 
     static func json(_ r: TableReport) -> JSONValue {
@@ -85,6 +122,7 @@ public struct BoundaryBuilder {
             ("collapsedRingsKept", .number(Double(r.collapsedRingsKept))),
             ("invalidUnits", .number(Double(r.invalidUnits))),
             ("invalidReasons", .array(r.invalidReasons.map { .string($0) })),
+            ("notes", .array(r.notes.map { .string($0) })),
             ("uncoveredPieces", .number(Double(r.uncoveredPieces))),
             ("buildSeconds", .number(rounded(r.buildSeconds, 1))),
         ])

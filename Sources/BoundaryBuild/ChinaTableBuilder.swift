@@ -142,6 +142,7 @@ public struct ChinaTableBuilder {
                 vertices.append(x); vertices.append(y)
                 origins.append(simplifier.keptIndices[index][k])
             }
+            if vertices.count < 4 { vertices += vertices.suffix(2); origins.append(origins.last!) }
             storedOrigins.append(origins)
             let source = topology.arcs[index]
             contents.arcs.append(.init(vertices: vertices, leftUnit: source.leftUnit, rightUnit: source.rightUnit))

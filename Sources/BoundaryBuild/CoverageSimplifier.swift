@@ -12,7 +12,8 @@ public struct CoverageSimplifier {
     public private(set) var originalArcs: [[Double]] = []
     /// For each arc, the indices (into the original arc) of the vertices the simplified arc kept.
     public private(set) var keptIndices: [[Int]] = []
-    /// Closed arcs (islands, enclaves) that the simplifier collapsed below a ring; kept unsimplified.
+    /// Closed arcs (islands, enclaves) the simplifier collapsed below a ring, kept as the smallest
+    /// ring through their extreme vertices instead (a speck of land stays a speck, not nothing).
     public private(set) var collapsedRingsKept = 0
 
     /// `project` maps every vertex of the topology (lon, lat) to metres.
@@ -38,7 +39,7 @@ public struct CoverageSimplifier {
                          && xy[xy.count - 2] == original[original.count - 2] && xy[xy.count - 1] == original[original.count - 1],
                          "simplifier moved an arc's end point")
             if topology.arcs[index].isClosed && xy.count < 8 {
-                xy = original
+                xy = Self.triangle(original)
                 collapsedRingsKept += 1
             }
             // Douglas–Peucker keeps a subsequence of the original vertices: find where each came from.
@@ -53,5 +54,28 @@ public struct CoverageSimplifier {
             keptIndices.append(kept)
             arcs.append(xy)
         }
+    }
+
+    /// A closed ring reduced to its start, the vertex farthest from it, and the vertex farthest
+    /// from the line through those two (then closed): what Douglas–Peucker would keep of a ring
+    /// if it were not allowed to collapse it. Returns the original when that is not a triangle.
+    static func triangle(_ ring: [Double]) -> [Double] {
+        let n = ring.count / 2
+        guard n >= 4 else { return ring }
+        let (x0, y0) = (ring[0], ring[1])
+        var far = 0, farDistance = -1.0
+        for i in 1..<(n - 1) {
+            let d = (ring[2 * i] - x0) * (ring[2 * i] - x0) + (ring[2 * i + 1] - y0) * (ring[2 * i + 1] - y0)
+            if d > farDistance { far = i; farDistance = d }
+        }
+        let (x1, y1) = (ring[2 * far], ring[2 * far + 1])
+        var side = 0, sideDistance = -1.0
+        for i in 1..<(n - 1) where i != far {
+            let d = abs((x1 - x0) * (ring[2 * i + 1] - y0) - (y1 - y0) * (ring[2 * i] - x0))
+            if d > sideDistance { side = i; sideDistance = d }
+        }
+        guard sideDistance > 0 else { return ring }
+        let order = far < side ? [0, far, side] : [0, side, far]
+        return order.flatMap { [ring[2 * $0], ring[2 * $0 + 1]] } + [x0, y0]
     }
 }

@@ -31,7 +31,10 @@ public struct SourceCatalog {
         var country, iso3, province, city, district, path, level, kind: String
     }
 
-    public init(_ source: SourceArchive, levels: Set<RegionLevel> = Set(RegionLevel.allCases), includeWorld: Bool = true) throws {
+    /// - Parameter provinces: when given, only Chinese regions whose adcode starts with one of
+    ///   these two-digit province prefixes are loaded (for tests and quick experiments).
+    public init(_ source: SourceArchive, levels: Set<RegionLevel> = Set(RegionLevel.allCases), includeWorld: Bool = true,
+                provinces: Set<String>? = nil) throws {
         let rows = try Self.readIndex(try source.file("index/administrative.db"), name: source.location)
         func code(_ row: Row) -> String {
             String(row.path.split(separator: "/").last!.split(separator: ".").first!)
@@ -62,6 +65,7 @@ public struct SourceCatalog {
         }
 
         for row in land where row.path.hasPrefix("administrative/amap/") {
+            if let provinces, row.level != "国", !provinces.contains(String(code(row).prefix(2))) { continue }
             switch row.level {
             case "国":
                 chinaOutline = try load(row, level: .country, parent: "", name: row.country, english: "China")

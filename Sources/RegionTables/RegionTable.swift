@@ -185,7 +185,7 @@ public final class RegionTable: @unchecked Sendable {
             guard let section = TableFormat.Section(rawValue: id), sections[section] == nil else {
                 throw fail(entry, "unknown or repeated section id \(id)")
             }
-            guard offset % 8 == 0, offset >= UInt64(previousEnd), length <= UInt64(bytes.count), offset + length <= UInt64(bytes.count) else {
+            guard offset % 8 == 0, offset >= UInt64(previousEnd), offset <= UInt64(bytes.count), length <= UInt64(bytes.count), offset + length <= UInt64(bytes.count) else {
                 throw fail(entry, "section \(section) at \(offset)+\(length) is out of order, misaligned or past the end")
             }
             sections[section] = Int(offset)..<Int(offset + length)
@@ -317,8 +317,8 @@ public final class RegionTable: @unchecked Sendable {
         for arc in 0..<arcCount {
             let count = Int(Self.load(bytes, records + arc * TableFormat.arcRecordSize) as UInt32)
             // Each segment costs at least the bits of its deltas; a count beyond the section is corrupt.
-            // A chunk takes at least its width byte and holds at most chunkSegments segments.
-            let most = (coordinates.count + 1) * TableFormat.chunkSegments + arcCount
+            // A chunk of n segments takes at least 1 + ⌈2n/8⌉ bytes (width ≥ 1 unless n = 1).
+            let most = (coordinates.count + 1) * 4 + arcCount
             guard count >= 2, count <= most else { throw error(records + arc * TableFormat.arcRecordSize, "arc \(arc): \(count) vertices") }
             total += count
             guard total <= most else { throw error(coordinates.lowerBound, "vertex counts exceed what the coordinates can hold") }
@@ -357,7 +357,9 @@ public final class RegionTable: @unchecked Sendable {
                     guard position < coordinates.upperBound else { throw error(position, "arc \(arc): coordinates run past the section") }
                     let width = Int(bytes[position])
                     position += 1
-                    guard width <= 33, position + (2 * n * width + 7) / 8 <= coordinates.upperBound else {
+                    // Width 0 (all deltas zero) only for a lone zero-length segment: this bounds the
+                    // decoded size at a few vertices per byte of the file.
+                    guard width <= 33, width > 0 || n == 1, position + (2 * n * width + 7) / 8 <= coordinates.upperBound else {
                         throw error(position - 1, "arc \(arc): bad chunk width \(width) or chunk past the section")
                     }
                     var accumulator: UInt64 = 0, filled = 0
@@ -477,6 +479,10 @@ public final class RegionTable: @unchecked Sendable {
         let nodes = section(.indexNodes), leaves = section(.indexLeaves)
         guard nodes.count % 4 == 0, nodes.count >= 4 else { throw error(nodes.lowerBound, "index nodes misaligned or empty") }
         let nodeCount = nodes.count / 4
+        // Depth at which the descent from the root reaches each node (−1: not reached). Parents come
+        // before their children, so it is final when the loop gets to the node.
+        var depth = [Int8](repeating: -1, count: nodeCount)
+        depth[0] = 0
         for node in 0..<nodeCount {
             let raw: UInt32 = Self.load(bytes, nodes.lowerBound + node * 4)
             switch IndexNode(raw: raw) {
@@ -485,6 +491,11 @@ public final class RegionTable: @unchecked Sendable {
             case let .split(first):
                 // Children come after their parent, so descending always terminates.
                 guard Int(first) > node, Int(first) + 4 <= nodeCount else { throw error(nodes.lowerBound + node * 4, "index node \(node): children at \(first)") }
+                // No cell below the depth (≤ root log2) is narrower than a quantum, so the walk east always advances.
+                if depth[node] >= 0 {
+                    guard Int(depth[node]) < indexDepth else { throw error(nodes.lowerBound + node * 4, "index node \(node): split deeper than the index depth \(indexDepth)") }
+                    for child in Int(first)..<Int(first) + 4 { depth[child] = max(depth[child], depth[node] + 1) }
+                }
             case let .leaf(offset):
                 var position = leaves.lowerBound + Int(offset)
                 guard position < leaves.upperBound, let count = UnsignedVarint.read(bytes, &position, end: leaves.upperBound),

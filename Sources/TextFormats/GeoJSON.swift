@@ -42,12 +42,14 @@ public enum GeoJSON {
         case "Polygon":
             let array = try coordinates(of: value, depth: 3)
             var cursor = Cursor()
-            return [PolygonRings(rings: try (0..<(array.counts[0].first ?? 0)).map { _ in try ring(array, &cursor, level: 1) })]
+            let ringCount = array.counts[0].first ?? 0
+            if ringCount == 0 { return [] }  // an empty Polygon has no outer ring: no polygon
+            return [PolygonRings(rings: try (0..<ringCount).map { _ in try ring(array, &cursor, level: 1) })]
         case "MultiPolygon":
             let array = try coordinates(of: value, depth: 4)
             var result: [PolygonRings] = []
             var cursor = Cursor()
-            for ringCount in array.counts[1] {
+            for ringCount in array.counts[1] where ringCount > 0 {  // an empty part has no outer ring
                 var rings: [[Position]] = []
                 for _ in 0..<ringCount { rings.append(try ring(array, &cursor, level: 2)) }
                 result.append(PolygonRings(rings: rings))

@@ -135,7 +135,6 @@ public struct JSONParser {
             probe += 1
         }
         guard nesting <= 8 else { throw error("coordinates nested \(nesting) deep; GeoJSON needs at most 4") }
-        if probe < bytes.count, bytes[probe] == UInt8(ascii: "]") { nesting -= 1 }  // innermost array empty
         var result = CoordinateArray(depth: max(nesting, 1), values: [], counts: Array(repeating: [], count: max(nesting, 1)))
         try coordinateLevel(0, into: &result)
         return result

@@ -41,13 +41,32 @@ extension JSONValue {
             }
             out += pad + "}"
         case let .coordinates(array):
-            out += "[" + array.values.map(Self.format).joined(separator: ", ") + "]"
+            // Nested as in the document (counts give each array's length), not flattened.
+            var next = Array(repeating: 0, count: array.depth), value = 0
+            Self.renderCoordinates(array, level: 0, next: &next, value: &value, into: &out)
         }
+    }
+
+    private static func renderCoordinates(_ array: CoordinateArray, level: Int, next: inout [Int], value: inout Int, into out: inout String) {
+        guard level < array.counts.count, next[level] < array.counts[level].count else { out += "[]"; return }
+        let children = array.counts[level][next[level]]
+        next[level] += 1
+        out += "["
+        for i in 0..<children {
+            if i > 0 { out += ", " }
+            if level == array.depth - 1 {
+                out += format(array.values[value])
+                value += 1
+            } else {
+                renderCoordinates(array, level: level + 1, next: &next, value: &value, into: &out)
+            }
+        }
+        out += "]"
     }
 
     static func format(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
-        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        if n == n.rounded(), abs(n) <= 0x1p53 { return String(Int64(n)) }  // "\(n)" would add ".0" up to 2^53
         return "\(n)"
     }
 

