@@ -17,6 +17,10 @@ public struct BoundaryBuilder {
     public static let defaultBuffer = 100.0
     /// World table: land borders within 100 m of the source (20 m pre-simplification + 80 m).
     public static let defaultWorldTolerance = 100.0
+    /// World table coastlines: the World Bank coasts are detailed (most of the world table's
+    /// vertices) and a country lookup needs far less; the world buffer covers the difference.
+    public static let defaultWorldCoastTolerance = 400.0
+    public static let defaultWorldBuffer = 500.0
 
     public var source: String
     public var outputDirectory: String
@@ -47,7 +51,8 @@ public struct BoundaryBuilder {
                 if job == 0 {
                     results.china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
                 } else {
-                    results.world = try WorldTableBuilder(tolerance: worldTolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+                    results.world = try WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance,
+                                                              buffer: Self.defaultWorldBuffer).build(catalog, sourceSHA256: archive.sha256, log: log)
                 }
             } catch {
                 results.fail(error)
@@ -73,6 +78,8 @@ public struct BoundaryBuilder {
             ("parameters", .object([
                 ("toleranceMetres", .number(tolerance)),
                 ("worldToleranceMetres", .number(worldTolerance)),
+                ("worldCoastToleranceMetres", .number(Self.defaultWorldCoastTolerance)),
+                ("worldBufferMetres", .number(Self.defaultWorldBuffer)),
                 ("bufferMetres", .number(buffer)),
                 ("chinaProjection", .string(ChinaTableBuilder.projection)),
                 ("quantumDegrees", .number(TableFormat.quantum)),

@@ -123,58 +123,16 @@ public struct ChinaTableBuilder {
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         log("simplified: \(simplifier.originalArcs.reduce(0) { $0 + $1.count / 2 }) → \(simplifier.arcs.reduce(0) { $0 + $1.count / 2 }) arc vertices")
 
-        // Quantise: unproject, round to the table's quantum, drop repeated points.
-        var storedOrigins: [[Int]] = []
-        for (index, arc) in simplifier.arcs.enumerated() {
+        // Quantise (unprojected to degrees), rings, bounding boxes.
+        let stored = try StoredArcs(simplifier, topology, into: &contents) { arc in
             var lon = stride(from: 0, to: arc.count, by: 2).map { arc[$0] }
             var lat = stride(from: 1, to: arc.count, by: 2).map { arc[$0] }
             try projection.transform(PJ_INV, first: &lon, second: &lat)
-            var vertices: [Int32] = []
-            var origins: [Int] = []
-            for k in lon.indices {
-                let x = Int32((lon[k] / TableFormat.quantum).rounded()), y = Int32((lat[k] / TableFormat.quantum).rounded())
-                if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
-                    // A repeated point: keep the arc's end point, drop the interior one.
-                    if k != lon.count - 1 || vertices.count < 4 { continue }
-                    vertices.removeLast(2)
-                    origins.removeLast()
-                }
-                vertices.append(x); vertices.append(y)
-                origins.append(simplifier.keptIndices[index][k])
-            }
-            if vertices.count < 4 { vertices += vertices.suffix(2); origins.append(origins.last!) }
-            storedOrigins.append(origins)
-            let source = topology.arcs[index]
-            contents.arcs.append(.init(vertices: vertices, leftUnit: source.leftUnit, rightUnit: source.rightUnit))
+            return (lon, lat)
         }
-        contents.unitRings = topology.units.map { polygons in
-            polygons.flatMap { polygon in
-                polygon.rings.enumerated().map { ringIndex, references in
-                    TableContents.RingEntry(isHole: ringIndex > 0, references: references.map { $0.reversed ? ~$0.arc : $0.arc })
-                }
-            }
-        }
-
-        // Bounding boxes of regions from their units' arcs.
-        var boxes = [(Int32, Int32, Int32, Int32)](repeating: (Int32.max, Int32.max, Int32.min, Int32.min), count: contents.regions.count)
-        for (unit, rings) in contents.unitRings.enumerated() {
-            for ring in rings {
-                for reference in ring.references {
-                    let arc = contents.arcs[Int(reference < 0 ? ~reference : reference)]
-                    for k in stride(from: 0, to: arc.vertices.count, by: 2) {
-                        for region in contents.unitRegions[unit] where region >= 0 {
-                            var b = boxes[Int(region)]
-                            b = (min(b.0, arc.vertices[k]), min(b.1, arc.vertices[k + 1]), max(b.2, arc.vertices[k]), max(b.3, arc.vertices[k + 1]))
-                            boxes[Int(region)] = b
-                        }
-                    }
-                }
-            }
-        }
-        for index in contents.regions.indices { contents.regions[index].boundingBox = boxes[index] }
 
         let measuring = Stopwatch.seconds()
-        try measure(&report, contents: contents, storedOrigins: storedOrigins, simplifier: simplifier, catalog: catalog, context: context, projection: projection)
+        try measure(&report, contents: contents, stored: stored, simplifier: simplifier, catalog: catalog, context: context, projection: projection)
         log("measured deviation, areas, overlaps and gaps (\(rounded(Stopwatch.seconds() - measuring, 1)) s)")
         let indexing = Stopwatch.seconds()
 
@@ -193,25 +151,12 @@ public struct ChinaTableBuilder {
     }
 
     /// Deviation, area change, overlap/gap and validity figures.
-    private func measure(_ report: inout TableReport, contents: TableContents, storedOrigins: [[Int]], simplifier: CoverageSimplifier,
+    private func measure(_ report: inout TableReport, contents: TableContents, stored: StoredArcs, simplifier: CoverageSimplifier,
                          catalog: SourceCatalog, context: GEOSContext, projection: Projection) throws {
-        // Deviation of each arc, metres: every source vertex lies between two kept vertices, and
-        // its distance to the stored segment between them bounds the Hausdorff distance (a chord
-        // of a path is within the path's largest vertex distance from it, and vice versa).
-        var deviation = [Double](repeating: 0, count: contents.arcs.count)
-        for (index, arc) in contents.arcs.enumerated() {
-            var x = stride(from: 0, to: arc.vertices.count, by: 2).map { Double(arc.vertices[$0]) * TableFormat.quantum }
-            var y = stride(from: 1, to: arc.vertices.count, by: 2).map { Double(arc.vertices[$0]) * TableFormat.quantum }
+        let deviation = try stored.deviations(contents, originals: simplifier.originalArcs, metresPerUnit: 1) { lon, lat in
+            var x = lon, y = lat
             try projection.transform(PJ_FWD, first: &x, second: &y)
-            let original = simplifier.originalArcs[index]
-            let origins = storedOrigins[index]
-            var worst = 0.0
-            for s in 0..<(origins.count - 1) {
-                for i in origins[s]...origins[s + 1] {
-                    worst = max(worst, Self.distance(original[2 * i], original[2 * i + 1], x[s], y[s], x[s + 1], y[s + 1]))
-                }
-            }
-            deviation[index] = worst
+            return (x, y)
         }
         var unitGeometries: [Geometry] = []
         var unitAreas: [Double] = []
@@ -271,43 +216,22 @@ public struct ChinaTableBuilder {
                 }
             }
             figures.areaChangePercent = sourceTotal > 0 ? 100 * changed / sourceTotal : 0
-            // Overlap and gaps among this level's regions: union each region's units (a coverage),
-            // check the regions together are a valid multipolygon (no overlap), then look for
-            // holes in their union.
+            // Overlap and gaps among this level's regions, with GEOS: each region is the union of
+            // its units; overlap = Σ areas − area of the union of all regions; gaps = holes in it.
             var byRegion: [Int32: [Geometry]] = [:]
             for (unit, geometry) in unitGeometries.enumerated() { byRegion[contents.unitRegions[unit][slot], default: []].append(geometry) }
-            var polygons: [[[Double]]] = []
             var regionGeometries: [Geometry] = []
             for key in byRegion.keys.sorted() where key >= 0 {
-                let union = try context.collection(of: byRegion[key]!).coverageUnion()
-                regionGeometries.append(union)
-                for part in try union.parts() { polygons.append(try part.polygonRings()) }
+                regionGeometries.append(try context.collection(of: byRegion[key]!).coverageUnion())
             }
-            let together = try context.multiPolygon(polygons)
-            if try together.isValid() {
-                figures.overlapKm2 = 0
-                figures.gapKm2 = try Self.holeArea(try context.collection(of: regionGeometries).coverageUnion()) / 1e6
-            } else {
-                let union = try context.collection(of: regionGeometries).unaryUnion()
-                let sum = try regionGeometries.reduce(0.0) { $0 + (try $1.area()) }
-                figures.overlapKm2 = max(0, sum - (try union.area())) / 1e6
-                figures.gapKm2 = try Self.holeArea(union) / 1e6
-                report.notes.append("\(level.name) regions overlap: \(try together.validityReason())")
-            }
+            let union = try context.collection(of: regionGeometries).unaryUnion()
+            let total = try regionGeometries.reduce(0.0) { $0 + (try $1.area()) }
+            figures.overlapKm2 = max(0, total - (try union.area())) / 1e6
+            figures.gapKm2 = try Self.holeArea(union) / 1e6
             report.levels.append(figures)
         }
         report.outlineMaximumDeviation = contents.arcs.indices.filter { contents.arcs[$0].leftUnit < 0 || contents.arcs[$0].rightUnit < 0 }
             .map { deviation[$0] }.max() ?? 0
-    }
-
-    /// Distance from (px, py) to the segment (ax, ay)–(bx, by).
-    static func distance(_ px: Double, _ py: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
-        let dx = bx - ax, dy = by - ay
-        let length2 = dx * dx + dy * dy
-        var t = length2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / length2 : 0
-        t = min(1, max(0, t))
-        let ex = ax + t * dx - px, ey = ay + t * dy - py
-        return (ex * ex + ey * ey).squareRoot()
     }
 
     /// Total area of the holes of a (multi)polygon, m².

@@ -16,22 +16,34 @@ public struct CoverageSimplifier {
     /// ring through their extreme vertices instead (a speck of land stays a speck, not nothing).
     public private(set) var collapsedRingsKept = 0
 
-    /// `project` maps every vertex of the topology (lon, lat) to metres.
+    /// `xs`, `ys` are every topology vertex in the (projected) plane the tolerance is measured in.
     public init(_ topology: CoverageTopology, projectedX xs: [Double], projectedY ys: [Double], tolerance: Double, context: GEOSContext) throws {
+        try self.init(topology, projectedX: xs, projectedY: ys, tolerance: { _ in tolerance }, context: context)
+    }
+
+    /// Simplifies each arc with the tolerance `tolerance(arc)` gives it (arcs sharing a tolerance
+    /// are simplified together, so they cannot cross one another).
+    public init(_ topology: CoverageTopology, projectedX xs: [Double], projectedY ys: [Double], tolerance: (Int) -> Double, context: GEOSContext) throws {
         originalArcs = topology.arcs.map { arc in
             var xy: [Double] = []
             xy.reserveCapacity(arc.vertices.count * 2)
             for v in arc.vertices { xy.append(xs[Int(v)]); xy.append(ys[Int(v)]) }
             return xy
         }
-        let all = try context.multiLineString(originalArcs)
-        let simplified = try all.simplifiedPreservingTopology(tolerance: tolerance).parts()
-        guard simplified.count == originalArcs.count else {
-            throw GEOSError(operation: "topology-preserving simplify", message: "returned \(simplified.count) lines for \(originalArcs.count) arcs")
+        var groups: [Double: [Int]] = [:]
+        for index in originalArcs.indices { groups[tolerance(index), default: []].append(index) }
+        var simplified = [Geometry?](repeating: nil, count: originalArcs.count)
+        for value in groups.keys.sorted() {
+            let members = groups[value]!
+            let lines = try context.multiLineString(members.map { originalArcs[$0] }).simplifiedPreservingTopology(tolerance: value).parts()
+            guard lines.count == members.count else {
+                throw GEOSError(operation: "topology-preserving simplify", message: "returned \(lines.count) lines for \(members.count) arcs")
+            }
+            for (k, index) in members.enumerated() { simplified[index] = lines[k] }
         }
         arcs = []
         arcs.reserveCapacity(originalArcs.count)
-        for (index, line) in simplified.enumerated() {
+        for (index, line) in simplified.map({ $0! }).enumerated() {
             var xy = try line.coordinates()
             let original = originalArcs[index]
             // End points must survive exactly: they are shared with other arcs.

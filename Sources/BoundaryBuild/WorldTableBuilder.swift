@@ -19,15 +19,20 @@ import Glibc
 /// claimant (enclaves); narrow unclaimed slivers to the neighbour sharing most of their outline
 /// (China last, for the same reason); larger unclaimed faces (seas, lakes) stay outside.
 public struct WorldTableBuilder {
+    /// Land borders: the most a stored border may deviate from the source, metres.
     public let tolerance: Double
+    /// Coastlines (arcs with the sea on one side): their deviation budget, metres. The buffer
+    /// should be at least this, so that land near a coarse coast is still `edge`.
+    public let coastTolerance: Double
     public let buffer: Double
     /// Light per-country simplification before noding, metres.
     public let preTolerance = 20.0
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are slivers.
     public let sliverWidth = 2_000.0
 
-    public init(tolerance: Double, buffer: Double) {
+    public init(tolerance: Double, coastTolerance: Double, buffer: Double) {
         self.tolerance = tolerance
+        self.coastTolerance = coastTolerance
         self.buffer = buffer
     }
 
@@ -113,12 +118,16 @@ public struct WorldTableBuilder {
             }
         }
         var slivers = 0
+        var outsideKm2 = 0.0
         let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
         for index in unclaimed {
             let face = faces[index]
             let area = try face.area(), perimeter = try face.boundary().length()
             let width = perimeter > 0 ? 2 * area / perimeter * Self.metresPerDegree : 0
-            guard width < sliverWidth else { continue }
+            guard width < sliverWidth else {
+                outsideKm2 += area * Self.metresPerDegree * Self.metresPerDegree * cos(try face.pointOnSurface().pointXY().1 * Double.pi / 180) / 1e6
+                continue
+            }
             // The neighbour along most of the face's outline (China only when nobody else borders it),
             // judged at up to 32 vertices of the outline.
             let outline = try face.polygonRings()[0]
@@ -162,57 +171,27 @@ public struct WorldTableBuilder {
         }
         let topology = CoverageTopology(units: unitPolygons)
         lap("merged faces per country; topology: \(topology.vertices.count) vertices, \(topology.arcs.count) arcs")
-        let budget = max(0, tolerance - preTolerance - TableFormat.quantisationErrorMetres) / Self.metresPerDegree
+        // Land borders within `tolerance` of the source; coastlines within `coastTolerance`.
+        let land = max(0, tolerance - preTolerance - TableFormat.quantisationErrorMetres) / Self.metresPerDegree
+        let coast = max(0, coastTolerance - preTolerance - TableFormat.quantisationErrorMetres) / Self.metresPerDegree
         let simplifier = try CoverageSimplifier(topology, projectedX: topology.vertices.map(\.x), projectedY: topology.vertices.map(\.y),
-                                                tolerance: budget, context: context)
+                                                tolerance: { topology.arcs[$0].leftUnit >= 0 && topology.arcs[$0].rightUnit >= 0 ? land : coast },
+                                                context: context)
         report.collapsedRingsKept = simplifier.collapsedRingsKept
-        for (index, arc) in simplifier.arcs.enumerated() {
-            var vertices: [Int32] = []
-            for k in stride(from: 0, to: arc.count, by: 2) {
-                let x = Int32((arc[k] / TableFormat.quantum).rounded()), y = Int32((arc[k + 1] / TableFormat.quantum).rounded())
-                if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
-                    if k != arc.count - 2 || vertices.count < 4 { continue }
-                    vertices.removeLast(2)
-                }
-                vertices.append(x); vertices.append(y)
-            }
-            // An arc shorter than the quantum (a speck of an island) keeps both ends, even if equal.
-            if vertices.count < 4 { vertices += vertices.suffix(2) }
-            let source = topology.arcs[index]
-            contents.arcs.append(.init(vertices: vertices, leftUnit: source.leftUnit, rightUnit: source.rightUnit))
+        let stored = StoredArcs(simplifier, topology, into: &contents) { arc in
+            (stride(from: 0, to: arc.count, by: 2).map { arc[$0] }, stride(from: 1, to: arc.count, by: 2).map { arc[$0] })
         }
-        contents.unitRings = topology.units.map { polygons in
-            polygons.flatMap { polygon in
-                polygon.rings.enumerated().map { ringIndex, references in
-                    TableContents.RingEntry(isHole: ringIndex > 0, references: references.map { $0.reversed ? ~$0.arc : $0.arc })
-                }
-            }
-        }
-        for unit in contents.unitRings.indices {
-            var box = (Int32.max, Int32.max, Int32.min, Int32.min)
-            for ring in contents.unitRings[unit] {
-                for reference in ring.references {
-                    let v = contents.arcs[Int(reference < 0 ? ~reference : reference)].vertices
-                    for k in stride(from: 0, to: v.count, by: 2) {
-                        box = (min(box.0, v[k]), min(box.1, v[k + 1]), max(box.2, v[k]), max(box.3, v[k + 1]))
-                    }
-                }
-            }
-            contents.regions[unit].boundingBox = box
-        }
-
         lap("simplified: \(contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }) vertices (\(simplifier.collapsedRingsKept) collapsed rings kept as triangles)")
-        // Deviation from the source: every stored border vertex's distance to the nearer source
-        // outline of the two countries it separates (land borders) or to its country's (coasts).
-        let sourceOutlines = try sources.map { try PreparedGeometry(try $0.boundary()) }
+        // Deviation: from the noded arcs (measured, degrees × 111,320 m: exact north–south, an upper
+        // bound east–west) plus the pre-simplification's 20 m.
+        let deviation = stored.deviations(contents, originals: simplifier.originalArcs, metresPerUnit: Self.metresPerDegree) { ($0, $1) }
         var landWorst = 0.0, landSum = 0.0, landCount = 0, coastWorst = 0.0
-        for arc in contents.arcs {
-            let sides = [arc.leftUnit, arc.rightUnit].filter { $0 >= 0 }.map(Int.init)
-            for k in stride(from: 0, to: arc.vertices.count, by: 2) {
-                let x = Double(arc.vertices[k]) * TableFormat.quantum, y = Double(arc.vertices[k + 1]) * TableFormat.quantum
-                let point = try context.point(x: x, y: y)
-                let d = try sides.map { try sourceOutlines[$0].distance(to: point) }.min()! * Self.metresPerDegree
-                if sides.count == 2 { landWorst = max(landWorst, d); landSum += d; landCount += 1 } else { coastWorst = max(coastWorst, d) }
+        for (index, arc) in contents.arcs.enumerated() {
+            let d = deviation[index] + preTolerance
+            if arc.leftUnit >= 0 && arc.rightUnit >= 0 {
+                landWorst = max(landWorst, d); landSum += d; landCount += 1
+            } else {
+                coastWorst = max(coastWorst, d)
             }
         }
         lap("measured deviation")
@@ -221,10 +200,15 @@ public struct WorldTableBuilder {
         figures.sourceVertices = countries.reduce(0) { $0 + $1.polygons.reduce(0) { $0 + $1.rings.reduce(0) { $0 + $1.count - 1 } } }
         figures.tableVertices = contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }
         figures.maximumDeviation = landWorst
+        // Every face has exactly one owner, and the countries are unions of faces that share the
+        // noded vertices: no overlap by construction. What is left between countries is the
+        // unclaimed faces wider than a sliver (seas and lakes ringed by land).
+        figures.overlapKm2 = 0
+        figures.gapKm2 = outsideKm2
         figures.meanDeviation = landCount > 0 ? landSum / Double(landCount) : 0
         report.outlineMaximumDeviation = coastWorst
         report.levels = [figures]
-        report.notes.append("deviation measured from every stored vertex to the source outlines, in degrees × 111,320 m (an upper bound east–west)")
+        report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west) plus the 20 m pre-simplification; the seam border follows China's converted line, so it departs from the neighbours' (GCJ-02-snapped) source by the seam's width")
 
         let margin = Int64((buffer / (Self.metresPerDegree * TableFormat.quantum)).rounded(.up))
         contents.buildIndex(margin: margin)

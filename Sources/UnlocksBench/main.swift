@@ -6,12 +6,16 @@ import Glibc
 // builds in release mode and writes the tables this prints into BENCHMARKS.md.
 //
 //   UnlocksBench datum [POINTS]     datum conversion throughput (default 4,000,000 points)
+//   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
+//   UnlocksBench source WHEEL       builds the world table alone, printing its progress
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "datum":
     let count = arguments.count > 1 ? Int(arguments[1]) ?? 4_000_000 : 4_000_000
     print(DatumBenchmark.run(points: count, repeats: 5).joined(separator: "\n"))
+case "tables":
+    print(try TableBenchmark.run(directory: arguments.count > 1 ? arguments[1] : "Data/regions").joined(separator: "\n"))
 case "source":
     try SourceProbe.run(arguments[1])
 default:

@@ -613,11 +613,12 @@ final class RegionTableTests: XCTestCase {
 extension RegionTableTests {
     /// Bit flips in the China table: seeded offsets across the whole file, one bit each; both runs
     /// use the first flips of the same list. Each unchecked load decodes the whole table (~0.3 s in
-    /// debug), so the defaults are 500; REGION_TABLE_FLIPS=3000 runs 3000 of each. The small table
-    /// below (testFlippedBitsInTheSmallTable) takes 3000 flips of both kinds in seconds.
+    /// debug), so the defaults are 3000 checked and 100 unchecked; REGION_TABLE_FLIPS=3000 runs 3000
+    /// of each. The small table below (testFlippedBitsInTheSmallTable) takes 3000 flips of both
+    /// kinds in seconds, so the unchecked paths are still exercised thousands of times.
     static let flipOverride = ProcessInfo.processInfo.environment["REGION_TABLE_FLIPS"].flatMap { Int($0) }
-    static let checkedFlipCount = flipOverride ?? 500
-    static let uncheckedFlipCount = flipOverride ?? 500
+    static let checkedFlipCount = flipOverride ?? 3000
+    static let uncheckedFlipCount = flipOverride ?? 100
     static let flips: [(offset: Int, bit: UInt8)] = {
         var rng = SplitMix64(seed: 0xF11B_0000_2024)
         return (0..<max(checkedFlipCount, uncheckedFlipCount)).map { _ in
