@@ -294,7 +294,7 @@ public final class RegionTable: @unchecked Sendable {
                 let offset = base + (unit * levels.count + slot) * 4
                 let region: Int32 = Self.load(bytes, offset)
                 guard region >= -1, region < Int32(regionCount) else { throw error(offset, "unit \(unit): region \(region) out of range") }
-                if region >= 0, self.region(region).level != level {
+                if region >= 0, bytes[section(.regions).lowerBound + Int(region) * TableFormat.RegionRecord.size] != level.rawValue {
                     throw error(offset, "unit \(unit): region \(region) is not a \(level.name)")
                 }
             }
@@ -323,10 +323,12 @@ public final class RegionTable: @unchecked Sendable {
             total += count
             guard total <= most else { throw error(coordinates.lowerBound, "vertex counts exceed what the coordinates can hold") }
         }
-        vertices = [Int32](repeating: 0, count: total * 2)
-        arcStart = [UInt32](repeating: 0, count: arcCount + 1)
-        arcLeft = [Int32](repeating: -1, count: arcCount)
-        arcRight = [Int32](repeating: -1, count: arcCount)
+        // Decoded into locals (class properties pay an exclusivity check per access), then stored.
+        var vertices = [Int32](repeating: 0, count: total * 2)
+        var arcStart = [UInt32](repeating: 0, count: arcCount + 1)
+        var arcLeft = [Int32](repeating: -1, count: arcCount)
+        var arcRight = [Int32](repeating: -1, count: arcCount)
+        let arcCount = self.arcCount, unitCount = self.unitCount, bytes = self.bytes
         var next = 0
         var expectedOffset = 0
         try vertices.withUnsafeMutableBufferPointer { out in
@@ -388,6 +390,10 @@ public final class RegionTable: @unchecked Sendable {
         }
         guard expectedOffset == coordinates.count else { throw error(coordinates.lowerBound + expectedOffset, "unused bytes after the last arc") }
         arcStart[arcCount] = UInt32(next)
+        var chunkStart: [UInt32] = [], chunkSegments: [UInt8] = [], chunkArc: [UInt32] = []
+        chunkStart.reserveCapacity(next / TableFormat.chunkSegments + arcCount)
+        chunkSegments.reserveCapacity(next / TableFormat.chunkSegments + arcCount)
+        chunkArc.reserveCapacity(next / TableFormat.chunkSegments + arcCount)
         // Chunks: each arc's segments in runs of up to chunkSegments.
         for arc in 0..<arcCount {
             var first = Int(arcStart[arc])
@@ -400,6 +406,13 @@ public final class RegionTable: @unchecked Sendable {
                 first += n
             }
         }
+        self.vertices = vertices
+        self.arcStart = arcStart
+        self.arcLeft = arcLeft
+        self.arcRight = arcRight
+        self.chunkStart = chunkStart
+        self.chunkSegments = chunkSegments
+        self.chunkArc = chunkArc
     }
 
     /// Vertices of arc `arc` as quantised (x, y) pairs.
