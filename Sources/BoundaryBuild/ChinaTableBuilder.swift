@@ -141,12 +141,7 @@ public struct ChinaTableBuilder {
         contents.buildIndex(margin: margin)
         log("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves, \(contents.index.chunkReferenceCount) chunk references, \(contents.index.leaves.count) leaf bytes")
         log("indexed (\(rounded(Stopwatch.seconds() - indexing, 1)) s)")
-        let bytes = contents.serialized()
-        report.units = contents.unitRegions.count
-        report.arcs = contents.arcs.count
-        report.bytes = bytes.count
-        report.sha256 = SHA256.hex(bytes)
-        report.buildSeconds = Stopwatch.seconds() - started
+        let bytes = contents.finish(&report, started: started)
         return (bytes, report)
     }
 

@@ -50,6 +50,17 @@ struct TableContents {
                                   arcRight: arcs.map(\.rightUnit), margin: margin)
     }
 
+    /// The file bytes, with the figures that describe them filled into `report`.
+    func finish(_ report: inout TableReport, started: Double) -> [UInt8] {
+        let bytes = serialized()
+        report.units = unitRegions.count
+        report.arcs = arcs.count
+        report.bytes = bytes.count
+        report.sha256 = SHA256.hex(bytes)
+        report.buildSeconds = Stopwatch.seconds() - started
+        return bytes
+    }
+
     func serialized() -> [UInt8] {
         var strings: [UInt8] = []
         var stringOffsets: [String: UInt32] = [:]

@@ -210,15 +210,13 @@ public struct WorldTableBuilder {
         report.levels = [figures]
         report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west) plus the 20 m pre-simplification; the seam border follows China's converted line, so it departs from the neighbours' (GCJ-02-snapped) source by the seam's width")
 
+        // The buffer in quanta at the equator: exact north–south everywhere, but east–west it
+        // reaches only buffer · cos(latitude) (a high-latitude margin would multiply the leaves
+        // along every Arctic coast). Known limitation; see docs/boundaries.md.
         let margin = Int64((buffer / (Self.metresPerDegree * TableFormat.quantum)).rounded(.up))
         contents.buildIndex(margin: margin)
         lap("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves")
-        let bytes = contents.serialized()
-        report.units = contents.unitRegions.count
-        report.arcs = contents.arcs.count
-        report.bytes = bytes.count
-        report.sha256 = SHA256.hex(bytes)
-        report.buildSeconds = Stopwatch.seconds() - started
+        let bytes = contents.finish(&report, started: started)
         return (bytes, report, seam)
     }
 }
