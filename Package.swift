@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"]),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "RegionTables", "BoundaryBuild"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "TextFormats", "RegionTables", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
         .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables"]),

@@ -8,6 +8,22 @@ extension JSONValue {
         return out
     }
 
+    /// The same JSON on one line, without spaces (for JSON Lines output).
+    public func compactRendered() -> String {
+        switch self {
+        case let .array(items): return "[" + items.map { $0.compactRendered() }.joined(separator: ",") + "]"
+        case let .object(members):
+            var out = "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                Self.quote(member.key, into: &out)
+                out += ":" + member.value.compactRendered()
+            }
+            return out + "}"
+        default: return rendered()
+        }
+    }
+
     private func render(into out: inout String, indent: Int) {
         let pad = String(repeating: " ", count: indent)
         let inner = String(repeating: " ", count: indent + 2)

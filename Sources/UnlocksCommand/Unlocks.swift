@@ -23,6 +23,7 @@ enum ExitCode: Int32 {
 enum Unlocks {
     static let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> ExitCode)] = [
         (ConvertCommand.spec, ConvertCommand.run),
+        (LocateCommand.spec, LocateCommand.run),
         (BuildCommand.spec, BuildCommand.run),
         (InfoCommand.spec, InfoCommand.run),
     ]

@@ -108,3 +108,40 @@ final class ConvertCommandTests: XCTestCase {
                           "peak RSS \(small.peakResidentBytes >> 20) MiB for 4 MB, \(large.peakResidentBytes >> 20) MiB for 48 MB")
     }
 }
+
+final class LocateCommandTests: XCTestCase {
+    static let tables = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
+
+    func testLocatesCSVWithTheContractHeaderAndReportsBadLines() throws {
+        let input = "lat,lon\n39.9087,116.3975\n14.5995,120.9842\nx,1\n0,-30\n"
+        let result = try CommandRunner.run(["locate", "--tables", Self.tables], input: Data(input.utf8))
+        XCTAssertEqual(result.status, 3)
+        XCTAssertEqual(result.stderr, "unlocks: <stdin>:4: latitude 'x' is not a number\n")
+        XCTAssertEqual(result.stdout.split(separator: "\n").map(String.init), [
+            "lat,lon,country,province,city,county,status",
+            "39.9087,116.3975,CHN,110000,110100,110101,inside",
+            "14.5995,120.9842,PHL,,,,inside",
+            "0.0,-30.0,,,,,outside",
+        ])
+    }
+
+    func testGCJ02InputAndJSONLines() throws {
+        // Tiananmen given in GCJ-02 (as a Chinese map app would export it).
+        let result = try CommandRunner.run(["locate", "--tables", Self.tables, "--datum", "gcj02", "--format", "jsonl"],
+                                           input: Data("39.910103499,116.403743573\n".utf8))
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        let county = object["county"] as! [String: Any]
+        XCTAssertEqual(county["code"] as? String, "110101")
+        XCTAssertEqual(county["name"] as? String, "东城区")
+        XCTAssertEqual(county["status"] as? String, "inside")
+        let gcj = object["gcj02"] as! [Double]
+        XCTAssertEqual(gcj[0], 39.910103499, accuracy: 1e-8)
+    }
+
+    func testMissingTablesIsAClearFailure() throws {
+        let result = try CommandRunner.run(["locate", "--tables", "/nonexistent"], input: Data("1,1\n".utf8))
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("/nonexistent/world.bin"), result.stderr)
+    }
+}

@@ -1,0 +1,98 @@
+import ChinaDatum
+import RegionTables
+import TextFormats
+import Tracks
+
+/// `unlocks locate`: CSV `lat,lon` in, the country / province / city / county of each point out.
+enum LocateCommand {
+    enum Format: String, CaseIterable { case csv, jsonl }
+    enum InputDatum: String, CaseIterable { case wgs84, gcj02 }
+
+    static let spec = CommandSpec(
+        name: "locate",
+        abstract: "Assign lat,lon points to country, province, city and county.",
+        usage: "[--datum wgs84|gcj02] [--tables DIR] [--format csv|jsonl] [FILE|-]",
+        options: [
+            .value("datum", "DATUM", "Datum of the input: wgs84 (GPS, default) or gcj02 (Chinese map apps)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+            .value("format", "FORMAT", "csv (codes; default) or jsonl (adds names, statuses and margins)."),
+        ],
+        discussion: """
+        Reads FILE (or standard input): one 'lat,lon' per line, an optional header line. CSV output
+        has the header lat,lon,country,province,city,county,status: region codes (empty where
+        none) and the status of the finest level found: inside, edge (within the table's buffer
+        of a coast or national border) or outside.
+
+        A point is shifted to GCJ-02 for the China table only when the world table puts it in
+        China (its real polygon, not the published rectangle). A bad line is reported as
+        'unlocks: FILE:LINE: reason' and skipped; the exit code is then 3.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        let datum = try arguments.choice("datum", as: InputDatum.self) ?? .wgs84
+        let format = try arguments.choice("format", as: Format.self) ?? .csv
+        guard arguments.positionals.count <= 1 else {
+            throw UsageError(message: "expected at most one input file, got \(arguments.positionals.count)")
+        }
+        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions")
+        let path = arguments.positionals.first ?? "-"
+        let displayName = path == "-" ? "<stdin>" : path
+        let output = BufferedOutput()
+        if format == .csv { try output.write("lat,lon,country,province,city,county,status\n") }
+        var rejected = 0
+        var reader = LineReader(try FileSource(path: path), path: displayName)
+        defer { reader.close() }
+        try reader.forEachLine { line, number in
+            if line.isEmpty || (number == 1 && CoordinateCSV.isHeader(line)) { return }
+            do {
+                let parsed = try CoordinateCSV.parse(line)
+                var wgs = Coordinate(latitude: parsed.latitude, longitude: parsed.longitude)
+                if datum == .gcj02 { wgs = DatumConverter().wgs84(fromGCJ02: wgs) }
+                let placement = try locator.locate(latitude: wgs.latitude, longitude: wgs.longitude)
+                switch format {
+                case .csv: try writeCSV(parsed, placement, locator, to: output)
+                case .jsonl: try output.write(json(parsed, placement, locator).compactRendered() + "\n")
+                }
+            } catch let error as CoordinateCSV.LineError {
+                rejected += 1
+                reportError(InputError(path: displayName, line: number, reason: error.description).description)
+            } catch let error as LocatorError {
+                rejected += 1
+                reportError(InputError(path: displayName, line: number, reason: error.reason).description)
+            }
+        }
+        try output.flush()
+        return rejected > 0 ? .inputsRejected : .success
+    }
+
+    static func levels(_ p: Placement, _ locator: RegionLocator) -> [(String, LevelPlacement, RegionTable)] {
+        [("country", p.country, locator.world), ("province", p.province, locator.china),
+         ("city", p.city, locator.china), ("county", p.county, locator.china)]
+    }
+
+    static func writeCSV(_ line: CoordinateLine, _ p: Placement, _ locator: RegionLocator, to output: BufferedOutput) throws {
+        var text = "\(line.latitude),\(line.longitude)"
+        var status = PlacementStatus.outside
+        for (_, level, table) in levels(p, locator) {
+            text += "," + (level.region.map { table.region($0).code } ?? "")
+            if level.region != nil { status = level.status }
+        }
+        try output.write(text + ",\(status.rawValue)\n")
+    }
+
+    static func json(_ line: CoordinateLine, _ p: Placement, _ locator: RegionLocator) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("lat", .number(line.latitude)), ("lon", .number(line.longitude))]
+        for (name, level, table) in levels(p, locator) {
+            guard let index = level.region else { members.append((name, .null)); continue }
+            let region = table.region(index)
+            members.append((name, .object([
+                ("code", .string(region.code)), ("name", .string(region.name)), ("englishName", .string(region.englishName)),
+                ("status", .string(level.status.rawValue)),
+                ("marginMetres", level.marginMetres.map { .number(rounded($0, 1)) } ?? .null),
+            ])))
+        }
+        if let g = p.gcj02 { members.append(("gcj02", .array([.number(rounded(g.latitude, 9)), .number(rounded(g.longitude, 9))]))) }
+        return .object(members)
+    }
+}
