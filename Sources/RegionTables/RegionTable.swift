@@ -50,6 +50,8 @@ public final class RegionTable: @unchecked Sendable {
     public let path: String
     public let datum: TableDatum
     public let levels: [RegionLevel]
+    /// For each level's raw value, its column in the units section (−1: not in this table).
+    private let levelSlots: [Int]
     /// Douglas–Peucker tolerance the table was simplified with, metres.
     public let tolerance: Double
     /// Width of the edge zone around the coverage's outer boundary, metres.
@@ -60,7 +62,8 @@ public final class RegionTable: @unchecked Sendable {
 
     private let storage: Storage
     let bytes: UnsafeRawBufferPointer
-    private var sections: [TableFormat.Section: Range<Int>] = [:]
+    /// Section byte ranges, by section id (an array: looked up on every query).
+    private var sectionRanges = [Range<Int>](repeating: 0..<0, count: TableFormat.Section.allCases.count + 1)
 
     public let regionCount: Int
     public let unitCount: Int
@@ -163,6 +166,7 @@ public final class RegionTable: @unchecked Sendable {
             levels.append(level)
         }
         self.levels = levels
+        levelSlots = RegionLevel.allCases.map { levels.firstIndex(of: $0) ?? -1 }
         tolerance = Self.load(bytes, TableFormat.Header.tolerance)
         buffer = Self.load(bytes, TableFormat.Header.buffer)
         guard tolerance.isFinite, tolerance >= 0, buffer.isFinite, buffer >= 0 else {
@@ -195,7 +199,7 @@ public final class RegionTable: @unchecked Sendable {
             throw fail(nil, "missing section \(section)")
         }
 
-        self.sections = sections
+        for (section, range) in sections { sectionRanges[Int(section.rawValue)] = range }
         func count(_ section: TableFormat.Section, recordSize: Int) throws -> Int {
             let range = sections[section]!
             guard range.count % recordSize == 0 else { throw fail(range.lowerBound, "\(section) length \(range.count) is not a multiple of \(recordSize)") }
@@ -227,7 +231,8 @@ public final class RegionTable: @unchecked Sendable {
         Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
     }
 
-    func section(_ section: TableFormat.Section) -> Range<Int> { sections[section]! }
+    @inline(__always)
+    func section(_ section: TableFormat.Section) -> Range<Int> { sectionRanges[Int(section.rawValue)] }
 
     private func error(_ offset: Int?, _ reason: String) -> TableError {
         TableError(path: path, offset: offset, reason: reason)
@@ -303,7 +308,8 @@ public final class RegionTable: @unchecked Sendable {
 
     /// The region of `unit` at `level` (nil: the unit has none there, or the table lacks the level).
     public func region(ofUnit unit: Int32, at level: RegionLevel) -> Int32? {
-        guard let slot = levels.firstIndex(of: level) else { return nil }
+        let slot = levelSlots[Int(level.rawValue)]
+        guard slot >= 0 else { return nil }
         let value: Int32 = Self.load(bytes, section(.units).lowerBound + (Int(unit) * levels.count + slot) * 4)
         return value < 0 ? nil : value
     }
