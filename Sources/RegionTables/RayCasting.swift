@@ -61,11 +61,17 @@ extension RegionTable {
     /// the ray over its own chunks and, when nothing is crossed inside the cell, continues from
     /// the cell's east edge into the next cell.
     public func unit(atX x: Int64, y: Int64) -> Int32? {
+        unitAndClearance(atX: x, y: y).unit
+    }
+
+    /// ``unit(atX:y:)``, plus, when a uniform cell answered, how far (quanta, along x and along y)
+    /// the point is from that cell's sides: no border lies closer than that.
+    func unitAndClearance(atX x: Int64, y: Int64) -> (unit: Int32?, clearanceX: Int64, clearanceY: Int64) {
         let nodes = section(.indexNodes), leaves = section(.indexLeaves)
         let rootSize = Int64(1) << Int64(indexRootLog2)
         var qx = x
         while true {
-            guard qx >= indexOriginX, qx < indexOriginX + rootSize, y >= indexOriginY, y < indexOriginY + rootSize else { return nil }
+            guard qx >= indexOriginX, qx < indexOriginX + rootSize, y >= indexOriginY, y < indexOriginY + rootSize else { return (nil, 0, 0) }
             var node = 0
             var ox = indexOriginX, oy = indexOriginY, size = rootSize
             var raw: UInt32 = Self.load(bytes, nodes.lowerBound)
@@ -79,7 +85,10 @@ extension RegionTable {
             }
             if raw >> 30 == 0 {
                 let payload = raw & IndexNode.payloadMask
-                return payload == 0 ? nil : Int32(payload - 1)
+                // Clearance only when the point's own cell answered (not after walking east).
+                let clear = qx == x
+                return (payload == 0 ? nil : Int32(payload - 1),
+                        clear ? min(x - ox, ox + size - 1 - x) : 0, clear ? min(y - oy, oy + size - 1 - y) : 0)
             }
             var position = leaves.lowerBound + Int(raw & IndexNode.payloadMask)
             // Validated at load: the leaf's varints are complete and its chunk ids in range.
@@ -106,7 +115,7 @@ extension RegionTable {
             }
             if let best {
                 let unit = best.upward ? arcLeft[bestArc] : arcRight[bestArc]
-                return unit < 0 ? nil : unit
+                return (unit < 0 ? nil : unit, 0, 0)
             }
             qx = limitX
         }

@@ -85,14 +85,15 @@ public final class RegionLocator: @unchecked Sendable {
         guard abs(latitude) <= 90 else { throw LocatorError(reason: "latitude \(latitude) is outside -90…90") }
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
         var placement = Placement()
-        placement.country = place(in: world, x: quantise(longitude), y: quantise(latitude), level: .country, border: worldBorder)
+        placement.country = place(in: world, x: quantise(longitude), y: quantise(latitude), levels: [.country], borders: [worldBorder])[0]
         guard placement.country.region == chinaCountry else { return placement }
         let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
         placement.gcj02 = gcj
-        let x = quantise(gcj.longitude), y = quantise(gcj.latitude)
-        placement.province = place(in: china, x: x, y: y, level: .province, border: chinaBorder[Int(RegionLevel.province.rawValue)])
-        placement.city = place(in: china, x: x, y: y, level: .city, border: chinaBorder[Int(RegionLevel.city.rawValue)])
-        placement.county = place(in: china, x: x, y: y, level: .county, border: chinaBorder[Int(RegionLevel.county.rawValue)])
+        let levels = place(in: china, x: quantise(gcj.longitude), y: quantise(gcj.latitude), levels: [.province, .city, .county],
+                           borders: [1, 2, 3].map { chinaBorder[$0] })
+        placement.province = levels[0]
+        placement.city = levels[1]
+        placement.county = levels[2]
         return placement
     }
 
@@ -100,22 +101,34 @@ public final class RegionLocator: @unchecked Sendable {
         Int64((degrees / TableFormat.quantum).rounded())
     }
 
-    private func place(in table: RegionTable, x: Int64, y: Int64, level: RegionLevel, border: [Bool]) -> LevelPlacement {
+    /// The placements of one point in one table, at each of `levels` (`borders[k][arc]`: the arc
+    /// is a border at level k). One unit lookup and at most one segment search serve all levels.
+    private func place(in table: RegionTable, x: Int64, y: Int64, levels: [RegionLevel], borders: [[Bool]]) -> [LevelPlacement] {
         let metresPerQuantum = 111_320 * TableFormat.quantum
-        if let unit = table.unit(atX: x, y: y) {
-            guard let region = table.region(ofUnit: unit, at: level) else { return .outside }
+        let found = table.unitAndClearance(atX: x, y: y)
+        if let unit = found.unit {
+            let regions = levels.map { table.region(ofUnit: unit, at: $0) }
             let radius = Int64((marginRadius / metresPerQuantum).rounded(.up))
-            let margin = table.nearestSegment(toX: x, y: y, radius: radius) { border[$0] && self.touches(table, arc: $0, region: region, level: level) }
-            return LevelPlacement(region: region, status: .inside, marginMetres: margin?.metres)
+            // A uniform cell with the point well inside it: no border within the radius.
+            let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
+            let near = Double(found.clearanceX) * cosine >= Double(radius) && found.clearanceY >= radius
+                ? [] : table.arcsNear(x: x, y: y, radius: radius)
+            return levels.indices.map { k in
+                guard let region = regions[k] else { return .outside }
+                let margin = near.filter { borders[k][$0.arc] && touches(table, arc: $0.arc, region: region, level: levels[k]) }.map(\.metres).min()
+                return LevelPlacement(region: region, status: .inside, marginMetres: margin)
+            }
         }
         // Outside every unit: the edge zone is the buffer around arcs with nothing on one side.
         let radius = Int64((table.buffer / metresPerQuantum).rounded(.up))
         guard let nearest = table.nearestSegment(toX: x, y: y, radius: radius, accept: { table.arcLeft[$0] < 0 || table.arcRight[$0] < 0 }) else {
-            return .outside
+            return levels.map { _ in .outside }
         }
         let unit = max(table.arcLeft[nearest.arc], table.arcRight[nearest.arc])
-        guard let region = table.region(ofUnit: unit, at: level) else { return .outside }
-        return LevelPlacement(region: region, status: .edge, marginMetres: -nearest.metres)
+        return levels.map { level in
+            guard let region = table.region(ofUnit: unit, at: level) else { return .outside }
+            return LevelPlacement(region: region, status: .edge, marginMetres: -nearest.metres)
+        }
     }
 
     /// True when `arc` bounds `region` at `level` (one of its sides belongs to it).

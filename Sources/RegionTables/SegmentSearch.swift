@@ -5,14 +5,24 @@ extension RegionTable {
     /// which `accept(arc)` is true; nil when there is none. Distances are measured in metres on a
     /// local plane (longitude quanta scaled by cos(latitude)).
     public func nearestSegment(toX x: Int64, y: Int64, radius: Int64, accept: (Int) -> Bool) -> (arc: Int, metres: Double)? {
+        var best: (arc: Int, metres: Double)?
+        for (arc, metres) in arcsNear(x: x, y: y, radius: radius) where accept(arc) && metres < (best?.metres ?? .infinity) {
+            best = (arc, metres)
+        }
+        return best
+    }
+
+    /// Every arc with a segment within `radius` quanta of (x, y), with its distance in metres
+    /// (local plane), nearest first per arc; one index walk serves all levels.
+    public func arcsNear(x: Int64, y: Int64, radius: Int64) -> [(arc: Int, metres: Double)] {
         let nodes = section(.indexNodes), leaves = section(.indexLeaves)
         let metresPerQuantum = 111_320 * TableFormat.quantum
         let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
         // The box in x must reach `radius` metres east–west, which is more quanta at high latitude.
         let radiusX = Int64((Double(radius) / max(cosine, 0.05)).rounded(.up))
         let x0 = x - radiusX, x1 = x + radiusX, y0 = y - radius, y1 = y + radius
-        var best: (arc: Int, metres: Double)?
-        var visited = Set<Int>()
+        var nearest: [Int: Double] = [:]
+        var visitedChunks: [Int] = []
         var stack: [(node: Int, ox: Int64, oy: Int64, size: Int64)] = [(0, indexOriginX, indexOriginY, Int64(1) << Int64(indexRootLog2))]
         while let (node, ox, oy, size) = stack.popLast() {
             guard ox <= x1, ox + size > x0, oy <= y1, oy + size > y0 else { continue }
@@ -31,20 +41,22 @@ extension RegionTable {
                 var chunk = 0
                 for _ in 0..<count {
                     chunk += Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
-                    guard visited.insert(chunk).inserted, accept(Int(chunkArc[chunk])) else { continue }
+                    guard !visitedChunks.contains(chunk) else { continue }
+                    visitedChunks.append(chunk)
+                    let arc = Int(chunkArc[chunk])
                     var i = Int(chunkStart[chunk])
                     let last = i + Int(chunkSegments[chunk])
                     while i < last {
                         let ax = Double(Int64(vertices[2 * i]) - x) * cosine, ay = Double(Int64(vertices[2 * i + 1]) - y)
                         let bx = Double(Int64(vertices[2 * i + 2]) - x) * cosine, by = Double(Int64(vertices[2 * i + 3]) - y)
                         let d = Self.distanceToOrigin(ax, ay, bx, by) * metresPerQuantum
-                        if d <= Double(radius) * metresPerQuantum, d < (best?.metres ?? .infinity) { best = (Int(chunkArc[chunk]), d) }
+                        if d <= Double(radius) * metresPerQuantum, d < (nearest[arc] ?? .infinity) { nearest[arc] = d }
                         i += 1
                     }
                 }
             }
         }
-        return best
+        return nearest.sorted { $0.key < $1.key }.map { (arc: $0.key, metres: $0.value) }
     }
 
     /// Distance from (0, 0) to the segment (ax, ay)–(bx, by).
