@@ -370,17 +370,25 @@ public final class RegionTable: @unchecked Sendable {
                     guard width <= 33, width > 0 || n == 1, position + (2 * n * width + 7) / 8 <= coordinates.upperBound else {
                         throw error(position - 1, "arc \(arc): bad chunk width \(width) or chunk past the section")
                     }
-                    var accumulator: UInt64 = 0, filled = 0
-                    let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
+                    let mask: UInt64 = (1 << UInt64(width)) - 1
+                    let chunkBytes = (2 * n * width + 7) / 8
+                    let base = bytes.baseAddress! + position
+                    // Where 8 bytes can be loaded at once without leaving the section, read codes
+                    // straight out of unaligned 64-bit words (a code is ≤ 33 bits, so it fits in a
+                    // word after a shift of ≤ 7); the chunk at the very end goes byte by byte.
+                    let wide = position + chunkBytes + 8 <= coordinates.upperBound
+                    var bit = 0
                     for k in 0..<(2 * n) {
-                        while filled < width {
-                            accumulator |= UInt64(bytes[position]) << UInt64(filled)
-                            position += 1
-                            filled += 8
+                        let word: UInt64
+                        if wide {
+                            word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                        } else {
+                            var w: UInt64 = 0
+                            for b in 0..<min(8, chunkBytes - (bit >> 3)) { w |= UInt64(base.load(fromByteOffset: (bit >> 3) + b, as: UInt8.self)) << UInt64(8 * b) }
+                            word = w
                         }
-                        let delta = ZigZag.decode(accumulator & mask)
-                        accumulator >>= UInt64(width)
-                        filled -= width
+                        let delta = ZigZag.decode((word >> UInt64(bit & 7)) & mask)
+                        bit += width
                         if k & 1 == 0 { x += delta } else {
                             y += delta
                             guard abs(x) <= limit, abs(y) <= limit / 2 else { throw error(position, "arc \(arc): coordinate out of range") }
@@ -389,6 +397,7 @@ public final class RegionTable: @unchecked Sendable {
                             next += 1
                         }
                     }
+                    position += chunkBytes
                     remaining -= n
                 }
                 expectedOffset = position - coordinates.lowerBound
