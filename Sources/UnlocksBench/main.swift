@@ -8,7 +8,7 @@ import Glibc
 //   UnlocksBench datum [POINTS]     datum conversion throughput (default 4,000,000 points)
 //   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
-//   UnlocksBench source WHEEL       builds the world table alone, printing its progress
+//   UnlocksBench world WHEEL        builds the world table alone, printing its progress
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -19,9 +19,9 @@ case "tables":
     print(try TableBenchmark.run(directory: arguments.count > 1 ? arguments[1] : "Data/regions").joined(separator: "\n"))
 case "locate":
     print(try LocatorBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 3).joined(separator: "\n"))
-case "source":
-    try SourceProbe.run(arguments[1])
+case "world":
+    try WorldBuildProbe.run(arguments[1])
 default:
-    print("usage: UnlocksBench datum [POINTS]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | world WHEEL")
     exit(2)
 }

@@ -2,7 +2,7 @@ import BoundaryBuild
 import RegionTables
 
 /// Builds the world table alone, printing the build's progress (for working on the world build).
-enum SourceProbe {
+enum WorldBuildProbe {
     static func run(_ path: String) throws {
         let archive = try SourceArchive(location: path)
         let catalog = try SourceCatalog(archive, levels: [.country], includeWorld: true)
