@@ -46,7 +46,8 @@ public struct LocatorError: Error, Equatable, CustomStringConvertible {
 public final class RegionLocator: @unchecked Sendable {
     public let world: RegionTable
     public let china: RegionTable
-    /// Margins are computed when a border is within this many metres.
+    /// Margins are computed when a border is within this many metres; 0 turns them off (the
+    /// regions and statuses are the same, and a lookup costs a fraction: no nearby-arc search).
     public let marginRadius: Double
     private let chinaCountry: Int32
     private let worldBorder: [Bool]
@@ -111,7 +112,7 @@ public final class RegionLocator: @unchecked Sendable {
             let radius = Int64((marginRadius / metresPerQuantum).rounded(.up))
             // A uniform cell with the point well inside it: no border within the radius.
             let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
-            let near = Double(found.clearanceX) * cosine >= Double(radius) && found.clearanceY >= radius
+            let near = radius <= 0 || (Double(found.clearanceX) * cosine >= Double(radius) && found.clearanceY >= radius)
                 ? [] : table.arcsNear(x: x, y: y, radius: radius)
             return levels.indices.map { k in
                 guard let region = regions[k] else { return .outside }

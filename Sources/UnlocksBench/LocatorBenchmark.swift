@@ -47,6 +47,7 @@ enum LocatorBenchmark {
 
     static func run(source: String, tables: String, repeats: Int) throws -> [String] {
         let locator = try RegionLocator(directory: tables)
+        let plain = try RegionLocator(world: locator.world, china: locator.china, marginRadius: 0)
         let catalog = try SourceCatalog(try SourceArchive(location: source), includeWorld: false)
         let counties = try PreparedLevel(catalog.china.filter { $0.level == .county })
         let provinces = try PreparedLevel(catalog.china.filter { $0.level == .province })
@@ -64,6 +65,9 @@ enum LocatorBenchmark {
         var sink = 0
         let table = try Stopwatch.bestThrowing(of: repeats) {
             for p in wgs { sink &+= Int(try locator.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
+        let tablePlain = try Stopwatch.bestThrowing(of: repeats) {
+            for p in wgs { sink &+= Int(try plain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
         let tableProvince = Stopwatch.best(of: repeats) {
             for p in gcj {
@@ -88,7 +92,8 @@ enum LocatorBenchmark {
             "|---|---|---|",
             "| GEOS prepared, county (source, GCJ-02 in) | \(millions(n / geosCounty)) M | 1 |",
             "| GEOS prepared, province (source, GCJ-02 in) | \(millions(n / geosProvince)) M | 1 |",
-            "| table locator, all four levels from WGS-84 (datum, world gate, margins) | \(millions(n / table)) M | \(ratio(geosCounty / table))× GEOS county |",
+            "| table locator, all four levels from WGS-84 (datum, world gate, margins within 300 m) | \(millions(n / table)) M | \(ratio(geosCounty / table))× GEOS county |",
+            "| table locator, all four levels from WGS-84 (datum, world gate), no margins | \(millions(n / tablePlain)) M | \(ratio(geosCounty / tablePlain))× GEOS county |",
             "| table, province only (GCJ-02 in, unit lookup) | \(millions(n / tableProvince)) M | \(ratio(geosProvince / tableProvince))× GEOS province |",
             "",
             "\(gcj.count) points (40 around the centre of each county's bounding box). County agreement with the full-resolution source where GEOS finds a county: \(agree) of \(both) (\(fixed(100 * Double(agree) / Double(max(both, 1)), 3))%); the disagreements are not yet classified by distance to the source border.",

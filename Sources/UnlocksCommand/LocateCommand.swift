@@ -35,7 +35,8 @@ enum LocateCommand {
         guard arguments.positionals.count <= 1 else {
             throw UsageError(message: "expected at most one input file, got \(arguments.positionals.count)")
         }
-        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions")
+        // Margins only appear in JSON Lines: CSV output skips their search.
+        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: format == .jsonl ? 300 : 0)
         let path = arguments.positionals.first ?? "-"
         let displayName = path == "-" ? "<stdin>" : path
         let output = BufferedOutput()
