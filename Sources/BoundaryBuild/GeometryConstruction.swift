@@ -38,11 +38,6 @@ extension GEOSContext {
         return polygon
     }
 
-    /// A LineString.
-    public func lineString(_ xy: [Double]) throws -> Geometry {
-        try take(try rawLineString(xy), "create line")
-    }
-
     /// A Polygon from its outer ring and holes (each closed, interleaved x, y).
     public func polygon(_ rings: [[Double]]) throws -> Geometry {
         try take(try rawPolygon(rings), "create polygon")
@@ -141,10 +136,6 @@ extension Geometry {
         try context.take(GEOSDifference_r(handle, pointer, other.pointer), "difference")
     }
 
-    public func intersection(_ other: Geometry) throws -> Geometry {
-        try context.take(GEOSIntersection_r(handle, pointer, other.pointer), "intersection")
-    }
-
     public func boundary() throws -> Geometry {
         try context.take(GEOSBoundary_r(handle, pointer), "boundary")
     }
@@ -159,27 +150,6 @@ extension Geometry {
         guard let text = GEOSisValidReason_r(handle, pointer) else { throw context.error("validity reason") }
         defer { GEOSFree_r(handle, text) }
         return String(cString: text)
-    }
-
-    /// Discrete Hausdorff distance (between vertices and the other geometry's vertices),
-    /// densified by `fraction` of each segment when given.
-    public func hausdorffDistance(to other: Geometry, densify fraction: Double? = nil) throws -> Double {
-        var value = 0.0
-        let ok: Int32
-        if let fraction {
-            ok = GEOSHausdorffDistanceDensify_r(handle, pointer, other.pointer, fraction, &value)
-        } else {
-            ok = GEOSHausdorffDistance_r(handle, pointer, other.pointer, &value)
-        }
-        guard ok == 1 else { throw context.error("Hausdorff distance") }
-        return value
-    }
-
-    /// Minimum distance between the two geometries.
-    public func distance(to other: Geometry) throws -> Double {
-        var value = 0.0
-        guard GEOSDistance_r(handle, pointer, other.pointer, &value) == 1 else { throw context.error("distance") }
-        return value
     }
 
     public func length() throws -> Double {

@@ -68,9 +68,8 @@ public final class RegionLocator: @unchecked Sendable {
         self.marginRadius = marginRadius
         self.chinaCountry = chinaCountry
         worldBorder = (0..<world.arcCount).map { !world.borderLevels(ofArc: $0).isEmpty }
-        chinaBorder = RegionLevel.allCases.map { level in
-            (0..<china.arcCount).map { china.borderLevels(ofArc: $0).contains(level) }
-        }
+        let chinaArcLevels = (0..<china.arcCount).map { china.borderLevels(ofArc: $0) }
+        chinaBorder = RegionLevel.allCases.map { level in chinaArcLevels.map { $0.contains(level) } }
     }
 
     /// Loads `world.bin` and `china.bin` from a directory.
