@@ -3,7 +3,8 @@
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
 // Layering (checked by Scripts/check-layering on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks
+//   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
@@ -27,21 +28,27 @@ let package = Package(
         .target(name: "TextFormats"),
         .target(name: "RegionTables", dependencies: ["ChinaDatum"]),
         .target(name: "Tracks", dependencies: ["TextFormats"]),
+        .target(name: "Unlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
+
+        // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
+        .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
 
         // Build-time: owns GEOS and PROJ handles.
         .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"]),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "TextFormats", "RegionTables", "BoundaryBuild"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables"]),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks"]),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"]),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"]),
         .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables"], exclude: ["Fixtures"]),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
-        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"]),
+        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"]),
+        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
+        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand"]),
     ]
 )

@@ -1,0 +1,150 @@
+/// ISO-8601 / RFC 3339 timestamps as devices and exports write them.
+///
+/// Accepted: `YYYY-MM-DD` then `T`, `t` or a space, `hh:mm[:ss[.fraction]]`, then `Z`, `z`,
+/// `±hh:mm`, `±hhmm`, `±hh` or nothing (nothing means UTC, as GPX 1.1 specifies). A fraction may
+/// have any number of digits; it is truncated to milliseconds. Leap second `:60` is read as `:59.999`.
+public enum Timestamp {
+    /// Milliseconds since the Unix epoch, or nil when `bytes` is not such a timestamp.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var reader = DigitReader(bytes: bytes)
+        guard let year = reader.digits(4), reader.take(UInt8(ascii: "-")),
+              let month = reader.digits(2), reader.take(UInt8(ascii: "-")),
+              let day = reader.digits(2),
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
+        guard reader.take(UInt8(ascii: "T")) || reader.take(UInt8(ascii: "t")) || reader.take(UInt8(ascii: " ")),
+              let hour = reader.digits(2), reader.take(UInt8(ascii: ":")),
+              let minute = reader.digits(2), hour < 24, minute < 60
+        else { return nil }
+        var second: Int64 = 0
+        var milliseconds: Int64 = 0
+        if reader.take(UInt8(ascii: ":")) {
+            guard let s = reader.digits(2), s <= 60 else { return nil }
+            second = s
+            if reader.take(UInt8(ascii: ".")) || reader.take(UInt8(ascii: ",")) {
+                var scale: Int64 = 100
+                var count = 0
+                while let digit = reader.digit() {
+                    milliseconds += digit * scale
+                    scale /= 10
+                    count += 1
+                }
+                guard count > 0 else { return nil }
+            }
+            if second == 60 {
+                second = 59
+                milliseconds = 999
+            }
+        }
+        var offsetMinutes: Int64 = 0
+        if reader.take(UInt8(ascii: "Z")) || reader.take(UInt8(ascii: "z")) {
+        } else if let sign = reader.sign() {
+            guard let hours = reader.digits(2), hours <= 23 else { return nil }
+            var minutes: Int64 = 0
+            if reader.take(UInt8(ascii: ":")) {
+                guard let m = reader.digits(2) else { return nil }
+                minutes = m
+            } else if let m = reader.digits(2) {
+                minutes = m
+            }
+            guard minutes < 60 else { return nil }
+            offsetMinutes = sign * (hours * 60 + minutes)
+        }
+        guard reader.atEnd else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
+        return seconds * 1000 + milliseconds
+    }
+
+    /// Parses a `String`; see `parse(_:)` for bytes.
+    public static func parse(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (negative before it).
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The civil date of a day number counted from 1970-01-01.
+    public static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// `YYYY-MM-DDThh:mm:ss.sssZ`, or with `offsetMinutes` the local time and its `±hh:mm`.
+    public static func format(_ milliseconds: Int64, offsetMinutes: Int = 0) -> String {
+        let local = milliseconds + Int64(offsetMinutes) * 60_000
+        let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+        let within = local - days * 86_400_000
+        let date = civilDate(daysSinceEpoch: days)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        var text = "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T"
+        text += "\(pad(within / 3_600_000, 2)):\(pad(within / 60_000 % 60, 2)):\(pad(within / 1000 % 60, 2)).\(pad(within % 1000, 3))"
+        if offsetMinutes == 0 { return text + "Z" }
+        let sign = offsetMinutes < 0 ? "-" : "+"
+        let magnitude = Int64(abs(offsetMinutes))
+        return text + "\(sign)\(pad(magnitude / 60, 2)):\(pad(magnitude % 60, 2))"
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}
+
+private struct DigitReader {
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+
+    var atEnd: Bool { index == bytes.count }
+
+    mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func digit() -> Int64? {
+        guard index < bytes.count else { return nil }
+        let value = bytes[index] &- UInt8(ascii: "0")
+        guard value < 10 else { return nil }
+        index += 1
+        return Int64(value)
+    }
+
+    mutating func digits(_ count: Int) -> Int64? {
+        var value: Int64 = 0
+        for _ in 0..<count {
+            guard let d = digit() else { return nil }
+            value = value * 10 + d
+        }
+        return value
+    }
+
+    mutating func sign() -> Int64? {
+        if take(UInt8(ascii: "+")) { return 1 }
+        if take(UInt8(ascii: "-")) { return -1 }
+        return nil
+    }
+}

@@ -1,0 +1,39 @@
+/// One recorded position as a reader found it, before any filtering.
+///
+/// Coordinates are in the input's datum (WGS-84 unless the user says otherwise); the pipeline
+/// converts them. Optional fields are nil when the input does not record them.
+public struct TrackPoint: Equatable, Sendable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public var time: Int64?
+    /// Horizontal accuracy in metres (radius), when the input records one.
+    public var accuracy: Double?
+    /// Elevation in metres, when recorded.
+    public var elevation: Double?
+
+    public init(latitude: Double, longitude: Double, time: Int64? = nil, accuracy: Double? = nil, elevation: Double? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.time = time
+        self.accuracy = accuracy
+        self.elevation = elevation
+    }
+}
+
+/// Receives what a track reader finds in one input, in file order.
+///
+/// Readers stream: they never hold a whole file's points. A reader that meets a fatal problem
+/// throws an `InputError` naming the file and the line or byte offset; points it delivered
+/// before the error stay delivered (the report says the file was read in part).
+public protocol TrackSink {
+    /// A boundary written in the file (a GPX `trkseg` or `rte`, a backup segment, a GeoJSON
+    /// feature): points on either side are never joined into one path.
+    mutating func segmentBreak()
+    /// One point as read.
+    mutating func point(_ point: TrackPoint)
+    /// A point-like record that could not be used (a number that does not parse, a missing
+    /// coordinate). The pipeline counts it under the drop reason `unreadable`, so nothing that
+    /// was read is lost without a trace.
+    mutating func unreadablePoint(_ problem: InputError)
+}
