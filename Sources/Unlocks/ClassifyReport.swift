@@ -1,0 +1,283 @@
+import Foundation
+import RegionTables
+import TextFormats
+import Tracks
+
+/// The classify report: a pure function of the ledger, the tables and the options, so the same
+/// archive gives byte-identical reports whether it was read in one run, through a state file, or
+/// in merged shards. Schema: docs/report-format.md.
+public struct ClassifyReport {
+    /// One unlocked (or tentatively unlocked) region.
+    public struct Unlock: Equatable {
+        public var level: RegionLevel
+        public var code: String
+        public var name: String
+        public var englishName: String
+        public var parentCode: String?
+        public var confirmed: Bool
+        public var firstVisit: Visit
+        public var insidePoints: Int64
+        public var edgePoints: Int64
+        public var exploredSquareMetres: Double
+    }
+
+    public struct Metrics: Equatable {
+        public var totalDistanceKilometers: Double
+        public var flightDistanceKilometers: Double
+        public var totalDurationHours: Double
+        public var recordedDays: Int
+        public var currentStreakDays: Int
+        public var longestStreakDays: Int
+        public var countryCount: Int
+        public var chinaProvinceCount: Int
+        public var cityUnlockCount: Int
+        public var countyUnlockCount: Int
+        public var chinaAreaKm2: Double
+        public var globalAreaKm2: Double
+        public var exploredCellCount: Int
+    }
+
+    public let options: ClassifyOptions
+    public let lenient: Bool
+    /// Inputs sorted by path.
+    public let inputs: [InputRecord]
+    /// Every region with evidence, per level, earliest first visit first (ties by code).
+    public let unlocks: [RegionLevel: [Unlock]]
+    public let metrics: Metrics
+
+    public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool) {
+        self.options = options
+        self.lenient = lenient
+        inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+
+        // Explored area per region, from each cell's first visitor.
+        var rowArea: [Int64: Double] = [:]
+        var areaByRegion: [RegionKey: Double] = [:]
+        var total = 0.0, inChina = 0.0
+        let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
+        var chinaChain: [Int32: [RegionKey]] = [:]
+        for (key, visit) in ledger.cells {
+            let row = ExploredGrid.cell(ofKey: key).row
+            let area: Double
+            if let known = rowArea[row] { area = known } else {
+                area = ExploredGrid.cellArea(row: row)
+                rowArea[row] = area
+            }
+            total += area
+            if visit.country >= 0 {
+                areaByRegion[RegionKey(level: .country, index: visit.country), default: 0] += area
+                if visit.country == chinaCountry { inChina += area }
+            }
+            if visit.chinaRegion >= 0 {
+                let chain: [RegionKey]
+                if let known = chinaChain[visit.chinaRegion] { chain = known } else {
+                    var keys: [RegionKey] = []
+                    var index: Int32? = visit.chinaRegion
+                    while let i = index {
+                        let region = china.region(i)
+                        keys.append(RegionKey(level: region.level, index: i))
+                        index = region.parent
+                    }
+                    chain = keys
+                    chinaChain[visit.chinaRegion] = keys
+                }
+                for key in chain { areaByRegion[key, default: 0] += area }
+            }
+        }
+
+        var unlocks: [RegionLevel: [Unlock]] = [:]
+        for (key, evidence) in ledger.regions {
+            guard let first = evidence.confirmedBy ?? evidence.tentativeBy else { continue }
+            let table = key.level == .country ? world : china
+            let region = table.region(key.index)
+            let unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
+                                parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
+                                firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
+                                insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints,
+                                exploredSquareMetres: areaByRegion[key] ?? 0)
+            unlocks[key.level, default: []].append(unlock)
+        }
+        for level in unlocks.keys {
+            unlocks[level]!.sort { ($0.firstVisit, $0.code) < ($1.firstVisit, $1.code) }
+        }
+        self.unlocks = unlocks
+
+        let days = ledger.days.sorted()
+        var longest = 0, current = 0
+        for (i, day) in days.enumerated() {
+            current = i > 0 && days[i - 1] == day - 1 ? current + 1 : 1
+            longest = max(longest, current)
+        }
+        func count(_ level: RegionLevel) -> Int {
+            (unlocks[level] ?? []).filter { $0.confirmed || lenient }.count
+        }
+        metrics = Metrics(totalDistanceKilometers: rounded(Double(ledger.distanceMillimetres) / 1e6, 3),
+                          flightDistanceKilometers: rounded(Double(ledger.flightDistanceMillimetres) / 1e6, 3),
+                          totalDurationHours: rounded(Double(ledger.durationMilliseconds) / 3.6e6, 3),
+                          recordedDays: days.count, currentStreakDays: current, longestStreakDays: longest,
+                          countryCount: count(.country), chinaProvinceCount: count(.province),
+                          cityUnlockCount: count(.city), countyUnlockCount: count(.county),
+                          chinaAreaKm2: rounded(inChina / 1e6, 4), globalAreaKm2: rounded(total / 1e6, 4),
+                          exploredCellCount: ledger.cells.count)
+    }
+
+    /// Points read, kept, in flight and dropped by reason, over all inputs.
+    public var pointTotals: (read: Int64, kept: Int64, inFlight: Int64, dropped: [DropReason: Int64]) {
+        var totals: (read: Int64, kept: Int64, inFlight: Int64, dropped: [DropReason: Int64]) = (0, 0, 0, [:])
+        for input in inputs {
+            totals.read += input.pointsRead
+            totals.kept += input.pointsKept
+            totals.inFlight += input.pointsInFlight
+            for (reason, n) in input.dropped { totals.dropped[reason, default: 0] += n }
+        }
+        return totals
+    }
+
+    // MARK: JSON
+
+    /// The report as JSON (docs/report-format.md), keys in a fixed order.
+    public func json() -> JSONValue {
+        let totals = pointTotals
+        let inputsJSON: [JSONValue] = inputs.map { input in
+            var members: [(key: String, value: JSONValue)] = [
+                ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(input.status.rawValue)),
+                ("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
+            ]
+            if let error = input.error { members.append(("error", .string(error))) }
+            return .object(members)
+        }
+        let levels: [(String, RegionLevel)] = [("countries", .country), ("provinces", .province), ("cities", .city), ("counties", .county)]
+        let offset = options.utcOffsetMinutes
+        let unlocksJSON: JSONValue = .object(levels.map { name, level in
+            (name, .array((unlocks[level] ?? []).map { u in
+                var members: [(key: String, value: JSONValue)] = [("code", .string(u.code)), ("name", .string(u.name))]
+                if !u.englishName.isEmpty { members.append(("englishName", .string(u.englishName))) }
+                if let parent = u.parentCode { members.append(("parent", .string(parent))) }
+                members += [
+                    ("evidence", .string(u.confirmed ? "confirmed" : "tentative")),
+                    ("firstVisit", .object([
+                        ("time", u.firstVisit.time.map { .string(Timestamp.format($0, offsetMinutes: offset)) } ?? .null),
+                        ("latitude", .number(rounded(u.firstVisit.latitude, 7))),
+                        ("longitude", .number(rounded(u.firstVisit.longitude, 7))),
+                    ])),
+                    ("insidePoints", .number(Double(u.insidePoints))),
+                    ("edgePoints", .number(Double(u.edgePoints))),
+                    ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
+                ]
+                return .object(members)
+            }))
+        })
+        let m = metrics
+        let options: JSONValue = .object([
+            ("lenient", .bool(lenient)),
+            ("utcOffset", .string(Self.offsetText(offset))),
+            ("inputDatum", .string(self.options.inputDatum.rawValue)),
+            ("maximumAccuracyMetres", .number(self.options.maximumAccuracy)),
+            ("segmentGapMinutes", .number(Double(self.options.segmentGap) / 60_000)),
+        ])
+        let rejected = inputs.filter { $0.status == .rejected }.count
+        let partial = inputs.filter { $0.status == .partial }.count
+        let inputSummary: JSONValue = .object([
+            ("read", .number(Double(inputs.count - rejected))),
+            ("rejected", .number(Double(rejected))),
+            ("partial", .number(Double(partial))),
+            ("files", .array(inputsJSON)),
+        ])
+        let dropped: [(key: String, value: JSONValue)] = DropReason.allCases.map { ($0.rawValue, .number(Double(totals.dropped[$0] ?? 0))) }
+        let points: JSONValue = .object([
+            ("read", .number(Double(totals.read))),
+            ("kept", .number(Double(totals.kept))),
+            ("inFlight", .number(Double(totals.inFlight))),
+            ("dropped", .object(dropped)),
+        ])
+        let counts: [(String, Double)] = [
+            ("totalDistanceKilometers", m.totalDistanceKilometers),
+            ("flightDistanceKilometers", m.flightDistanceKilometers),
+            ("totalDurationHours", m.totalDurationHours),
+            ("recordedDays", Double(m.recordedDays)),
+            ("currentStreakDays", Double(m.currentStreakDays)),
+            ("longestStreakDays", Double(m.longestStreakDays)),
+            ("countryCount", Double(m.countryCount)),
+            ("chinaProvinceCount", Double(m.chinaProvinceCount)),
+            ("cityUnlockCount", Double(m.cityUnlockCount)),
+            ("countyUnlockCount", Double(m.countyUnlockCount)),
+            ("chinaAreaKm2", m.chinaAreaKm2),
+            ("globalAreaKm2", m.globalAreaKm2),
+            ("exploredCellCount", Double(m.exploredCellCount)),
+        ]
+        let metricsJSON: JSONValue = .object(counts.map { (key: $0.0, value: JSONValue.number($0.1)) })
+        return .object([
+            ("report", .string("adminunlocks-classify")),
+            ("version", .number(1)),
+            ("options", options),
+            ("inputs", inputSummary),
+            ("points", points),
+            ("unlocks", unlocksJSON),
+            ("metrics", metricsJSON),
+        ])
+    }
+
+    static func offsetText(_ minutes: Int) -> String {
+        let sign = minutes < 0 ? "-" : "+"
+        let m = abs(minutes)
+        return sign + (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+    }
+
+    // MARK: Text
+
+    /// A summary for a terminal: inputs, points, metrics, and a table of unlocks per level.
+    public func text() -> String {
+        let totals = pointTotals
+        var out = ""
+        let rejected = inputs.filter { $0.status != .ok }
+        out += "Inputs: \(inputs.count - rejected.count) read in full"
+        if !rejected.isEmpty { out += ", \(rejected.count) with errors" }
+        out += "\n"
+        for input in rejected { out += "  \(input.status.rawValue): \(input.path): \(input.error ?? "")\n" }
+        let drops = DropReason.allCases.compactMap { r in totals.dropped[r].map { "\(r.rawValue) \($0)" } }
+        out += "Points: \(totals.read) read, \(totals.kept) kept (\(totals.inFlight) in flight)"
+        out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
+        let m = metrics
+        out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
+        out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
+        out += "Unlocked: \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
+        out += lenient ? " (tentative included)\n" : "\n"
+        out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
+            let rows = unlocks[level] ?? []
+            guard !rows.isEmpty else { continue }
+            out += "\n\(title)\n"
+            let nameWidth = rows.map { displayWidth(label($0)) }.max() ?? 0
+            for u in rows {
+                let name = label(u)
+                let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.utcOffsetMinutes).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
+                out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
+                out += date + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
+                out += u.confirmed ? "\n" : "  tentative\n"
+            }
+        }
+        return out
+    }
+
+    private func label(_ u: Unlock) -> String {
+        u.englishName.isEmpty || u.englishName == u.name ? u.name : "\(u.name) \(u.englishName)"
+    }
+}
+
+/// Columns a string takes in a terminal: East Asian wide characters take two.
+func displayWidth(_ s: String) -> Int {
+    s.unicodeScalars.reduce(0) { width, scalar in
+        let v = scalar.value
+        let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+            || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v) || (0x20000...0x3FFFD).contains(v)
+        return width + (wide ? 2 : 1)
+    }
+}
+
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    String(format: "%.\(decimals)f", value)
+}
+
+func leftPad(_ s: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - s.count)) + s
+}

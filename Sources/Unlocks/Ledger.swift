@@ -1,0 +1,185 @@
+import RegionTables
+
+/// A point as evidence: when and where (WGS-84). Ordered by time (untimed last), then position,
+/// so "the first" is the same whatever order inputs arrive in.
+public struct Visit: Comparable, Hashable, Sendable {
+    public var time: Int64?
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(time: Int64?, latitude: Double, longitude: Double) {
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    public static func < (a: Visit, b: Visit) -> Bool {
+        let ta = a.time ?? .max, tb = b.time ?? .max
+        if ta != tb { return ta < tb }
+        if a.latitude != b.latitude { return a.latitude < b.latitude }
+        return a.longitude < b.longitude
+    }
+}
+
+/// A region at one level: the level and the region's index in that level's table.
+public struct RegionKey: Hashable, Comparable, Sendable {
+    public var level: RegionLevel
+    public var index: Int32
+
+    public init(level: RegionLevel, index: Int32) {
+        self.level = level
+        self.index = index
+    }
+
+    public static func < (a: RegionKey, b: RegionKey) -> Bool {
+        a.level != b.level ? a.level < b.level : a.index < b.index
+    }
+}
+
+/// What the archive says about one region.
+public struct RegionEvidence: Equatable, Sendable {
+    /// The earliest point that confirms the unlock: inside with a margin at least its accuracy,
+    /// or the first of enough inside points in one segment.
+    public var confirmedBy: Visit?
+    /// The earliest point of tentative evidence: `edge`, or inside but closer to the border than
+    /// its accuracy.
+    public var tentativeBy: Visit?
+    /// Kept points assigned `inside` the region.
+    public var insidePoints: Int64 = 0
+    /// Kept points assigned to it only through the buffer (`edge`).
+    public var edgePoints: Int64 = 0
+
+    public init() {}
+
+    public var isConfirmed: Bool { confirmedBy != nil }
+
+    /// Combines evidence from two parts of an archive.
+    public mutating func merge(_ other: RegionEvidence) {
+        confirmedBy = earliest(confirmedBy, other.confirmedBy)
+        tentativeBy = earliest(tentativeBy, other.tentativeBy)
+        insidePoints += other.insidePoints
+        edgePoints += other.edgePoints
+    }
+}
+
+func earliest(_ a: Visit?, _ b: Visit?) -> Visit? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
+}
+
+/// Who first explored a cell: the time of the point that reached it and that point's regions.
+public struct CellVisit: Equatable, Sendable {
+    /// Milliseconds since the epoch; `Int64.max` when untimed.
+    public var time: Int64
+    /// Index in the world table, -1 for none.
+    public var country: Int32
+    /// The finest China region (county, else city, else province), -1 for none.
+    public var chinaRegion: Int32
+
+    public init(time: Int64, country: Int32, chinaRegion: Int32) {
+        self.time = time
+        self.country = country
+        self.chinaRegion = chinaRegion
+    }
+
+    /// The earlier visit wins; ties go to the smaller region indices, so merging is order-free.
+    public func isEarlier(than other: CellVisit) -> Bool {
+        if time != other.time { return time < other.time }
+        if country != other.country { return country < other.country }
+        return chinaRegion < other.chinaRegion
+    }
+}
+
+/// Why points were not used. Raw values are the report's keys.
+public enum DropReason: String, CaseIterable, Sendable {
+    /// The reader could not use the record (bad number, missing coordinate).
+    case unreadable
+    /// Not finite, or latitude beyond ±90 / longitude beyond ±180.
+    case invalidCoordinate
+    /// Exactly (0, 0): a receiver's placeholder, not a place.
+    case nullIsland
+    /// Horizontal accuracy worse than the limit.
+    case accuracy
+    /// Same timestamp as the previous point of the input.
+    case duplicateTime
+    /// Inside a run of legs faster than any vehicle: a position glitch.
+    case implausibleSpeed
+}
+
+/// How one input fared.
+public struct InputRecord: Equatable, Sendable {
+    public enum Status: String, Sendable {
+        /// Read to the end.
+        case ok
+        /// An error stopped reading; the points before it were used.
+        case partial
+        /// Nothing could be read.
+        case rejected
+    }
+
+    /// The path as given (archive members as `archive.zip:member`).
+    public var path: String
+    /// A fingerprint of the input's bytes (size and XXH64 of its head and tail), so a later run
+    /// through the same state skips inputs it has already counted.
+    public var fingerprint: String
+    public var format: String
+    public var status: Status
+    public var error: String?
+    public var pointsRead: Int64 = 0
+    public var pointsKept: Int64 = 0
+    public var pointsInFlight: Int64 = 0
+    public var dropped: [DropReason: Int64] = [:]
+
+    public init(path: String, fingerprint: String, format: String, status: Status = .ok, error: String? = nil) {
+        self.path = path
+        self.fingerprint = fingerprint
+        self.format = format
+        self.status = status
+        self.error = error
+    }
+}
+
+/// Everything an archive contributes, in a form that merges associatively: the union of
+/// evidence with the earliest visits, the union of explored cells with the earliest visitor,
+/// the union of days, and exact integer sums. One run, several runs through a state file, or
+/// shards merged together give the same ledger, hence the same report.
+public struct UnlockLedger: Equatable, Sendable {
+    public var regions: [RegionKey: RegionEvidence] = [:]
+    public var cells: [Int64: CellVisit] = [:]
+    /// Local day numbers (days since 1970-01-01 at the report's UTC offset) with kept points.
+    public var days: Set<Int64> = []
+    /// Inputs by fingerprint.
+    public var inputs: [String: InputRecord] = [:]
+    /// Sum of leg lengths within segments, millimetres (integers, so sums merge exactly).
+    public var distanceMillimetres: Int64 = 0
+    /// Of which in flight.
+    public var flightDistanceMillimetres: Int64 = 0
+    /// Sum of leg durations within segments, milliseconds.
+    public var durationMilliseconds: Int64 = 0
+
+    public init() {}
+
+    /// Adds another ledger (from another run or shard). Inputs already present are not counted
+    /// twice: a shard that repeats an input keeps the first copy's record and contributes nothing
+    /// for it — callers merge ledgers of disjoint inputs (`classify` skips known fingerprints).
+    public mutating func merge(_ other: UnlockLedger) {
+        for (key, evidence) in other.regions { regions[key, default: RegionEvidence()].merge(evidence) }
+        for (key, visit) in other.cells {
+            if let mine = cells[key], !visit.isEarlier(than: mine) { continue }
+            cells[key] = visit
+        }
+        days.formUnion(other.days)
+        for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil { inputs[fingerprint] = record }
+        distanceMillimetres += other.distanceMillimetres
+        flightDistanceMillimetres += other.flightDistanceMillimetres
+        durationMilliseconds += other.durationMilliseconds
+    }
+
+    /// Records that `key`'s cell was reached by `visit`, keeping the earliest visitor.
+    @inline(__always)
+    mutating func explore(_ key: Int64, _ visit: CellVisit) {
+        if let mine = cells[key], !visit.isEarlier(than: mine) { return }
+        cells[key] = visit
+    }
+}

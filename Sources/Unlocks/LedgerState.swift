@@ -1,0 +1,194 @@
+import RegionTables
+import TextFormats
+
+/// An error reading a state file, naming it.
+public struct StateError: Error, CustomStringConvertible, Equatable {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// The `--state` file: a ledger saved between runs, so a later run adds only new inputs and
+/// shards can be merged (`unlocks merge`).
+///
+/// Layout (little-endian): magic `AUSTATE1`; UInt64 length of a JSON document (options that
+/// change the evidence, regions with their evidence by level and code, days, sums, inputs);
+/// the JSON; UInt64 cell count; cells sorted by key, each as varints: key delta from the previous
+/// key, zig-zag time delta from the previous cell's time, country + 1, China region + 1 (indices
+/// into the JSON's `countries` and `chinaRegions` lists, the latter as `level:code`); finally XXH64
+/// of everything before.
+/// Regions are stored by code, not table index, so a state survives a table rebuild.
+public enum LedgerState {
+    static let magic = Array("AUSTATE1".utf8)
+
+    /// The options a state's evidence depends on; a run with different ones would mix rules.
+    static func ruleValues(_ options: ClassifyOptions) -> [(key: String, value: JSONValue)] {
+        [("utcOffsetMinutes", .number(Double(options.utcOffsetMinutes))),
+         ("maximumAccuracy", .number(options.maximumAccuracy)),
+         ("assumedAccuracy", .number(options.assumedAccuracy)),
+         ("segmentGapMilliseconds", .number(Double(options.segmentGap))),
+         ("fastSpeed", .number(options.fastSpeed)),
+         ("flightSpeed", .number(options.flightSpeed)),
+         ("implausibleSpeed", .number(options.implausibleSpeed)),
+         ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment)))]
+    }
+
+    /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
+    public static func encode(_ ledger: UnlockLedger, options: ClassifyOptions, world: RegionTable, china: RegionTable) -> [UInt8] {
+        func visitJSON(_ v: Visit?) -> JSONValue {
+            guard let v else { return .null }
+            return .array([v.time.map { .number(Double($0)) } ?? .null, .number(v.latitude), .number(v.longitude)])
+        }
+        let regions: [JSONValue] = ledger.regions.keys.sorted().map { key in
+            let e = ledger.regions[key]!
+            let table = key.level == .country ? world : china
+            return .array([.number(Double(key.level.rawValue)), .string(table.region(key.index).code), visitJSON(e.confirmedBy),
+                           visitJSON(e.tentativeBy), .number(Double(e.insidePoints)), .number(Double(e.edgePoints))])
+        }
+        let inputs: [JSONValue] = ledger.inputs.keys.sorted().map { fingerprint in
+            let r = ledger.inputs[fingerprint]!
+            return .object([
+                ("fingerprint", .string(r.fingerprint)), ("path", .string(r.path)), ("format", .string(r.format)),
+                ("status", .string(r.status.rawValue)), ("error", r.error.map { .string($0) } ?? .null),
+                ("read", .number(Double(r.pointsRead))), ("kept", .number(Double(r.pointsKept))),
+                ("inFlight", .number(Double(r.pointsInFlight))),
+                ("dropped", .object(DropReason.allCases.compactMap { reason in r.dropped[reason].map { (reason.rawValue, .number(Double($0))) } })),
+            ])
+        }
+        let document: JSONValue = .object([
+            ("rules", .object(ruleValues(options))),
+            ("countries", .array(world.regions.map { .string($0.code) })),
+            ("chinaRegions", .array(china.regions.map { .string("\($0.level.rawValue):\($0.code)") })),
+            ("regions", .array(regions)),
+            ("days", .array(ledger.days.sorted().map { .number(Double($0)) })),
+            ("distanceMillimetres", .number(Double(ledger.distanceMillimetres))),
+            ("flightDistanceMillimetres", .number(Double(ledger.flightDistanceMillimetres))),
+            ("durationMilliseconds", .number(Double(ledger.durationMilliseconds))),
+            ("inputs", .array(inputs)),
+        ])
+        var bytes = magic
+        let json = Array(document.compactRendered().utf8)
+        append(UInt64(json.count), to: &bytes)
+        bytes += json
+        append(UInt64(ledger.cells.count), to: &bytes)
+        var previousKey: Int64 = 0, previousTime: Int64 = 0
+        for key in ledger.cells.keys.sorted() {
+            let cell = ledger.cells[key]!
+            UnsignedVarint.append(UInt64(key - previousKey), to: &bytes)
+            UnsignedVarint.append(ZigZag.encode(cell.time &- previousTime), to: &bytes)
+            UnsignedVarint.append(UInt64(cell.country + 1), to: &bytes)
+            UnsignedVarint.append(UInt64(cell.chinaRegion + 1), to: &bytes)
+            previousKey = key
+            previousTime = cell.time
+        }
+        append(bytes.withUnsafeBytes { XXH64.hash($0) }, to: &bytes)
+        return bytes
+    }
+
+    /// Reads a state written by `encode`, mapping region codes to the given tables' indices.
+    /// Fails with a clear error on damage, on other rules than `options`, or on a region the
+    /// tables do not have.
+    public static func decode(_ bytes: [UInt8], path: String, options: ClassifyOptions, world: RegionTable, china: RegionTable) throws -> UnlockLedger {
+        func fail(_ reason: String) -> StateError { StateError(path: path, reason: reason) }
+        guard bytes.count >= magic.count + 24, Array(bytes.prefix(magic.count)) == magic else {
+            throw fail("not an unlocks state file (bad magic)")
+        }
+        let stored = bytes.withUnsafeBytes { raw -> UInt64 in raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
+        guard bytes.withUnsafeBytes({ XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<(bytes.count - 8)])) }) == UInt64(littleEndian: stored) else {
+            throw fail("checksum mismatch: the state file is damaged")
+        }
+        return try bytes.withUnsafeBytes { raw -> UnlockLedger in
+            var offset = magic.count
+            let end = bytes.count - 8
+            func word() throws -> UInt64 {
+                guard offset + 8 <= end else { throw fail("truncated at byte \(offset)") }
+                defer { offset += 8 }
+                return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
+            let jsonLength = try word()
+            guard jsonLength <= UInt64(end - offset) else { throw fail("JSON length \(jsonLength) beyond the file") }
+            let document: JSONValue
+            do {
+                document = try JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + Int(jsonLength))]))
+            } catch {
+                throw fail("\(error)")
+            }
+            offset += Int(jsonLength)
+            guard let rules = document["rules"], rules == .object(ruleValues(options)) else {
+                throw fail("made with other classify options (\(document["rules"]?.compactRendered() ?? "none")); use the same --utc-offset and defaults, or a new state")
+            }
+            let worldIndex = Dictionary(world.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
+            // China codes repeat across levels (a municipality is its own city), so they carry the level.
+            let chinaIndex = Dictionary(china.regions.map { ("\($0.level.rawValue):\($0.code)", $0.index) }, uniquingKeysWith: { a, _ in a })
+            func strings(_ name: String) throws -> [String] {
+                guard let items = document[name]?.arrayValue else { throw fail("missing \(name)") }
+                return try items.map { guard let s = $0.stringValue else { throw fail("bad \(name) entry") }; return s }
+            }
+            func lookup(_ code: String, _ table: [String: Int32], _ what: String) throws -> Int32 {
+                guard let index = table[code] else { throw fail("\(what) \(code) is not in the region tables (were they rebuilt from another source?)") }
+                return index
+            }
+            let countryMap = try strings("countries").map { try lookup($0, worldIndex, "country") }
+            let chinaMap = try strings("chinaRegions").map { try lookup($0, chinaIndex, "region") }
+
+            var ledger = UnlockLedger()
+            func visit(_ value: JSONValue) throws -> Visit? {
+                if value == .null { return nil }
+                guard let parts = value.arrayValue, parts.count == 3, let lat = parts[1].numberValue, let lon = parts[2].numberValue else {
+                    throw fail("bad visit \(value.compactRendered())")
+                }
+                return Visit(time: parts[0].numberValue.map { Int64($0) }, latitude: lat, longitude: lon)
+            }
+            for item in document["regions"]?.arrayValue ?? [] {
+                guard let parts = item.arrayValue, parts.count == 6, let levelValue = parts[0].numberValue,
+                      let level = RegionLevel(rawValue: UInt8(clamping: Int(levelValue))), let code = parts[1].stringValue,
+                      let inside = parts[4].numberValue, let edge = parts[5].numberValue else { throw fail("bad region entry") }
+                let index = level == .country ? try lookup(code, worldIndex, "country") : try lookup("\(level.rawValue):\(code)", chinaIndex, "region")
+                var evidence = RegionEvidence()
+                evidence.confirmedBy = try visit(parts[2])
+                evidence.tentativeBy = try visit(parts[3])
+                evidence.insidePoints = Int64(inside)
+                evidence.edgePoints = Int64(edge)
+                ledger.regions[RegionKey(level: level, index: index)] = evidence
+            }
+            ledger.days = Set((document["days"]?.arrayValue ?? []).compactMap { $0.numberValue.map { Int64($0) } })
+            ledger.distanceMillimetres = Int64(document["distanceMillimetres"]?.numberValue ?? 0)
+            ledger.flightDistanceMillimetres = Int64(document["flightDistanceMillimetres"]?.numberValue ?? 0)
+            ledger.durationMilliseconds = Int64(document["durationMilliseconds"]?.numberValue ?? 0)
+            for item in document["inputs"]?.arrayValue ?? [] {
+                guard let fingerprint = item["fingerprint"]?.stringValue, let path = item["path"]?.stringValue,
+                      let format = item["format"]?.stringValue,
+                      let status = item["status"]?.stringValue.flatMap(InputRecord.Status.init(rawValue:)) else { throw fail("bad input entry") }
+                var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
+                record.pointsRead = Int64(item["read"]?.numberValue ?? 0)
+                record.pointsKept = Int64(item["kept"]?.numberValue ?? 0)
+                record.pointsInFlight = Int64(item["inFlight"]?.numberValue ?? 0)
+                for reason in DropReason.allCases {
+                    if let n = item["dropped"]?[reason.rawValue]?.numberValue { record.dropped[reason] = Int64(n) }
+                }
+                ledger.inputs[fingerprint] = record
+            }
+
+            let count = try word()
+            guard count <= UInt64(end - offset) / 4 else { throw fail("cell count \(count) beyond the file") }
+            ledger.cells.reserveCapacity(Int(count))
+            var key: Int64 = 0, time: Int64 = 0
+            for _ in 0..<Int(count) {
+                guard let dk = UnsignedVarint.read(raw, &offset, end: end), let dt = UnsignedVarint.read(raw, &offset, end: end),
+                      let country = UnsignedVarint.read(raw, &offset, end: end), let region = UnsignedVarint.read(raw, &offset, end: end),
+                      country <= UInt64(countryMap.count), region <= UInt64(chinaMap.count)
+                else { throw fail("bad cell record at byte \(offset)") }
+                key &+= Int64(bitPattern: dk)
+                time &+= ZigZag.decode(dt)
+                ledger.cells[key] = CellVisit(time: time, country: country == 0 ? -1 : countryMap[Int(country - 1)],
+                                              chinaRegion: region == 0 ? -1 : chinaMap[Int(region - 1)])
+            }
+            guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
+            return ledger
+        }
+    }
+
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+}
