@@ -1,0 +1,220 @@
+import ChinaDatum
+import Foundation
+import RegionTables
+import Tracks
+import XCTest
+@testable import Unlocks
+
+/// The classifier over the committed tables, with tracks whose answers follow from geography.
+final class TrackClassifierTests: XCTestCase {
+    static let locator: RegionLocator = {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
+        return try! RegionLocator(directory: directory, marginRadius: 60)
+    }()
+
+    static let start = Timestamp.parse("2024-05-01T01:00:00Z")!
+
+    func classify(_ points: [TrackPoint?], options: ClassifyOptions = ClassifyOptions()) -> TrackClassifier {
+        var classifier = TrackClassifier(locator: Self.locator, options: options, ledger: UnlockLedger(),
+                                         record: InputRecord(path: "test", fingerprint: "f", format: "test"))
+        for point in points {
+            if let point { classifier.point(point) } else { classifier.segmentBreak() }
+        }
+        classifier.finish()
+        return classifier
+    }
+
+    /// A straight walk: `count` points `step` seconds apart from `a` to `b`.
+    func walk(from a: (Double, Double), to b: (Double, Double), count: Int, step: Int64 = 1, start: Int64 = start, accuracy: Double? = 5) -> [TrackPoint] {
+        (0..<count).map { i in
+            let t = Double(i) / Double(max(1, count - 1))
+            return TrackPoint(latitude: a.0 + (b.0 - a.0) * t, longitude: a.1 + (b.1 - a.1) * t, time: start + Int64(i) * step * 1000, accuracy: accuracy)
+        }
+    }
+
+    func codes(_ ledger: UnlockLedger, _ level: RegionLevel, confirmed: Bool = true) -> Set<String> {
+        let table = level == .country ? Self.locator.world : Self.locator.china
+        return Set(ledger.regions.filter { $0.key.level == level && $0.value.isConfirmed == confirmed }.map { table.region($0.key.index).code })
+    }
+
+    func testAWalkInCentralBeijingUnlocksChinaBeijingAndDongcheng() {
+        // Tiananmen Square northwards along the axis, 1.4 m/s.
+        let c = classify(walk(from: (39.9030, 116.3975), to: (39.9150, 116.3975), count: 900))
+        XCTAssertEqual(codes(c.ledger, .country), ["CHN"])
+        XCTAssertEqual(codes(c.ledger, .province), ["110000"])
+        XCTAssertEqual(codes(c.ledger, .county), ["110101"])
+        XCTAssertEqual(c.record.pointsKept, 900)
+        XCTAssertEqual(c.ledger.days, [Timestamp.daysSinceEpoch(year: 2024, month: 5, day: 1)])
+        // 1.33 km north: a swath of ~53 cells.
+        XCTAssertEqual(Double(c.ledger.cells.count), 1332 / 25, accuracy: 2)
+        // Along a meridian the distance is the meridian arc (Helmert's series, not the legs' local radii).
+        let arc = ExploredGrid.meridianDistance(latitude: 39.9150) - ExploredGrid.meridianDistance(latitude: 39.9030)
+        XCTAssertEqual(Double(c.ledger.distanceMillimetres) / 1000, arc, accuracy: 0.5)
+        XCTAssertEqual(c.ledger.durationMilliseconds, 899_000)
+    }
+
+    func testFilterDropsAndCountsEveryReason() {
+        let t = Self.start
+        let c = classify([
+            TrackPoint(latitude: 39.91, longitude: 116.39, time: t, accuracy: 5),
+            TrackPoint(latitude: 39.91, longitude: 116.39, time: t, accuracy: 5),          // duplicate time
+            TrackPoint(latitude: 39.9101, longitude: 116.39, time: t + 1000, accuracy: 80), // accuracy
+            TrackPoint(latitude: 0, longitude: 0, time: t + 2000),                          // null island
+            TrackPoint(latitude: .nan, longitude: 116.39, time: t + 3000),                  // invalid
+            TrackPoint(latitude: 91, longitude: 116.39, time: t + 4000),                    // invalid
+            TrackPoint(latitude: 39.9102, longitude: 116.39, time: t + 5000, accuracy: nil),
+        ])
+        var c2 = c
+        c2.unreadablePoint(InputError(path: "x", line: 3, reason: "bad"))
+        XCTAssertEqual(c2.record.pointsRead, 8)
+        XCTAssertEqual(c2.record.pointsKept, 2)
+        XCTAssertEqual(c2.record.dropped, [.duplicateTime: 1, .accuracy: 1, .nullIsland: 1, .invalidCoordinate: 2, .unreadable: 1])
+    }
+
+    /// Near the Beijing–Hebei border a single point closer to the border than its accuracy is only
+    /// tentative; three such points in one segment confirm; a point deep inside confirms alone.
+    func testEvidenceNearABorderNeedsAccuracyOrThreePoints() throws {
+        // Find points just inside Hebei near Yanjiao by walking east along 39.91° N from Beijing.
+        let l = Self.locator
+        var lon = 116.70
+        var nearBorder: (Double, Double)?
+        while lon < 117.0 {
+            let p = try l.locate(latitude: 39.91, longitude: lon)
+            if p.province.region.map({ l.china.region($0).code }) == "130000", p.province.status == .inside,
+               let margin = p.province.marginMetres, margin > 5, margin < 20 {
+                nearBorder = (39.91, lon)
+                break
+            }
+            lon += 0.00002
+        }
+        let (lat, lonB) = try XCTUnwrap(nearBorder, "no point within 5–20 m inside Hebei on 39.91° N")
+        let one = classify([TrackPoint(latitude: lat, longitude: lonB, time: Self.start, accuracy: 25)])
+        XCTAssertFalse(codes(one.ledger, .province).contains("130000"))
+        XCTAssertTrue(codes(one.ledger, .province, confirmed: false).contains("130000"))
+        // The same spot with a 3 m accuracy: its margin exceeds it.
+        let precise = classify([TrackPoint(latitude: lat, longitude: lonB, time: Self.start, accuracy: 3)])
+        XCTAssertTrue(codes(precise.ledger, .province).contains("130000"))
+        // Three imprecise points in one segment (2 s apart, same spot ± 1 m).
+        let three = classify((0..<3).map { i in TrackPoint(latitude: lat + Double(i) * 1e-5, longitude: lonB, time: Self.start + Int64(i) * 2000, accuracy: 25) })
+        XCTAssertTrue(codes(three.ledger, .province).contains("130000"))
+        // The same three points split by segment breaks stay tentative.
+        let split = classify([TrackPoint(latitude: lat, longitude: lonB, time: Self.start, accuracy: 25), nil,
+                              TrackPoint(latitude: lat + 1e-5, longitude: lonB, time: Self.start + 2000, accuracy: 25), nil,
+                              TrackPoint(latitude: lat + 2e-5, longitude: lonB, time: Self.start + 4000, accuracy: 25)])
+        XCTAssertFalse(codes(split.ledger, .province).contains("130000"))
+    }
+
+    /// Beijing to Shanghai by air (points every minute at ~850 km/h) unlocks nothing on the way and
+    /// explores only the two ends; the same line by high-speed train (300 km/h) unlocks the provinces
+    /// it passes (Hebei, Shandong, Jiangsu...).
+    func testAFlightUnlocksNothingOnTheWayButAHighSpeedTrainDoes() {
+        let beijing = (39.87, 116.38), shanghai = (31.20, 121.33)
+        let ground = walk(from: (39.8690, 116.3790), to: beijing, count: 60)
+        let arrival = Self.start + 59_000 + 75 * 60_000
+        let landed = walk(from: shanghai, to: (31.2010, 121.3310), count: 60, start: arrival + 60_000)
+        let air = walk(from: beijing, to: shanghai, count: 76, step: 60, start: Self.start + 59_000).dropFirst()
+        let flight = classify(ground + air + landed)
+        XCTAssertEqual(codes(flight.ledger, .province), ["110000", "310000"])
+        XCTAssertEqual(flight.record.pointsInFlight, 74)
+        XCTAssertGreaterThan(Double(flight.ledger.flightDistanceMillimetres) / 1e6, 1000)
+        XCTAssertLessThan(flight.ledger.cells.count, 40)
+
+        let train = walk(from: beijing, to: shanghai, count: 1076, step: 12)
+        let rail = classify(train)
+        XCTAssertTrue(codes(rail.ledger, .province).isSuperset(of: ["110000", "130000", "370000", "320000", "310000"]))
+        XCTAssertEqual(rail.record.pointsInFlight, 0)
+        XCTAssertGreaterThan(rail.ledger.cells.count, 40_000)
+    }
+
+    /// One glitch 30 km away inside a walk is dropped as implausible, and unlocks nothing there.
+    func testAPositionGlitchIsDropped() {
+        var points = walk(from: (39.9030, 116.3975), to: (39.9050, 116.3975), count: 20)
+        points[10].latitude = 40.2
+        let c = classify(points)
+        XCTAssertEqual(c.record.dropped[.implausibleSpeed], 1)
+        XCTAssertEqual(codes(c.ledger, .province), ["110000"])
+        XCTAssertFalse(codes(c.ledger, .county).contains("110116"), "the glitch in Huairou must not unlock it")
+    }
+
+    /// Days are local days at the UTC offset: 16:30Z is 00:30 the next day at +08:00.
+    func testDaysAndStreaksUseTheLocalDay() throws {
+        var options = ClassifyOptions()
+        let t = Timestamp.parse("2024-05-01T16:30:00Z")!
+        let day = 86_400_000 as Int64
+        let points = [t, t + day, t + 3 * day].map { TrackPoint(latitude: 39.91, longitude: 116.39, time: $0, accuracy: 5) }
+        let c = classify(points, options: options)
+        let may2 = Timestamp.daysSinceEpoch(year: 2024, month: 5, day: 2)
+        XCTAssertEqual(c.ledger.days, [may2, may2 + 1, may2 + 3])
+        options.utcOffsetMinutes = 0
+        XCTAssertEqual(classify(points, options: options).ledger.days, [may2 - 1, may2, may2 + 2])
+        let report = ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
+        XCTAssertEqual(report.metrics.recordedDays, 3)
+        XCTAssertEqual(report.metrics.longestStreakDays, 2)
+        XCTAssertEqual(report.metrics.currentStreakDays, 1)
+    }
+
+    /// GCJ-02 input (from a Chinese map app) is converted back before locating: the same place
+    /// given in either datum lands in the same cells and regions.
+    func testGCJ02InputIsConvertedToWGS84() {
+        let wgs = walk(from: (39.9030, 116.3975), to: (39.9150, 116.3975), count: 300)
+        let gcj = wgs.map { p -> TrackPoint in
+            var q = p
+            let c = GCJ02.fromWGS84(Coordinate(latitude: p.latitude, longitude: p.longitude))
+            q.latitude = c.latitude
+            q.longitude = c.longitude
+            return q
+        }
+        var options = ClassifyOptions()
+        options.inputDatum = .gcj02
+        let a = classify(wgs), b = classify(gcj, options: options)
+        XCTAssertEqual(a.ledger.regions.keys.sorted(), b.ledger.regions.keys.sorted())
+        XCTAssertEqual(Set(a.ledger.cells.keys).intersection(b.ledger.cells.keys).count, a.ledger.cells.count)
+    }
+
+    /// Splitting an archive and merging the ledgers gives the same ledger as one pass, and the state
+    /// file round-trips it exactly.
+    func testMergingAndStateRoundTripAreExact() throws {
+        let day = 86_400_000 as Int64
+        let inputs = [
+            walk(from: (39.9030, 116.3975), to: (39.9150, 116.3975), count: 300),
+            walk(from: (31.2304, 121.4737), to: (31.2404, 121.4837), count: 300, start: Self.start + day),
+            walk(from: (22.2800, 114.1580), to: (22.2900, 114.1700), count: 300, start: Self.start + 5 * day),
+        ]
+        func ledger(_ parts: [[TrackPoint]]) -> UnlockLedger {
+            var ledger = UnlockLedger()
+            for (i, part) in parts.enumerated() {
+                var c = TrackClassifier(locator: Self.locator, options: ClassifyOptions(), ledger: ledger,
+                                        record: InputRecord(path: "in\(i)", fingerprint: "\(part.first!.time!)", format: "test"))
+                for p in part { c.point(p) }
+                c.finish()
+                ledger = c.ledger
+                ledger.inputs[c.record.fingerprint] = c.record
+            }
+            return ledger
+        }
+        let whole = ledger(inputs)
+        var merged = ledger([inputs[2]])
+        merged.merge(ledger([inputs[0], inputs[1]]))
+        XCTAssertEqual(merged.regions, whole.regions)
+        XCTAssertEqual(merged.cells, whole.cells)
+        XCTAssertEqual(merged.days, whole.days)
+        XCTAssertEqual(merged.distanceMillimetres, whole.distanceMillimetres)
+
+        let world = Self.locator.world, china = Self.locator.china
+        let bytes = LedgerState.encode(whole, options: ClassifyOptions(), world: world, china: china)
+        let decoded = try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), world: world, china: china)
+        XCTAssertEqual(decoded, whole)
+        XCTAssertEqual(LedgerState.encode(decoded, options: ClassifyOptions(), world: world, china: china), bytes)
+
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 0x10
+        XCTAssertThrowsError(try LedgerState.decode(flipped, path: "s", options: ClassifyOptions(), world: world, china: china)) {
+            XCTAssertTrue("\($0)".contains("checksum"), "\($0)")
+        }
+        var other = ClassifyOptions()
+        other.utcOffsetMinutes = 0
+        XCTAssertThrowsError(try LedgerState.decode(bytes, path: "s", options: other, world: world, china: china)) {
+            XCTAssertTrue("\($0)".contains("other classify options"), "\($0)")
+        }
+    }
+}
