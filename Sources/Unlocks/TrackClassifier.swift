@@ -3,8 +3,9 @@ import Foundation
 import RegionTables
 import Tracks
 
-/// Classifies one input's points into a ledger: filter, segment, separate flights, locate,
-/// weigh the evidence, explore cells. It is the `TrackSink` a reader fills.
+/// Classifies inputs' points into a ledger: filter, segment, separate flights, locate, weigh the
+/// evidence, explore cells. It is the `TrackSink` a reader fills; one classifier serves a whole
+/// run, input after input (`begin(_:)`, the reader, `finish()`), and owns the ledger meanwhile.
 ///
 /// Per point, in file order:
 /// 1. **Filter**: unreadable records, invalid coordinates, (0, 0), accuracy worse than the limit,
@@ -20,9 +21,9 @@ import Tracks
 public struct TrackClassifier: TrackSink {
     private let locator: RegionLocator
     private let options: ClassifyOptions
-    private let chinaCountry: Int32
     public private(set) var ledger: UnlockLedger
-    public private(set) var record: InputRecord
+    /// The input being read.
+    public private(set) var record = InputRecord(path: "", fingerprint: "", format: "")
 
     /// The last point that passed the filter (for duplicates and leg speeds).
     private var previous: TrackPoint?
@@ -43,12 +44,46 @@ public struct TrackClassifier: TrackSink {
         var cell: CellVisit
     }
 
-    public init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger, record: InputRecord) {
+    public init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger = UnlockLedger()) {
         self.locator = locator
         self.options = options
         self.ledger = ledger
+    }
+
+    /// Starts an input: nothing joins it to the previous one.
+    public mutating func begin(_ record: InputRecord) {
         self.record = record
-        chinaCountry = locator.world.regions.first(where: { $0.code == "CHN" })?.index ?? -1
+        previous = nil
+        anchor = nil
+        breakPending = true
+        run.removeAll(keepingCapacity: true)
+        runMetres = 0
+    }
+
+    /// Ends the input (deciding any open run), records it in the ledger and returns its record.
+    @discardableResult
+    public mutating func finish() -> InputRecord {
+        flushRun()
+        ledger.inputs[record.fingerprint] = record
+        return record
+    }
+
+    /// Names the current input's format once its reader has recognised it (e.g. `json/backup`).
+    public mutating func setFormat(_ format: String) {
+        record.format = format
+    }
+
+    /// Marks the current input as stopped by an error (its points so far are kept).
+    public mutating func fail(_ error: String) {
+        record.error = error
+        record.status = record.pointsRead > 0 ? .partial : .rejected
+    }
+
+    /// Hands the ledger over, leaving this classifier empty.
+    public mutating func takeLedger() -> UnlockLedger {
+        var taken = UnlockLedger()
+        swap(&taken, &ledger)
+        return taken
     }
 
     // MARK: TrackSink
@@ -93,11 +128,6 @@ public struct TrackClassifier: TrackSink {
         flushRun()
         commit(point)
         previous = point
-    }
-
-    /// Ends the input: decides any open run.
-    public mutating func finish() {
-        flushRun()
     }
 
     // MARK: Runs of fast legs

@@ -24,6 +24,7 @@ enum Unlocks {
     static let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> ExitCode)] = [
         (ConvertCommand.spec, ConvertCommand.run),
         (LocateCommand.spec, LocateCommand.run),
+        (ClassifyCommand.spec, ClassifyCommand.run),
         (BuildCommand.spec, BuildCommand.run),
         (InfoCommand.spec, InfoCommand.run),
     ]

@@ -15,8 +15,8 @@ final class TrackClassifierTests: XCTestCase {
     static let start = Timestamp.parse("2024-05-01T01:00:00Z")!
 
     func classify(_ points: [TrackPoint?], options: ClassifyOptions = ClassifyOptions()) -> TrackClassifier {
-        var classifier = TrackClassifier(locator: Self.locator, options: options, ledger: UnlockLedger(),
-                                         record: InputRecord(path: "test", fingerprint: "f", format: "test"))
+        var classifier = TrackClassifier(locator: Self.locator, options: options)
+        classifier.begin(InputRecord(path: "test", fingerprint: "f", format: "test"))
         for point in points {
             if let point { classifier.point(point) } else { classifier.segmentBreak() }
         }
@@ -181,16 +181,13 @@ final class TrackClassifierTests: XCTestCase {
             walk(from: (22.2800, 114.1580), to: (22.2900, 114.1700), count: 300, start: Self.start + 5 * day),
         ]
         func ledger(_ parts: [[TrackPoint]]) -> UnlockLedger {
-            var ledger = UnlockLedger()
+            var c = TrackClassifier(locator: Self.locator, options: ClassifyOptions())
             for (i, part) in parts.enumerated() {
-                var c = TrackClassifier(locator: Self.locator, options: ClassifyOptions(), ledger: ledger,
-                                        record: InputRecord(path: "in\(i)", fingerprint: "\(part.first!.time!)", format: "test"))
+                c.begin(InputRecord(path: "in\(i)", fingerprint: "\(part.first!.time!)", format: "test"))
                 for p in part { c.point(p) }
                 c.finish()
-                ledger = c.ledger
-                ledger.inputs[c.record.fingerprint] = c.record
             }
-            return ledger
+            return c.takeLedger()
         }
         let whole = ledger(inputs)
         var merged = ledger([inputs[2]])

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes whole files atomically: a temporary file in the same folder, flushed to disk, then
+/// renamed over the target, so an interrupted run leaves the old file or the new one, never half.
+enum AtomicFile {
+    struct WriteError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "\(path): \(reason)" }
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: path, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                unlink(temporary)
+                throw WriteError(path: path, reason: "write failed: \(reason)")
+            }
+            written += n
+        }
+        guard fsync(fd) == 0, close(fd) == 0 else {
+            unlink(temporary)
+            throw WriteError(path: path, reason: "cannot flush to disk: \(String(cString: strerror(errno)))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw WriteError(path: path, reason: "cannot rename into place: \(reason)")
+        }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+
+    /// The whole file, or nil when it does not exist.
+    static func readIfPresent(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw WriteError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw WriteError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return bytes }
+            bytes += chunk[0..<n]
+        }
+    }
+}

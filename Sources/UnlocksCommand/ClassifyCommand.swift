@@ -1,0 +1,213 @@
+import ChinaDatum
+import RegionTables
+import TextFormats
+import Tracks
+import Unlocks
+
+/// `unlocks classify`: a track archive in, the unlock ledger, explored area and badge metrics out.
+enum ClassifyCommand {
+    enum Format: String, CaseIterable { case json, text }
+
+    static let spec = CommandSpec(
+        name: "classify",
+        abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
+        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--state FILE] [--tables DIR]",
+        options: [
+            .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
+            .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
+            .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
+            .value("utc-offset", "±HH:MM", "Local time for days and streaks (default +08:00)."),
+            .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
+            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it are skipped, new ones added."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+        ],
+        discussion: """
+        PATH may be files, folders (read recursively, in name order) and .zip or .gz archives
+        (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, CSV (lat,lon[,time]
+        [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
+        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .csv,
+        .txt, .json or .geojson (optionally .gz) are read; other files are counted as skipped.
+
+        Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
+        segments at gaps over 5 minutes, flights removed, then located at every level. The
+        report (docs/report-format.md) lists inputs, points kept and dropped by reason, unlocks
+        per level with first visit and evidence, and the badge metrics. A file that cannot be
+        read is reported as 'unlocks: FILE:LINE: reason' (the points before the error are kept)
+        and the exit code is 3; every other file is still read.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to classify") }
+        let format = try arguments.choice("format", as: Format.self) ?? .json
+        var options = ClassifyOptions()
+        if let text = arguments.value("utc-offset") {
+            guard let minutes = parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM (e.g. +08:00, -05:30)") }
+            options.utcOffsetMinutes = minutes
+        }
+        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        let lenient = arguments.flags.contains("lenient")
+        // Margins matter only up to the worst accuracy a kept point may have.
+        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: options.maximumAccuracy)
+
+        var ledger = UnlockLedger()
+        let statePath = arguments.value("state")
+        if let statePath, let bytes = try AtomicFile.readIfPresent(statePath) {
+            ledger = try LedgerState.decode(bytes, path: statePath, options: options, world: locator.world, china: locator.china)
+        }
+        let found = try InputWalk.files(under: arguments.positionals)
+        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options, ledger: ledger),
+                              inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+        for file in found {
+            try run.classify(file)
+        }
+        run.progress.clear()
+        ledger = run.sink.classifier.takeLedger()
+
+        if let statePath {
+            try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
+        }
+        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient)
+        let text = format == .json ? report.json().rendered() + "\n" : report.text()
+        if let out = arguments.value("out") {
+            try AtomicFile.write(text, to: out)
+        } else {
+            let output = BufferedOutput()
+            try output.write(text)
+            try output.flush()
+        }
+        if run.skipped > 0 || run.alreadyCounted > 0 {
+            var parts: [String] = []
+            if run.skipped > 0 { parts.append("\(run.skipped) files skipped (not a track format)") }
+            if run.alreadyCounted > 0 { parts.append("\(run.alreadyCounted) inputs already in the state") }
+            reportError("note: " + parts.joined(separator: ", "))
+        }
+        return run.failedInputs > 0 ? .inputsRejected : .success
+    }
+
+    /// `±HH:MM`, `±HHMM` or `±HH` → minutes east of UTC.
+    static func parseOffset(_ text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 3, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-") else { return nil }
+        let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
+        guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              bytes.count == 3 || (bytes.count == 5 && !bytes.contains(UInt8(ascii: ":"))) || (bytes.count == 6 && bytes[3] == UInt8(ascii: ":"))
+        else { return nil }
+        let value = digits.map { Int($0) - 48 }
+        let hours = value[0] * 10 + value[1], minutes = digits.count == 4 ? value[2] * 10 + value[3] : 0
+        guard hours <= 14, minutes < 60 else { return nil }
+        return (bytes[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 60 + minutes)
+    }
+}
+
+/// The sink readers fill during a run: the classifier, plus progress and the first few
+/// unreadable records of each input on standard error.
+struct RunSink: TrackSink {
+    var classifier: TrackClassifier
+    let progress: ProgressLine
+    var points: Int64 = 0
+    var problemsShown = 0
+    static let problemsPerInput = 5
+
+    mutating func segmentBreak() { classifier.segmentBreak() }
+
+    mutating func point(_ point: TrackPoint) {
+        classifier.point(point)
+        points += 1
+    }
+
+    mutating func unreadablePoint(_ problem: InputError) {
+        classifier.unreadablePoint(problem)
+        points += 1
+        problemsShown += 1
+        if problemsShown <= Self.problemsPerInput {
+            progress.clear()
+            reportError(problem.description + " (point skipped)")
+        }
+    }
+}
+
+/// One `classify` run over the inputs: dispatches each file to its reader.
+struct ClassifyRun {
+    var sink: RunSink
+    var progress: ProgressLine { sink.progress }
+    let inputsTotal: Int
+    let bytesTotal: Int64
+    var inputsDone = 0
+    var bytesDone: Int64 = 0
+    var skipped = 0
+    var alreadyCounted = 0
+    var failedInputs = 0
+
+    init(classifier: TrackClassifier, inputsTotal: Int, bytesTotal: Int64) {
+        sink = RunSink(classifier: classifier, progress: ProgressLine())
+        self.inputsTotal = inputsTotal
+        self.bytesTotal = bytesTotal
+    }
+
+    mutating func classify(_ file: InputWalk.Found) throws {
+        defer {
+            inputsDone += 1
+            bytesDone += file.size
+            progress.update(inputsDone: inputsDone, inputsTotal: inputsTotal, points: sink.points, bytesDone: bytesDone, bytesTotal: bytesTotal)
+        }
+        let named = TrackFormat(name: file.path)
+        guard named != nil || file.explicit else {
+            skipped += 1
+            return
+        }
+        let fingerprint = try InputWalk.fingerprint(file.path, size: file.size)
+        guard sink.classifier.ledger.inputs[fingerprint] == nil else {
+            alreadyCounted += 1
+            return
+        }
+        let source: ReplayingSource<FileSource>
+        do {
+            source = try ReplayingSource(try FileSource(path: file.path))
+        } catch let error as InputError {
+            record(InputRecord(path: file.path, fingerprint: fingerprint, format: named?.rawValue ?? "unknown"), failure: error)
+            return
+        }
+        let format = named ?? TrackFormat(sniffing: source.prefix[...])
+        read(source, format: format, path: file.path, fingerprint: fingerprint)
+    }
+
+    /// Reads one stream with the reader for `format`; an error keeps the points before it.
+    mutating func read<Source: ByteSource>(_ source: Source, format: TrackFormat, path: String, fingerprint: String) {
+        sink.classifier.begin(InputRecord(path: path, fingerprint: fingerprint, format: format.rawValue))
+        sink.problemsShown = 0
+        var formatName = format.rawValue
+        do {
+            switch format {
+            case .gpx: try GPXReader.read(source, path: path, into: &sink)
+            case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
+            case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
+            }
+        } catch {
+            // The report names the input already; its error says where and what.
+            if let problem = error as? InputError {
+                sink.classifier.fail((problem.line.map { "line \($0): " } ?? "") + problem.reason)
+            } else {
+                sink.classifier.fail("\(error)")
+            }
+            failedInputs += 1
+            progress.clear()
+            reportError("\(error)")
+        }
+        if sink.problemsShown > RunSink.problemsPerInput {
+            reportError("\(path): \(sink.problemsShown - RunSink.problemsPerInput) more unreadable points")
+        }
+        sink.classifier.setFormat(formatName)
+        sink.classifier.finish()
+    }
+
+    /// An input that could not even be opened.
+    mutating func record(_ record: InputRecord, failure: InputError) {
+        sink.classifier.begin(record)
+        sink.classifier.fail(failure.reason)
+        sink.classifier.finish()
+        failedInputs += 1
+        progress.clear()
+        reportError(failure.description)
+    }
+}

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One self-overwriting status line on standard error, shown only when it is a terminal.
+final class ProgressLine {
+    let enabled: Bool
+    private var lastUpdate = 0.0
+    private let started: Double
+    private var shown = false
+
+    init() {
+        enabled = isatty(2) == 1
+        started = Self.now()
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// Redraws at most five times a second: inputs done, points, rate, and an ETA from bytes.
+    func update(inputsDone: Int, inputsTotal: Int, points: Int64, bytesDone: Int64, bytesTotal: Int64, force: Bool = false) {
+        guard enabled else { return }
+        let now = Self.now()
+        guard force || now - lastUpdate >= 0.2 else { return }
+        lastUpdate = now
+        let elapsed = max(now - started, 1e-3)
+        var line = "inputs \(inputsDone)/\(inputsTotal)  \(points) points  \(Self.rate(Double(points) / elapsed)) points/s"
+        if bytesDone > 0, bytesTotal > bytesDone {
+            let remaining = elapsed * Double(bytesTotal - bytesDone) / Double(bytesDone)
+            line += "  ETA \(Int(remaining) / 60):" + (Int(remaining) % 60 < 10 ? "0" : "") + "\(Int(remaining) % 60)"
+        }
+        fputs("\r\u{1B}[K" + line, stderr)
+        shown = true
+    }
+
+    /// Clears the line before other output.
+    func clear() {
+        guard enabled, shown else { return }
+        fputs("\r\u{1B}[K", stderr)
+        shown = false
+    }
+
+    static func rate(_ value: Double) -> String {
+        value >= 1e6 ? "\((value / 1e5).rounded() / 10) M" : value >= 1e3 ? "\((value / 100).rounded() / 10) k" : "\(Int(value))"
+    }
+}

@@ -1,0 +1,141 @@
+import RegionTables
+import Tracks
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The track formats `classify` reads, and how it tells them apart.
+enum TrackFormat: String {
+    case gpx, csv, json
+
+    /// By the name's extension (after a `.gz`), or nil when the name says nothing.
+    init?(name: String) {
+        var lower = name.lowercased()
+        if lower.hasSuffix(".gz") { lower.removeLast(3) }
+        if lower.hasSuffix(".gpx") { self = .gpx }
+        else if lower.hasSuffix(".csv") || lower.hasSuffix(".txt") { self = .csv }
+        else if lower.hasSuffix(".json") || lower.hasSuffix(".geojson") { self = .json }
+        else { return nil }
+    }
+
+    /// By the first byte that is not white space or a byte-order mark.
+    init(sniffing bytes: ArraySlice<UInt8>) {
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        switch first {
+        case UInt8(ascii: "<"): self = .gpx
+        case UInt8(ascii: "{"), UInt8(ascii: "["): self = .json
+        default: self = .csv
+        }
+    }
+}
+
+/// A source whose first bytes were read ahead (to recognise the format) and are replayed.
+struct ReplayingSource<Base: ByteSource>: ByteSource {
+    var prefix: [UInt8]
+    var prefixOffset = 0
+    var base: Base
+    /// Bytes handed out so far (for progress).
+    var delivered: Int64 = 0
+
+    /// Reads up to `count` bytes ahead from `base`.
+    init(_ base: Base, lookahead count: Int = 512) throws {
+        var base = base
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = try buffer.withUnsafeMutableBytes { try base.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            if n == 0 { break }
+            filled += n
+        }
+        self.base = base
+        prefix = Array(buffer[0..<filled])
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if prefixOffset < prefix.count {
+            let n = min(buffer.count, prefix.count - prefixOffset)
+            prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + prefixOffset, byteCount: n) }
+            prefixOffset += n
+            delivered += Int64(n)
+            return n
+        }
+        let n = try base.read(into: buffer)
+        delivered += Int64(n)
+        return n
+    }
+}
+
+/// Finds the files under the paths the user gave: folders are walked recursively in name order
+/// (so runs are deterministic), hidden entries skipped.
+enum InputWalk {
+    struct Found {
+        var path: String
+        var size: Int64
+        /// Given on the command line (read whatever its name), or found in a folder (read only
+        /// when its name is a track format or an archive).
+        var explicit: Bool
+    }
+
+    static func files(under paths: [String]) throws -> [Found] {
+        var found: [Found] = []
+        for path in paths {
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                throw InputError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))")
+            }
+            if (status.st_mode & S_IFMT) == S_IFDIR {
+                try walk(path, into: &found)
+            } else {
+                found.append(Found(path: path, size: Int64(status.st_size), explicit: true))
+            }
+        }
+        return found
+    }
+
+    private static func walk(_ directory: String, into found: inout [Found]) throws {
+        guard let handle = opendir(directory) else {
+            throw InputError(path: directory, reason: "cannot list: \(String(cString: strerror(errno)))")
+        }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        closedir(handle)
+        for name in names.sorted() {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            var status = stat()
+            guard stat(path, &status) == 0 else { continue }
+            if (status.st_mode & S_IFMT) == S_IFDIR {
+                try walk(path, into: &found)
+            } else if (status.st_mode & S_IFMT) == S_IFREG {
+                found.append(Found(path: path, size: Int64(status.st_size), explicit: false))
+            }
+        }
+    }
+
+    /// Size plus XXH64 of the first and last 64 KiB: cheap, and enough to know an input again.
+    static func fingerprint(_ path: String, size: Int64) throws -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw InputError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 1 << 17)
+        func readAt(_ offset: Int64, _ count: Int, into start: Int) -> Int {
+            var filled = 0
+            while filled < count {
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + start + filled, count - filled, off_t(offset) + off_t(filled)) }
+                if n <= 0 { break }
+                filled += n
+            }
+            return filled
+        }
+        let head = readAt(0, Int(min(size, 1 << 16)), into: 0)
+        let tailStart = max(Int64(head), size - (1 << 16))
+        let tail = readAt(tailStart, Int(size - tailStart), into: head)
+        let hash = bytes.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<(head + tail)])) }
+        return "\(size)-" + String(hash, radix: 16)
+    }
+}
