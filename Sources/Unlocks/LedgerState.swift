@@ -6,13 +6,19 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
     public let path: String
     public let reason: String
     public var description: String { "\(path): \(reason)" }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }
 
 /// The `--state` file: a ledger saved between runs, so a later run adds only new inputs and
 /// shards can be merged (`unlocks merge`).
 ///
 /// Layout (little-endian): magic `AUSTATE1`; UInt64 length of a JSON document (options that
-/// change the evidence, regions with their evidence by level and code, days, sums, inputs);
+/// change the evidence, the codes of the regions cells name, regions with their evidence by level
+/// and code, days, sums, inputs);
 /// the JSON; UInt64 cell count; cells sorted by key, each as varints: key delta from the previous
 /// key, zig-zag time delta from the previous cell's time, country + 1, China region + 1 (indices
 /// into the JSON's `countries` and `chinaRegions` lists, the latter as `level:code`); finally XXH64
@@ -55,10 +61,15 @@ public enum LedgerState {
                 ("dropped", .object(DropReason.allCases.compactMap { reason in r.dropped[reason].map { (reason.rawValue, .number(Double($0))) } })),
             ])
         }
+        // Only the regions the cells name are listed; cells refer to them by position.
+        let countries = Set(ledger.cells.values.map(\.country)).filter { $0 >= 0 }.sorted()
+        let chinaRegions = Set(ledger.cells.values.map(\.chinaRegion)).filter { $0 >= 0 }.sorted()
+        let countryPosition = Dictionary(uniqueKeysWithValues: countries.enumerated().map { ($1, Int32($0)) })
+        let chinaPosition = Dictionary(uniqueKeysWithValues: chinaRegions.enumerated().map { ($1, Int32($0)) })
         let document: JSONValue = .object([
             ("rules", .object(ruleValues(options))),
-            ("countries", .array(world.regions.map { .string($0.code) })),
-            ("chinaRegions", .array(china.regions.map { .string("\($0.level.rawValue):\($0.code)") })),
+            ("countries", .array(countries.map { .string(world.region($0).code) })),
+            ("chinaRegions", .array(chinaRegions.map { let r = china.region($0); return .string("\(r.level.rawValue):\(r.code)") })),
             ("regions", .array(regions)),
             ("days", .array(ledger.days.sorted().map { .number(Double($0)) })),
             ("distanceMillimetres", .number(Double(ledger.distanceMillimetres))),
@@ -76,8 +87,8 @@ public enum LedgerState {
             let cell = ledger.cells[key]!
             UnsignedVarint.append(UInt64(key - previousKey), to: &bytes)
             UnsignedVarint.append(ZigZag.encode(cell.time &- previousTime), to: &bytes)
-            UnsignedVarint.append(UInt64(cell.country + 1), to: &bytes)
-            UnsignedVarint.append(UInt64(cell.chinaRegion + 1), to: &bytes)
+            UnsignedVarint.append(UInt64(cell.country < 0 ? 0 : countryPosition[cell.country]! + 1), to: &bytes)
+            UnsignedVarint.append(UInt64(cell.chinaRegion < 0 ? 0 : chinaPosition[cell.chinaRegion]! + 1), to: &bytes)
             previousKey = key
             previousTime = cell.time
         }

@@ -25,6 +25,7 @@ enum Unlocks {
         (ConvertCommand.spec, ConvertCommand.run),
         (LocateCommand.spec, LocateCommand.run),
         (ClassifyCommand.spec, ClassifyCommand.run),
+        (MergeCommand.spec, MergeCommand.run),
         (BuildCommand.spec, BuildCommand.run),
         (InfoCommand.spec, InfoCommand.run),
     ]

@@ -1,0 +1,63 @@
+import RegionTables
+import Unlocks
+
+/// `unlocks merge`: combines state files of shards classified separately into one state and report.
+enum MergeCommand {
+    static let spec = CommandSpec(
+        name: "merge",
+        abstract: "Merge classify state files of disjoint shards into one state and report.",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--utc-offset ±HH:MM] [--tables DIR]",
+        options: [
+            .value("state", "FILE", "Write the merged state to FILE (atomically)."),
+            .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
+            .value("format", "FORMAT", "json (default) or text."),
+            .flag("lenient", "Count tentative unlocks too."),
+            .value("utc-offset", "±HH:MM", "The offset the states were made with (default +08:00)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+        ],
+        discussion: """
+        Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
+        order-free (earliest first visits, union of explored cells and days, exact sums), so the
+        report equals the one a single run over all the shards' inputs would give. An input that
+        appears in two states would be counted twice: merge refuses it and names it.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
+        let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
+        var options = ClassifyOptions()
+        if let text = arguments.value("utc-offset") {
+            guard let minutes = ClassifyCommand.parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM") }
+            options.utcOffsetMinutes = minutes
+        }
+        let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
+        let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
+        var merged = UnlockLedger()
+        var owner: [String: String] = [:]
+        for path in arguments.positionals {
+            guard let bytes = try AtomicFile.readIfPresent(path) else { throw StateError(path: path, reason: "no such file") }
+            let ledger = try LedgerState.decode(bytes, path: path, options: options, world: world, china: china)
+            for (fingerprint, input) in ledger.inputs {
+                if let other = owner[fingerprint] {
+                    throw StateError(path: path, reason: "input \(input.path) is also in \(other); shards must not share inputs")
+                }
+                owner[fingerprint] = path
+            }
+            merged.merge(ledger)
+        }
+        if let statePath = arguments.value("state") {
+            try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
+        }
+        let report = ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"))
+        let text = format == .json ? report.json().rendered() + "\n" : report.text()
+        if let out = arguments.value("out") {
+            try AtomicFile.write(text, to: out)
+        } else {
+            let output = BufferedOutput()
+            try output.write(text)
+            try output.flush()
+        }
+        return .success
+    }
+}
