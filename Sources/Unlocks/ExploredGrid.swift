@@ -102,39 +102,81 @@ public enum ExploredGrid {
     public static func rasterise(from start: (latitude: Double, longitude: Double),
                                  to end: (latitude: Double, longitude: Double),
                                  visit: (_ key: Int64, _ fraction: Double) -> Void) {
-        let y0 = rowCoordinate(latitude: start.latitude), y1 = rowCoordinate(latitude: end.latitude)
-        var lon1 = end.longitude
-        if lon1 - start.longitude > 180 { lon1 -= 360 } else if start.longitude - lon1 > 180 { lon1 += 360 }
-        let lon0 = start.longitude
-        let firstRow = Int64(min(y0, y1).rounded(.down)), lastRow = Int64(max(y0, y1).rounded(.down))
-        for row in firstRow...lastRow {
-            // The part of the line inside this row's band, as parameters t along the line.
-            var tLow = 0.0, tHigh = 1.0
-            if y1 != y0 {
-                let ta = (Double(row) - y0) / (y1 - y0), tb = (Double(row + 1) - y0) / (y1 - y0)
-                tLow = max(0, min(ta, tb))
-                tHigh = min(1, max(ta, tb))
-                if tLow > tHigh { continue }
+        var rows = RowCache()
+        rows.rasterise(from: (rowCoordinate(latitude: start.latitude), start.longitude),
+                       to: (rowCoordinate(latitude: end.latitude), end.longitude), visit: visit)
+    }
+
+    /// Remembers the column counts of recent rows: consecutive legs of a track stay in a few rows,
+    /// and a row's column count costs several trigonometric calls.
+    public struct RowCache {
+        private var rows: (Int64, Int64, Int64, Int64) = (.min, .min, .min, .min)
+        private var counts: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
+        private var next = 0
+
+        public init() {}
+
+        public mutating func columnCount(row: Int64) -> Int64 {
+            if rows.0 == row { return counts.0 }
+            if rows.1 == row { return counts.1 }
+            if rows.2 == row { return counts.2 }
+            if rows.3 == row { return counts.3 }
+            let count = ExploredGrid.columnCount(row: row)
+            switch next {
+            case 0: rows.0 = row; counts.0 = count
+            case 1: rows.1 = row; counts.1 = count
+            case 2: rows.2 = row; counts.2 = count
+            default: rows.3 = row; counts.3 = count
             }
+            next = (next + 1) & 3
+            return count
+        }
+
+        /// The cell of a point given its row coordinate (see `rowCoordinate(latitude:)`).
+        public mutating func key(rowCoordinate y: Double, longitude: Double) -> Int64 {
+            let row = Int64(y.rounded(.down))
             let columns = columnCount(row: row)
-            let width = 360 / Double(columns)
-            let la = lon0 + (lon1 - lon0) * tLow, lb = lon0 + (lon1 - lon0) * tHigh
-            let ca = Int64(((la + 180) / width).rounded(.down)), cb = Int64(((lb + 180) / width).rounded(.down))
-            let step: Int64 = cb >= ca ? 1 : -1
-            var column = ca
-            while true {
-                // Where along the line this column is entered (for the row's first column, where the row is).
-                let entry: Double
-                if column == ca || lon1 == lon0 {
-                    entry = tLow
-                } else {
-                    let boundary = Double(step > 0 ? column : column + 1) * width - 180
-                    entry = (boundary - lon0) / (lon1 - lon0)
+            let column = Int64(((longitude + 180) / (360 / Double(columns))).rounded(.down))
+            return ExploredGrid.key(row: row, column: ((column % columns) + columns) % columns)
+        }
+
+        /// `ExploredGrid.rasterise` for end points given as (row coordinate, longitude).
+        public mutating func rasterise(from start: (y: Double, longitude: Double), to end: (y: Double, longitude: Double),
+                                       visit: (_ key: Int64, _ fraction: Double) -> Void) {
+            let y0 = start.y, y1 = end.y
+            var lon1 = end.longitude
+            if lon1 - start.longitude > 180 { lon1 -= 360 } else if start.longitude - lon1 > 180 { lon1 += 360 }
+            let lon0 = start.longitude
+            let firstRow = Int64(min(y0, y1).rounded(.down)), lastRow = Int64(max(y0, y1).rounded(.down))
+            for row in firstRow...lastRow {
+                // The part of the line inside this row's band, as parameters t along the line.
+                var tLow = 0.0, tHigh = 1.0
+                if y1 != y0 {
+                    let ta = (Double(row) - y0) / (y1 - y0), tb = (Double(row + 1) - y0) / (y1 - y0)
+                    tLow = max(0, min(ta, tb))
+                    tHigh = min(1, max(ta, tb))
+                    if tLow > tHigh { continue }
                 }
-                let wrapped = ((column % columns) + columns) % columns
-                visit(key(row: row, column: wrapped), min(1, max(0, entry)))
-                if column == cb { break }
-                column += step
+                let columns = columnCount(row: row)
+                let width = 360 / Double(columns)
+                let la = lon0 + (lon1 - lon0) * tLow, lb = lon0 + (lon1 - lon0) * tHigh
+                let ca = Int64(((la + 180) / width).rounded(.down)), cb = Int64(((lb + 180) / width).rounded(.down))
+                let step: Int64 = cb >= ca ? 1 : -1
+                var column = ca
+                while true {
+                    // Where along the line this column is entered (for the row's first column, where the row is).
+                    let entry: Double
+                    if column == ca || lon1 == lon0 {
+                        entry = tLow
+                    } else {
+                        let boundary = Double(step > 0 ? column : column + 1) * width - 180
+                        entry = (boundary - lon0) / (lon1 - lon0)
+                    }
+                    let wrapped = ((column % columns) + columns) % columns
+                    visit(ExploredGrid.key(row: row, column: wrapped), min(1, max(0, entry)))
+                    if column == cb { break }
+                    column += step
+                }
             }
         }
     }

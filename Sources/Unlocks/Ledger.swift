@@ -146,7 +146,7 @@ public struct InputRecord: Equatable, Sendable {
 /// shards merged together give the same ledger, hence the same report.
 public struct UnlockLedger: Equatable, Sendable {
     public var regions: [RegionKey: RegionEvidence] = [:]
-    public var cells: [Int64: CellVisit] = [:]
+    public var cells = CellTable()
     /// Local day numbers (days since 1970-01-01 at the report's UTC offset) with kept points.
     public var days: Set<Int64> = []
     /// Inputs by fingerprint.
@@ -165,10 +165,7 @@ public struct UnlockLedger: Equatable, Sendable {
     /// for it — callers merge ledgers of disjoint inputs (`classify` skips known fingerprints).
     public mutating func merge(_ other: UnlockLedger) {
         for (key, evidence) in other.regions { regions[key, default: RegionEvidence()].merge(evidence) }
-        for (key, visit) in other.cells {
-            if let mine = cells[key], !visit.isEarlier(than: mine) { continue }
-            cells[key] = visit
-        }
+        for (key, visit) in other.cells { cells.explore(key, visit) }
         days.formUnion(other.days)
         for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil { inputs[fingerprint] = record }
         distanceMillimetres += other.distanceMillimetres
@@ -176,10 +173,4 @@ public struct UnlockLedger: Equatable, Sendable {
         durationMilliseconds += other.durationMilliseconds
     }
 
-    /// Records that `key`'s cell was reached by `visit`, keeping the earliest visitor.
-    @inline(__always)
-    mutating func explore(_ key: Int64, _ visit: CellVisit) {
-        if let mine = cells[key], !visit.isEarlier(than: mine) { return }
-        cells[key] = visit
-    }
 }

@@ -62,8 +62,8 @@ public enum LedgerState {
             ])
         }
         // Only the regions the cells name are listed; cells refer to them by position.
-        let countries = Set(ledger.cells.values.map(\.country)).filter { $0 >= 0 }.sorted()
-        let chinaRegions = Set(ledger.cells.values.map(\.chinaRegion)).filter { $0 >= 0 }.sorted()
+        let countries = Set(ledger.cells.map(\.value.country)).filter { $0 >= 0 }.sorted()
+        let chinaRegions = Set(ledger.cells.map(\.value.chinaRegion)).filter { $0 >= 0 }.sorted()
         let countryPosition = Dictionary(uniqueKeysWithValues: countries.enumerated().map { ($1, Int32($0)) })
         let chinaPosition = Dictionary(uniqueKeysWithValues: chinaRegions.enumerated().map { ($1, Int32($0)) })
         let document: JSONValue = .object([
@@ -83,7 +83,7 @@ public enum LedgerState {
         bytes += json
         append(UInt64(ledger.cells.count), to: &bytes)
         var previousKey: Int64 = 0, previousTime: Int64 = 0
-        for key in ledger.cells.keys.sorted() {
+        for key in ledger.cells.sortedKeys() {
             let cell = ledger.cells[key]!
             UnsignedVarint.append(UInt64(key - previousKey), to: &bytes)
             UnsignedVarint.append(ZigZag.encode(cell.time &- previousTime), to: &bytes)
@@ -182,7 +182,7 @@ public enum LedgerState {
 
             let count = try word()
             guard count <= UInt64(end - offset) / 4 else { throw fail("cell count \(count) beyond the file") }
-            ledger.cells.reserveCapacity(Int(count))
+            ledger.cells = CellTable(minimumCapacity: Int(count))
             var key: Int64 = 0, time: Int64 = 0
             for _ in 0..<Int(count) {
                 guard let dk = UnsignedVarint.read(raw, &offset, end: end), let dt = UnsignedVarint.read(raw, &offset, end: end),
@@ -191,8 +191,8 @@ public enum LedgerState {
                 else { throw fail("bad cell record at byte \(offset)") }
                 key &+= Int64(bitPattern: dk)
                 time &+= ZigZag.decode(dt)
-                ledger.cells[key] = CellVisit(time: time, country: country == 0 ? -1 : countryMap[Int(country - 1)],
-                                              chinaRegion: region == 0 ? -1 : chinaMap[Int(region - 1)])
+                ledger.cells.explore(key, CellVisit(time: time, country: country == 0 ? -1 : countryMap[Int(country - 1)],
+                                                    chinaRegion: region == 0 ? -1 : chinaMap[Int(region - 1)]))
             }
             guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
             return ledger

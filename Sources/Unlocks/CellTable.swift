@@ -1,0 +1,84 @@
+/// The explored cells: cell key → first visitor, an open-addressing hash table.
+///
+/// Swift's `Dictionary` hashes every `Int64` key with seeded SipHash; a track touches a cell per
+/// point, so this table uses a multiplicative hash and linear probing instead (about 3× faster
+/// here). Memory: 24 bytes per slot, at most 2 slots per cell.
+public struct CellTable: Equatable, Sendable, Sequence {
+    private static let empty = Int64.min
+    private var keys: [Int64]
+    private var values: [CellVisit]
+    public private(set) var count = 0
+    private var mask: Int
+
+    public init(minimumCapacity: Int = 0) {
+        var capacity = 16
+        while capacity < minimumCapacity * 2 { capacity <<= 1 }
+        keys = Array(repeating: Self.empty, count: capacity)
+        values = Array(repeating: CellVisit(time: 0, country: -1, chinaRegion: -1), count: capacity)
+        mask = capacity - 1
+    }
+
+    @inline(__always)
+    private func slot(for key: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+    }
+
+    public subscript(key: Int64) -> CellVisit? {
+        var i = slot(for: key)
+        while true {
+            let k = keys[i]
+            if k == key { return values[i] }
+            if k == Self.empty { return nil }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Records that `visit` reached the cell; the earliest visitor is kept.
+    @inline(__always)
+    public mutating func explore(_ key: Int64, _ visit: CellVisit) {
+        var i = slot(for: key)
+        while true {
+            let k = keys[i]
+            if k == key {
+                if visit.isEarlier(than: values[i]) { values[i] = visit }
+                return
+            }
+            if k == Self.empty {
+                keys[i] = key
+                values[i] = visit
+                count += 1
+                if count * 2 > keys.count { grow() }
+                return
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    private mutating func grow() {
+        var bigger = CellTable(minimumCapacity: keys.count)
+        for (key, visit) in self { bigger.explore(key, visit) }
+        self = bigger
+    }
+
+    /// The keys in ascending order (for deterministic output).
+    public func sortedKeys() -> [Int64] {
+        keys.filter { $0 != Self.empty }.sorted()
+    }
+
+    public func makeIterator() -> AnyIterator<(key: Int64, value: CellVisit)> {
+        var i = 0
+        return AnyIterator {
+            while i < keys.count {
+                defer { i += 1 }
+                if keys[i] != Self.empty { return (keys[i], values[i]) }
+            }
+            return nil
+        }
+    }
+
+    /// Equal contents, whatever the capacity or insertion order.
+    public static func == (a: CellTable, b: CellTable) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.allSatisfy { b[$0.key] == $0.value }
+    }
+}

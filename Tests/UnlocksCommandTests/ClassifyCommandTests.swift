@@ -1,0 +1,184 @@
+import Foundation
+import XCTest
+
+/// `unlocks classify` and `unlocks merge` end to end, as a user runs them.
+final class ClassifyCommandTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let tables = root + "/Data/regions"
+    static let samples = root + "/Data/samples"
+
+    func json(_ text: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    func classify(_ arguments: [String]) throws -> CommandRunner.Result {
+        try CommandRunner.run(["classify", "--tables", Self.tables] + arguments)
+    }
+
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "classify-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// The README's main command on the bundled archive, checked against facts the sample
+    /// generator knows by construction (Scripts/make_samples.py): points and drops per file,
+    /// flights, days, duration exactly, distance by its own haversine sums, and the places the
+    /// itinerary visits (and flies over without visiting).
+    func testTheSampleArchiveGivesTheFactsItWasMadeWith() throws {
+        let result = try classify([Self.samples])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try json(result.stdout)
+        let factsURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sample-facts.json")
+        let facts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: factsURL)) as? [String: Any])
+        let files = try XCTUnwrap(facts["files"] as? [String: [String: Any]])
+
+        let inputs = try XCTUnwrap((report["inputs"] as? [String: Any])?["files"] as? [[String: Any]])
+        XCTAssertEqual(inputs.count, files.count)
+        var expectedRead = 0, expectedDrops: [String: Int] = [:], expectedFlight = 0, expectedDuration = 0
+        var expectedDistance = 0.0, days = Set<Int>()
+        for (name, fact) in files {
+            let input = try XCTUnwrap(inputs.first { ($0["path"] as? String)?.hasPrefix(Self.samples + "/" + name) == true }, name)
+            XCTAssertEqual(input["status"] as? String, "ok", name)
+            XCTAssertEqual(input["pointsRead"] as? Int, fact["points"] as? Int, name)
+            expectedRead += fact["points"] as! Int
+            for (reason, n) in fact["drops"] as! [String: Int] { expectedDrops[reason, default: 0] += n }
+            expectedFlight += fact["inFlight"] as! Int
+            expectedDuration += fact["durationMilliseconds"] as! Int
+            expectedDistance += fact["distanceMetres"] as! Double
+            days.formUnion(fact["localDays"] as! [Int])
+        }
+        let points = try XCTUnwrap(report["points"] as? [String: Any])
+        XCTAssertEqual(points["read"] as? Int, expectedRead)
+        let dropped = try XCTUnwrap(points["dropped"] as? [String: Int])
+        for (reason, n) in expectedDrops { XCTAssertEqual(dropped[reason], n, reason) }
+        XCTAssertEqual(points["kept"] as? Int, expectedRead - dropped.values.reduce(0, +))
+        XCTAssertEqual(points["inFlight"] as? Int, expectedFlight)
+
+        let metrics = try XCTUnwrap(report["metrics"] as? [String: Any])
+        XCTAssertEqual(metrics["totalDurationHours"] as! Double, Double(expectedDuration) / 3.6e6, accuracy: 0.0006)
+        // Haversine on a sphere against the ellipsoid's local radii: within 0.6%.
+        XCTAssertEqual(metrics["totalDistanceKilometers"] as! Double, expectedDistance / 1000, accuracy: expectedDistance / 1000 * 0.006)
+        XCTAssertEqual(metrics["recordedDays"] as? Int, days.count)
+        let sortedDays = days.sorted()
+        var longest = 1, run = 1
+        for i in 1..<sortedDays.count {
+            run = sortedDays[i] == sortedDays[i - 1] + 1 ? run + 1 : 1
+            longest = max(longest, run)
+        }
+        XCTAssertEqual(metrics["longestStreakDays"] as? Int, longest)
+        XCTAssertEqual(metrics["currentStreakDays"] as? Int, run)
+
+        let visits = try XCTUnwrap(facts["visits"] as? [String: Any])
+        let unlocks = try XCTUnwrap(report["unlocks"] as? [String: [[String: Any]]])
+        func confirmed(_ level: String, _ key: String) -> Set<String> {
+            Set((unlocks[level] ?? []).filter { $0["evidence"] as? String == "confirmed" }.compactMap { $0[key] as? String })
+        }
+        XCTAssertEqual(confirmed("countries", "code"), Set(visits["countries"] as! [String]))
+        XCTAssertEqual(metrics["countryCount"] as? Int, (visits["countries"] as! [String]).count)
+        XCTAssertEqual(confirmed("provinces", "name"), Set(visits["provinces"] as! [String]))
+        XCTAssertEqual(metrics["chinaProvinceCount"] as? Int, (visits["provinces"] as! [String]).count)
+        XCTAssertTrue(confirmed("counties", "name").isSuperset(of: visits["counties"] as! [String]),
+                      "missing: \(Set(visits["counties"] as! [String]).subtracting(confirmed("counties", "name")))")
+        let notVisited = visits["notVisited"] as! [String: [String]]
+        XCTAssertTrue(Set((unlocks["countries"] ?? []).compactMap { $0["code"] as? String }).isDisjoint(with: notVisited["countries"]!))
+        XCTAssertTrue(Set((unlocks["provinces"] ?? []).compactMap { $0["name"] as? String }).isDisjoint(with: notVisited["provinces"]!))
+        // Explored area: every cell is ~625 m², and the cells make up the global area.
+        let cells = try XCTUnwrap(metrics["exploredCellCount"] as? Int)
+        XCTAssertEqual(metrics["globalAreaKm2"] as! Double, Double(cells) * 625e-6, accuracy: Double(cells) * 625e-6 * 0.005)
+        XCTAssertLessThan(metrics["chinaAreaKm2"] as! Double, metrics["globalAreaKm2"] as! Double)
+    }
+
+    /// One run, two runs through a state file, and two shards merged give byte-identical reports;
+    /// a second run with the same state adds nothing.
+    func testOneRunStateRunsAndMergedShardsAgree() throws {
+        let dir = try temporaryDirectory()
+        let all = try classify([Self.samples])
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.samples).sorted().map { Self.samples + "/" + $0 }
+        let first = Array(names.prefix(3)), second = Array(names.dropFirst(3))
+
+        XCTAssertEqual(try classify(first + ["--state", dir + "/state"]).status, 0)
+        let resumed = try classify(second + ["--state", dir + "/state"])
+        XCTAssertEqual(resumed.stdout, all.stdout)
+        let again = try classify(names + ["--state", dir + "/state"])
+        XCTAssertEqual(again.stdout, all.stdout)
+        XCTAssertTrue(again.stderr.contains("already in the state"), again.stderr)
+
+        XCTAssertEqual(try classify(second + ["--state", dir + "/b"]).status, 0)
+        XCTAssertEqual(try classify(first + ["--state", dir + "/a"]).status, 0)
+        let merged = try CommandRunner.run(["merge", "--tables", Self.tables, dir + "/b", dir + "/a", "--state", dir + "/ab"])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        XCTAssertEqual(merged.stdout, all.stdout)
+        let twice = try CommandRunner.run(["merge", "--tables", Self.tables, dir + "/a", dir + "/ab"])
+        XCTAssertEqual(twice.status, 1)
+        XCTAssertTrue(twice.stderr.contains("shards must not share inputs"), twice.stderr)
+
+        let otherRules = try classify(first + ["--state", dir + "/a", "--utc-offset", "+00:00"])
+        XCTAssertEqual(otherRules.status, 1)
+        XCTAssertTrue(otherRules.stderr.contains("other classify options"), otherRules.stderr)
+    }
+
+    func testReportsAreDeterministicAndTheTextFormatSummarises() throws {
+        let dir = try temporaryDirectory()
+        XCTAssertEqual(try classify([Self.samples, "--out", dir + "/one.json"]).status, 0)
+        XCTAssertEqual(try classify([Self.samples, "--out", dir + "/two.json"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/one.json")), try Data(contentsOf: URL(fileURLWithPath: dir + "/two.json")))
+        let text = try classify([Self.samples, "--format", "text"])
+        XCTAssertEqual(text.status, 0)
+        for expected in ["Provinces", "北京市", "天津市", "Japan", "km²"] {
+            XCTAssertTrue(text.stdout.contains(expected), "\(expected) missing from:\n\(text.stdout)")
+        }
+    }
+
+    /// Bad files next to a good one: each is named with its line or byte offset on standard
+    /// error and in the report, the good file is still read, and the exit code is 3.
+    func testBadInputsAreReportedFileByFileAndTheRestIsRead() throws {
+        let dir = try temporaryDirectory()
+        let good = (0..<50).map { i in String(format: "39.91%02d,116.39,2024-05-01T01:00:%02dZ,5", i, i) }.joined(separator: "\n")
+        let files: [(String, String)] = [
+            ("good.csv", "lat,lon,time,accuracy\n" + good + "\n"),
+            ("truncated.gpx", "<gpx><trk><trkseg>\n<trkpt lat=\"39.9\" lon=\"116.4\"><time>2024-05-02T01:00:00Z</time></trkpt>\n<trkpt lat=\"39.9"),
+            ("laughs.gpx", "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;\">]>\n<gpx>&b;</gpx>\n"),
+            ("external.gpx", "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n<gpx>&x;</gpx>\n"),
+            ("broken.json", "{\"locations\": [{\"latitudeE7\": 399000000, \"longitudeE7\": 1164000000, \"timestamp\": \"2024-05-03T01:00:00Z\"}, {\"latitudeE7\": 39"),
+            ("deep.json", String(repeating: "[", count: 100_000)),
+            ("garbage.gpx", String(decoding: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }, as: UTF8.self)),
+            ("badlines.csv", "lat,lon,time\n39.9,116.4,2024-05-04T01:00:00Z\nnot,a,point\n39.9,abc,2024-05-04T01:00:02Z\n"),
+        ]
+        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+        let result = try classify([dir])
+        XCTAssertEqual(result.status, 3, result.stderr)
+        for (name, _) in files where name != "good.csv" && name != "badlines.csv" {
+            XCTAssertTrue(result.stderr.contains(dir + "/" + name + ":"), "\(name) not named in:\n\(result.stderr)")
+        }
+        XCTAssertTrue(result.stderr.contains(dir + "/badlines.csv:3:"), result.stderr)
+        XCTAssertTrue(result.stderr.contains(dir + "/truncated.gpx:3:"), result.stderr)
+        XCTAssertTrue(result.stderr.contains(dir + "/broken.json:1: byte"), result.stderr)
+        let report = try json(result.stdout)
+        let inputs = try XCTUnwrap((report["inputs"] as? [String: Any])?["files"] as? [[String: Any]])
+        func status(_ name: String) -> String? { inputs.first { $0["path"] as? String == dir + "/" + name }?["status"] as? String }
+        XCTAssertEqual(status("good.csv"), "ok")
+        XCTAssertEqual(status("badlines.csv"), "ok")
+        XCTAssertEqual(status("truncated.gpx"), "partial")
+        XCTAssertEqual(status("broken.json"), "partial")
+        XCTAssertEqual(status("laughs.gpx"), "rejected")
+        XCTAssertEqual(status("external.gpx"), "rejected")
+        XCTAssertEqual(status("garbage.gpx"), "rejected")
+        let points = try XCTUnwrap(report["points"] as? [String: Any])
+        // good 50 + truncated 1 + broken 1 + badlines 1 kept, 2 unreadable.
+        XCTAssertEqual(points["kept"] as? Int, 53)
+        XCTAssertEqual((points["dropped"] as? [String: Int])?["unreadable"], 2)
+        let provinces = try XCTUnwrap((report["unlocks"] as? [String: [[String: Any]]])?["provinces"])
+        XCTAssertEqual(provinces.map { $0["code"] as? String }, ["110000"])
+    }
+
+    func testUsageErrors() throws {
+        XCTAssertEqual(try CommandRunner.run(["classify"]).status, 2)
+        XCTAssertEqual(try classify([Self.samples, "--utc-offset", "8"]).status, 2)
+        XCTAssertEqual(try classify([Self.samples, "--datum", "osgb"]).status, 2)
+        let missing = try classify(["/nonexistent/archive"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("/nonexistent/archive"), missing.stderr)
+    }
+}
