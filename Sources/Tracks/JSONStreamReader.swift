@@ -328,8 +328,13 @@ public struct JSONStreamReader: ~Copyable {
     }
 
     /// The byte at buffer index `index` (which moves if the buffer is compacted); nil at the end.
+    @inline(__always)
     private mutating func byte(at index: inout Int) throws -> UInt8? {
         if index < end { return buffer[index] }
+        return try byteAfterRefill(at: &index)
+    }
+
+    private mutating func byteAfterRefill(at index: inout Int) throws -> UInt8? {
         if tokenLive, index - tokenStart >= limits.maximumTokenBytes {
             throw JSONStreamError(offset: tokenOffset, line: tokenLine, reason: "token longer than \(limits.maximumTokenBytes) bytes")
         }
@@ -373,19 +378,55 @@ public struct JSONStreamReader: ~Copyable {
         position = index + 1
     }
 
+    /// Skips white space; most calls find a token at once, so that case is inlined.
+    @inline(__always)
     private mutating func skipSpace() throws {
+        if position < end, buffer[position] > 0x20 { return }
+        try skipSpaceRun()
+    }
+
+    private mutating func skipSpaceRun() throws {
         while true {
-            while position < end {
-                switch buffer[position] {
-                case 0x20, 0x09, 0x0D: position += 1
-                case 0x0A:
-                    line += 1
-                    position += 1
-                default: return
+            let bytes = buffer
+            let limit = end
+            var i = position
+            var lines = 0
+            while i < limit {
+                // Indentation: eight spaces at a time.
+                while i + 8 <= limit, UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { i += 8 }
+                guard i < limit else { break }
+                let b = bytes[i]
+                if b == 0x20 || b == 0x09 || b == 0x0D {
+                    i += 1
+                } else if b == 0x0A {
+                    lines += 1
+                    i += 1
+                } else {
+                    break
                 }
             }
+            position = i
+            line += lines
+            if i < limit { return }
             try refill()
             if position == end { return }
+        }
+    }
+
+    /// Moves `index` past a run of ASCII digits, refilling as needed.
+    private mutating func skipDigits(_ index: inout Int) throws {
+        while true {
+            let bytes = buffer
+            let limit = end
+            var i = index
+            while i < limit, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            index = i
+            if i < limit || sourceEnded { return }
+            if index - tokenStart >= limits.maximumTokenBytes {
+                throw JSONStreamError(offset: tokenOffset, line: tokenLine, reason: "token longer than \(limits.maximumTokenBytes) bytes")
+            }
+            index -= try refill()
+            if index == end { return }
         }
     }
 
@@ -413,7 +454,7 @@ public struct JSONStreamReader: ~Copyable {
         }
         index += 1
         if first != UInt8(ascii: "0") {
-            while isDigit(try byte(at: &index)) { index += 1 }
+            try skipDigits(&index)
         }
         if try byte(at: &index) == UInt8(ascii: ".") {
             index += 1
@@ -421,7 +462,7 @@ public struct JSONStreamReader: ~Copyable {
                 position = index
                 throw error("invalid number: no digits after '.'")
             }
-            while isDigit(try byte(at: &index)) { index += 1 }
+            try skipDigits(&index)
         }
         let e = try byte(at: &index)
         if e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
@@ -432,7 +473,7 @@ public struct JSONStreamReader: ~Copyable {
                 position = index
                 throw error("invalid number: no digits in exponent")
             }
-            while isDigit(try byte(at: &index)) { index += 1 }
+            try skipDigits(&index)
         }
         tokenCount = index - tokenStart
         guard tokenCount <= limits.maximumTokenBytes else {
@@ -448,12 +489,26 @@ public struct JSONStreamReader: ~Copyable {
         var index = tokenStart
         var high: UInt8 = 0
         while true {
-            while index < end {
-                let b = buffer[index]
-                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
-                high |= b
-                index += 1
+            // The hot loop: locals only, so nothing is reloaded or spilled per byte.
+            let bytes = buffer
+            let limit = end
+            var i = index
+            var seen = high
+            // Eight bytes at a time while none ends the string or needs a look.
+            while i + 8 <= limit {
+                let word = UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)
+                if hasByteBelow0x20(word) || hasZeroByte(word ^ 0x2222_2222_2222_2222) || hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C) { break }
+                if word & 0x8080_8080_8080_8080 != 0 { seen |= 0x80 }
+                i += 8
             }
+            while i < limit {
+                let b = bytes[i]
+                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
+                seen |= b
+                i += 1
+            }
+            index = i
+            high = seen
             if index == end {
                 guard index - tokenStart < limits.maximumTokenBytes else { throw stringTooLong() }
                 index -= try refill()
@@ -646,6 +701,18 @@ public struct JSONStreamReader: ~Copyable {
             event = try next()
         }
     }
+}
+
+/// Whether any byte of `word` is zero.
+@inline(__always)
+private func hasZeroByte(_ word: UInt64) -> Bool {
+    (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0
+}
+
+/// Whether any byte of `word` is below 0x20 (a control character).
+@inline(__always)
+private func hasByteBelow0x20(_ word: UInt64) -> Bool {
+    (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0
 }
 
 /// Whether `bytes` is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF).
