@@ -1,0 +1,802 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TextFormats
+
+/// Reads GPX 1.0 and 1.1 track files as a stream, in constant memory.
+///
+/// What it delivers (see `docs/input-formats.md`, "GPX"):
+/// - every `trkpt` and `rtept` as a ``TrackPoint``: the `lat` and `lon` attributes, the `ele`,
+///   `time` and `hdop` children, and a horizontal accuracy in metres from an extension element
+///   (`accuracy`, `hacc`, `horaccur`, `accuracy_horizontal`, `horizontal_accuracy`,
+///   `horizontalAccuracy`, any prefix, any case, anywhere inside the point), which wins over
+///   `hdop`. Without one, `hdop` is metres when the file's `creator` is OsmAnd or Locus (they
+///   write Android's accuracy there) and otherwise a dilution of precision, read as `hdop` × 5 m.
+/// - ``TrackSink/segmentBreak()`` at the start of every `trkseg` and `rte`.
+/// - a point with a missing or malformed `lat`/`lon`, or a malformed `time`, `ele`, `hdop` or
+///   accuracy, as ``TrackSink/unreadablePoint(_:)`` naming its line. Empty elements count as
+///   absent. Coordinates outside ±90/±180 are delivered as read; range checks are the pipeline's.
+///
+/// Waypoints (`wpt`) are not delivered (a footprint is unlocked by where one went, not by
+/// pins); ``Summary/waypoints`` counts them so the report can say so.
+///
+/// Element names match by local name, so a prefix (`gpx:trkpt`) does not matter. The scanner is
+/// not a validating XML parser, but it requires well-formed structure (tags nest and match,
+/// attributes are quoted, no control bytes) and stops with an ``InputError`` naming the line on:
+/// a file that is not XML or whose root is not `gpx`, UTF-16/32 text, a truncated document,
+/// a DOCTYPE that declares entities (entities are never expanded; the five predefined ones and
+/// character references are decoded where values are read), nesting deeper than
+/// ``maximumDepth``, and a tag, comment or value longer than ``maximumTokenLength``. Points
+/// delivered before such an error stay delivered.
+public enum GPXReader {
+    /// What one file held besides the points it delivered.
+    public struct Summary: Equatable, Sendable {
+        /// Points delivered through ``TrackSink/point(_:)``.
+        public var points = 0
+        /// Points delivered through ``TrackSink/unreadablePoint(_:)``.
+        public var unreadablePoints = 0
+        /// `trkseg` and `rte` elements (each began with a segment break).
+        public var segments = 0
+        /// `wpt` elements, read past and not delivered.
+        public var waypoints = 0
+
+        public init() {}
+    }
+
+    /// The longest single piece of markup (a tag, comment, CDATA section, DOCTYPE) or element
+    /// value accepted, in bytes. Text that is not read (descriptions, names) may be any length.
+    public static var maximumTokenLength: Int { 1 << 20 }
+    /// The deepest element nesting accepted (real GPX is 5 or 6 deep; extensions a few more).
+    public static var maximumDepth: Int { 256 }
+    /// Bytes asked of the source per read.
+    static var readSize: Int { 1 << 16 }
+
+    /// Reads the GPX document in `source` into `sink`; `path` names it in errors.
+    ///
+    /// - Throws: ``InputError`` for problems that stop the file (see the type's description).
+    @discardableResult
+    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> Summary {
+        var source = source
+        var parser = GPXParser(path: path)
+        defer { parser.deallocate() }
+        while true {
+            var failure: Error?
+            do { try parser.parse() } catch { failure = error }
+            for event in parser.events {
+                switch event {
+                case .segmentBreak: sink.segmentBreak()
+                case let .point(point): sink.point(point)
+                case let .unreadable(problem): sink.unreadablePoint(problem)
+                }
+            }
+            parser.events.removeAll(keepingCapacity: true)
+            if let failure { throw failure }
+            if parser.finished { return parser.summary }
+            let space = try parser.inputSpace()
+            parser.received(try source.read(into: space))
+        }
+    }
+}
+
+/// The GPX scanner. Not generic, so it compiles to one fast copy; `GPXReader.read` feeds it and
+/// hands its events to the sink. A struct, so property accesses need no run-time exclusivity checks.
+///
+/// Input lives in one buffer of ``GPXReader/maximumTokenLength`` + ``GPXReader/readSize`` bytes.
+/// Every token (tag, comment, a value being read) is handled only once it is wholly in the buffer;
+/// when it is not, `parse` returns and the unconsumed tail moves to the front for the next read.
+struct GPXParser {
+    enum Event {
+        case segmentBreak
+        case point(TrackPoint)
+        case unreadable(InputError)
+    }
+
+    private enum Kind: UInt8 {
+        case other, gpx, trkseg, rte, point, waypoint, elevation, time, hdop, accuracy
+    }
+
+    private enum Field: UInt8 {
+        case none, elevation, time, hdop, accuracy
+    }
+
+    let path: String
+    var events: [Event] = []
+    var summary = GPXReader.Summary()
+    private(set) var finished = false
+
+    private let capacity: Int
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private var position = 0
+    private var end = 0
+    private var atEnd = false
+    private var started = false
+
+    // Lines: `lineAtCursor` is the 1-based line of buffer offset `lineCursor`.
+    private var lineCursor = 0
+    private var lineAtCursor = 1
+
+    // Open elements: `depth` of them, their kinds, and their names end to end (for matching end tags).
+    private var depth = 0
+    private let kinds: UnsafeMutablePointer<Kind>
+    private let nameEnds: UnsafeMutablePointer<Int>
+    private var names: FixedBytes
+    private static let maximumNameLength = 256
+
+    // Byte classes, a table lookup in the scanning loops.
+    private let classes: UnsafeMutablePointer<UInt8>
+    private static let nameByte: UInt8 = 1, space: UInt8 = 2, textStop: UInt8 = 4
+    private var rootSeen = false
+    private var hdopIsMetres = false
+
+    // The point being read (`pointDepth` < 0: none).
+    private var pointDepth = -1
+    private var pointStart = 0
+    private var pointLine: Int?
+    private var latitude: Double?
+    private var longitude: Double?
+    private var time: Int64?
+    private var elevation: Double?
+    private var hdop: Double?
+    private var accuracy: Double?
+    private var problem: String?
+
+    // The value being read: text directly inside the element at depth `captureDepth`.
+    private var field = Field.none
+    private var captureDepth = 0
+    private var capture = FixedBytes(capacity: maximumValueLength)
+    private var captureOverflow = false
+    private static let maximumValueLength = 128
+
+    init(path: String) {
+        self.path = path
+        capacity = GPXReader.maximumTokenLength + GPXReader.readSize
+        buffer = .allocate(capacity: capacity)
+        classes = .allocate(capacity: 256)
+        for byte in 0...255 {
+            let b = UInt8(byte)
+            var bits: UInt8 = 0
+            if (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
+                || b == UInt8(ascii: "_") || b == UInt8(ascii: ":") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b >= 0x80 {
+                bits |= Self.nameByte
+            }
+            if Self.isSpace(b) { bits |= Self.space }
+            if b == UInt8(ascii: "<") || (b < 0x20 && !Self.isSpace(b)) { bits |= Self.textStop }
+            classes[byte] = bits
+        }
+        kinds = .allocate(capacity: GPXReader.maximumDepth)
+        nameEnds = .allocate(capacity: GPXReader.maximumDepth)
+        names = FixedBytes(capacity: GPXReader.maximumDepth * Self.maximumNameLength)
+    }
+
+    /// Frees the buffer (a struct cannot free it by itself).
+    func deallocate() {
+        buffer.deallocate()
+        classes.deallocate()
+        kinds.deallocate()
+        nameEnds.deallocate()
+        names.deallocate()
+        capture.deallocate()
+    }
+
+    // MARK: Input
+
+    /// Moves the unconsumed tail to the front and returns the space to read into.
+    mutating func inputSpace() throws -> UnsafeMutableRawBufferPointer {
+        if position > 0 {
+            if pointDepth >= 0 && pointLine == nil { pointLine = line(at: pointStart) }
+            _ = line(at: position)
+            let pending = end - position
+            if pending > 0 { memmove(buffer, buffer + position, pending) }
+            lineCursor = 0
+            position = 0
+            end = pending
+        }
+        if end > GPXReader.maximumTokenLength { throw tooLong(at: 0) }
+        return UnsafeMutableRawBufferPointer(start: buffer + end, count: min(capacity - end, GPXReader.readSize))
+    }
+
+    mutating func received(_ count: Int) {
+        if count == 0 { atEnd = true } else { end += count }
+    }
+
+    // MARK: Lines and errors
+
+    /// The 1-based line of buffer offset `offset`, counting from the last offset asked about.
+    private mutating func line(at offset: Int) -> Int {
+        var count = 0
+        if offset >= lineCursor {
+            var i = lineCursor
+            while i < offset, let hit = memchr(buffer + i, 10, offset - i) {
+                count += 1
+                i = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer + 1
+            }
+            lineAtCursor += count
+        } else {
+            for i in offset..<lineCursor where buffer[i] == 10 { count += 1 }
+            lineAtCursor -= count
+        }
+        lineCursor = offset
+        return lineAtCursor
+    }
+
+    private mutating func tooLong(at offset: Int) -> InputError {
+        error("a tag, comment or value longer than \(GPXReader.maximumTokenLength) bytes", at: offset)
+    }
+
+    private mutating func error(_ reason: String, at offset: Int) -> InputError {
+        InputError(path: path, line: line(at: offset), reason: reason)
+    }
+
+    private func text(_ start: Int, _ end: Int, limit: Int = 40) -> String {
+        let bytes = UnsafeRawBufferPointer(start: buffer + start, count: min(end - start, limit))
+        return String(decoding: bytes, as: UTF8.self) + (end - start > limit ? "…" : "")
+    }
+
+    // MARK: Scanning
+
+    /// Consumes every complete token in the buffer; sets `finished` at the end of the input.
+    mutating func parse() throws {
+        if !started {
+            guard try begin() else { return }
+        }
+        while true {
+            if position >= end {
+                if atEnd { try finish() }
+                return
+            }
+            if buffer[position] != UInt8(ascii: "<") {
+                let runEnd = try scanText(from: position)
+                if field != .none && depth == captureDepth {
+                    if runEnd == end {
+                        if atEnd { throw error("the document ends inside an element's text (truncated?)", at: position) }
+                        return
+                    }
+                    appendValue(position, runEnd, decode: true)
+                }
+                position = runEnd
+                continue
+            }
+            guard let next = try markup(at: position) else {
+                if atEnd { throw error("the document ends inside a tag, comment or declaration (truncated?)", at: position) }
+                return
+            }
+            if next - position > GPXReader.maximumTokenLength { throw tooLong(at: position) }
+            position = next
+        }
+    }
+
+    /// Checks the first bytes: a UTF-8 byte order mark is skipped, UTF-16/32 is refused.
+    private mutating func begin() throws -> Bool {
+        if end < 4 && !atEnd { return false }
+        started = true
+        if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+            position = 3
+        } else if end >= 2, (buffer[0] == 0xFE && buffer[1] == 0xFF) || (buffer[0] == 0xFF && buffer[1] == 0xFE)
+                    || (buffer[0] == 0 && buffer[1] == UInt8(ascii: "<")) || (buffer[0] == UInt8(ascii: "<") && buffer[1] == 0)
+                    || (buffer[0] == 0 && buffer[1] == 0) {
+            throw InputError(path: path, line: 1, reason: "the file is UTF-16 or UTF-32 encoded; GPX is read as UTF-8 (re-save it as UTF-8)")
+        }
+        return true
+    }
+
+    private mutating func finish() throws {
+        if depth > 0 {
+            throw error("the document ends with <\(openName(depth - 1))> and \(depth - 1) enclosing element(s) still open (truncated?)", at: end)
+        }
+        if !rootSeen { throw error("no <gpx> element: the file is empty or not XML", at: end) }
+        finished = true
+    }
+
+    /// Finds the end of the text starting at `start` (the next `<`, or the end of the buffer),
+    /// checking it on the way: no control bytes, and nothing but white space outside the root.
+    private mutating func scanText(from start: Int) throws -> Int {
+        let outside = depth == 0
+        var i = start
+        while i < end {
+            let byte = buffer[i]
+            if classes[Int(byte)] & Self.textStop == 0 && !outside {
+                i += 1
+                continue
+            }
+            if byte == UInt8(ascii: "<") { break }
+            if byte < 0x20 && !Self.isSpace(byte) && !outside {
+                throw error("byte 0x\(String(byte, radix: 16, uppercase: true)) is not allowed in XML text (binary data?)", at: i)
+            }
+            if outside && !Self.isSpace(byte) {
+                var stop = i
+                while stop < end, buffer[stop] != UInt8(ascii: "<") { stop += 1 }
+                throw error(rootSeen ? "text after the end of the <gpx> element"
+                                     : "not an XML document: '\(text(i, stop, limit: 20))' before the first element", at: i)
+            }
+            i += 1
+        }
+        return i
+    }
+
+    /// Handles the markup starting at `start` (a `<`); returns the offset after it, or nil
+    /// when it does not end inside the buffer.
+    private mutating func markup(at start: Int) throws -> Int? {
+        guard end - start >= 2 else { return nil }
+        switch buffer[start + 1] {
+        case UInt8(ascii: "/"):
+            return try endTag(at: start)
+        case UInt8(ascii: "?"):
+            guard let close = find("?>", from: start + 2) else { return nil }
+            try checkDeclaration(start, close)
+            return close + 2
+        case UInt8(ascii: "!"):
+            if hasPrefix("<!--", at: start) {
+                guard let close = find("-->", from: start + 4) else { return nil }
+                return close + 3
+            }
+            if hasPrefix("<![CDATA[", at: start) {
+                guard let close = find("]]>", from: start + 9) else { return nil }
+                if depth == 0 { throw error("a CDATA section outside the <gpx> element", at: start) }
+                if field != .none && depth == captureDepth { appendValue(start + 9, close, decode: false) }
+                return close + 3
+            }
+            if hasPrefix("<!DOCTYPE", at: start) { return try doctype(at: start) }
+            if end - start < 9 && !atEnd { return nil }
+            throw error("unexpected markup '\(text(start, end, limit: 12))'", at: start)
+        default:
+            return try startTag(at: start)
+        }
+    }
+
+    private mutating func checkDeclaration(_ start: Int, _ close: Int) throws {
+        guard hasPrefix("<?xml", at: start), start + 5 < close, Self.isSpace(buffer[start + 5]),
+              let key = find("encoding", from: start + 5, before: close) else { return }
+        var i = key + 8
+        while i < close, Self.isSpace(buffer[i]) || buffer[i] == UInt8(ascii: "=") { i += 1 }
+        guard i < close, buffer[i] == UInt8(ascii: "\"") || buffer[i] == UInt8(ascii: "'") else { return }
+        let quote = buffer[i]
+        var j = i + 1
+        while j < close, buffer[j] != quote { j += 1 }
+        let encoding = text(i + 1, j).lowercased()
+        if encoding.hasPrefix("utf-16") || encoding.hasPrefix("utf-32") || encoding.hasPrefix("ucs") {
+            throw error("declared encoding '\(encoding)' is not read; re-save the file as UTF-8", at: start)
+        }
+    }
+
+    /// `<!DOCTYPE …>`: accepted without an internal subset or with one that declares no
+    /// entities; an entity declaration stops the file, so no entity is ever expanded.
+    private mutating func doctype(at start: Int) throws -> Int? {
+        if rootSeen { throw error("a DOCTYPE inside the document", at: start) }
+        var i = start + 9
+        var quote: UInt8 = 0
+        var inSubset = false
+        while i < end {
+            let byte = buffer[i]
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if inSubset {
+                if byte == UInt8(ascii: "]") {
+                    inSubset = false
+                } else if byte == UInt8(ascii: "<"), hasPrefix("<!ENTITY", at: i) {
+                    throw error("the DOCTYPE declares entities; entity expansion is refused (billion laughs, external entities)", at: i)
+                }
+            } else if byte == UInt8(ascii: "[") {
+                inSubset = true
+            } else if byte == UInt8(ascii: ">") {
+                return i + 1
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    private mutating func startTag(at start: Int) throws -> Int? {
+        var i = start + 1
+        var local = i
+        while i < end, classes[Int(buffer[i])] & Self.nameByte != 0 {
+            if buffer[i] == UInt8(ascii: ":") { local = i + 1 }
+            i += 1
+        }
+        guard i < end else { return nil }
+        let nameStart = start + 1, nameEnd = i
+        guard nameEnd > nameStart, isNameStart(buffer[nameStart]) else {
+            throw error("'<' is not followed by an element name", at: start)
+        }
+        guard classes[Int(buffer[i])] & Self.space != 0 || buffer[i] == UInt8(ascii: ">") || buffer[i] == UInt8(ascii: "/") else {
+            throw error("'\(text(nameStart, i + 1))' is not an element name", at: start)
+        }
+        if nameEnd - nameStart > Self.maximumNameLength {
+            throw error("an element name longer than \(Self.maximumNameLength) bytes", at: start)
+        }
+
+        var lat: Range<Int>?
+        var lon: Range<Int>?
+        var creator: Range<Int>?
+        var selfClosing = false
+        var tagEnd = 0
+        while true {
+            let spaced = i < end && Self.isSpace(buffer[i])
+            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            guard i < end else { return nil }
+            let byte = buffer[i]
+            if byte == UInt8(ascii: ">") {
+                tagEnd = i + 1
+                break
+            }
+            if byte == UInt8(ascii: "/") {
+                guard i + 1 < end else { return nil }
+                guard buffer[i + 1] == UInt8(ascii: ">") else { throw error("'/' inside a tag not followed by '>'", at: start) }
+                selfClosing = true
+                tagEnd = i + 2
+                break
+            }
+            guard spaced else { throw error("attributes in <\(text(nameStart, nameEnd))> are not separated by white space", at: start) }
+            let attributeStart = i
+            while i < end, classes[Int(buffer[i])] & Self.nameByte != 0 { i += 1 }
+            let attributeEnd = i
+            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            guard i < end else { return nil }
+            guard attributeEnd > attributeStart, isNameStart(buffer[attributeStart]), buffer[i] == UInt8(ascii: "=") else {
+                throw error("attribute '\(text(attributeStart, attributeEnd))' in <\(text(nameStart, nameEnd))> has no value", at: start)
+            }
+            i += 1
+            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            guard i < end else { return nil }
+            let quote = buffer[i]
+            guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+                throw error("attribute '\(text(attributeStart, attributeEnd))' value is not quoted", at: start)
+            }
+            var valueEnd = i + 1
+            while valueEnd < end, buffer[valueEnd] != quote {
+                if buffer[valueEnd] == UInt8(ascii: "<") {
+                    throw error("'<' inside the value of attribute '\(text(attributeStart, attributeEnd))'", at: start)
+                }
+                valueEnd += 1
+            }
+            guard valueEnd < end else { return nil }
+            let value = (i + 1)..<valueEnd
+            switch attributeEnd - attributeStart {
+            case 3 where buffer[attributeStart] == UInt8(ascii: "l") && buffer[attributeStart + 1] == UInt8(ascii: "a") && buffer[attributeStart + 2] == UInt8(ascii: "t"):
+                lat = value
+            case 3 where buffer[attributeStart] == UInt8(ascii: "l") && buffer[attributeStart + 1] == UInt8(ascii: "o") && buffer[attributeStart + 2] == UInt8(ascii: "n"):
+                lon = value
+            case 7 where equals(attributeStart, "creator"):
+                creator = value
+            default:
+                break
+            }
+            i = valueEnd + 1
+        }
+
+        if tagEnd - start > GPXReader.maximumTokenLength { throw tooLong(at: start) }
+        let kind = classify(local, nameEnd)
+        if depth == 0 {
+            if rootSeen { throw error("a second root element <\(text(nameStart, nameEnd))> after </gpx>", at: start) }
+            guard kind == .gpx else { throw error("not a GPX document: the root element is <\(text(nameStart, nameEnd))>", at: start) }
+            rootSeen = true
+            if let creator {
+                let name = text(creator.lowerBound, creator.upperBound, limit: 200).lowercased()
+                hdopIsMetres = name.contains("osmand") || name.contains("locus")
+            }
+        }
+        if depth >= GPXReader.maximumDepth {
+            throw error("elements nested deeper than \(GPXReader.maximumDepth)", at: start)
+        }
+
+        if pointDepth < 0 {
+            switch kind {
+            case .trkseg, .rte:
+                events.append(.segmentBreak)
+                summary.segments += 1
+            case .point:
+                beginPoint(at: start, depth: depth, lat: lat, lon: lon)
+            case .waypoint:
+                summary.waypoints += 1
+            default:
+                break
+            }
+        } else if field == .none {
+            switch kind {
+            case .elevation where depth == pointDepth + 1: field = .elevation
+            case .time where depth == pointDepth + 1: field = .time
+            case .hdop where depth == pointDepth + 1: field = .hdop
+            case .accuracy: field = .accuracy
+            default: break
+            }
+            if field != .none {
+                captureDepth = depth + 1
+                capture.count = 0
+                captureOverflow = false
+            }
+        }
+
+        if selfClosing {
+            closed(depth: depth)
+        } else {
+            kinds[depth] = kind
+            for k in nameStart..<nameEnd {
+                names.base[names.count] = buffer[k]
+                names.count += 1
+            }
+            nameEnds[depth] = names.count
+            depth += 1
+        }
+        return tagEnd
+    }
+
+    private mutating func endTag(at start: Int) throws -> Int? {
+        var i = start + 2
+        while i < end, !Self.isSpace(buffer[i]), buffer[i] != UInt8(ascii: ">") { i += 1 }
+        let nameEnd = i
+        while i < end, Self.isSpace(buffer[i]) { i += 1 }
+        guard i < end else { return nil }
+        guard buffer[i] == UInt8(ascii: ">") else { throw error("malformed end tag '\(text(start, i + 1))'", at: start) }
+        guard depth > 0 else {
+            throw error("end tag '\(text(start, i + 1))' without a matching start tag", at: start)
+        }
+        let top = depth - 1
+        let openStart = top > 0 ? nameEnds[top - 1] : 0
+        let openLength = nameEnds[top] - openStart
+        var matches = openLength == nameEnd - start - 2
+        var k = 0
+        while matches && k < openLength {
+            matches = names.base[openStart + k] == buffer[start + 2 + k]
+            k += 1
+        }
+        guard matches else {
+            throw error("'\(text(start, i + 1))' does not close <\(openName(top))>", at: start)
+        }
+        depth = top
+        names.count = openStart
+        closed(depth: top)
+        return i + 1
+    }
+
+    /// An element at `depth` (0 = root) has ended.
+    private mutating func closed(depth: Int) {
+        if field != .none && depth + 1 == captureDepth {
+            finishValue()
+        } else if depth == pointDepth {
+            finishPoint()
+        }
+    }
+
+    // MARK: Points
+
+    private mutating func beginPoint(at start: Int, depth: Int, lat: Range<Int>?, lon: Range<Int>?) {
+        pointDepth = depth
+        pointStart = start
+        pointLine = nil
+        time = nil
+        elevation = nil
+        hdop = nil
+        accuracy = nil
+        problem = nil
+        latitude = coordinate(lat, name: "lat")
+        longitude = coordinate(lon, name: "lon")
+    }
+
+    private mutating func coordinate(_ range: Range<Int>?, name: String) -> Double? {
+        guard let range else {
+            if problem == nil { problem = "point without a \(name) attribute" }
+            return nil
+        }
+        capture.count = 0
+        captureOverflow = false
+        appendValue(range.lowerBound, range.upperBound, decode: true)
+        let value = captureOverflow ? nil : Self.trimmed(capture) { DecimalNumber.parse($0) }
+        if value == nil, problem == nil {
+            problem = "\(name) '\(text(range.lowerBound, range.upperBound))' is not a number"
+        }
+        return value
+    }
+
+    private mutating func finishValue() {
+        let which = field
+        field = .none
+        guard problem == nil else { return }
+        let name: String
+        switch which {
+        case .elevation: name = "ele"
+        case .time: name = "time"
+        case .hdop: name = "hdop"
+        case .accuracy: name = "accuracy"
+        case .none: return
+        }
+        if captureOverflow {
+            problem = "<\(name)> value longer than \(Self.maximumValueLength) bytes"
+            return
+        }
+        if Self.trimmed(capture, { $0.isEmpty }) { return }
+        var parsed = true
+        switch which {
+        case .time:
+            time = Self.trimmed(capture) { Timestamp.parse($0) }
+            parsed = time != nil
+        case .elevation:
+            elevation = Self.trimmed(capture) { DecimalNumber.parse($0) }
+            parsed = elevation != nil
+        case .hdop:
+            hdop = Self.trimmed(capture) { DecimalNumber.parse($0) }.flatMap { $0 >= 0 ? $0 : nil }
+            parsed = hdop != nil
+        case .accuracy:
+            accuracy = Self.trimmed(capture) { DecimalNumber.parse($0) }.flatMap { $0 >= 0 ? $0 : nil }
+            parsed = accuracy != nil
+        case .none:
+            break
+        }
+        if !parsed {
+            let shown = String(decoding: capture.bytes.prefix(40), as: UTF8.self)
+            switch which {
+            case .time: problem = "<time> '\(shown)' is not an ISO-8601 time"
+            case .elevation: problem = "<ele> '\(shown)' is not a number"
+            default: problem = "<\(name)> '\(shown)' is not a non-negative number"
+            }
+        }
+    }
+
+    private mutating func finishPoint() {
+        pointDepth = -1
+        field = .none
+        if let problem {
+            events.append(.unreadable(InputError(path: path, line: pointLine ?? line(at: pointStart), reason: problem)))
+            summary.unreadablePoints += 1
+            return
+        }
+        let metres = accuracy ?? hdop.map { hdopIsMetres ? $0 : $0 * 5 }
+        events.append(.point(TrackPoint(latitude: latitude!, longitude: longitude!, time: time, accuracy: metres, elevation: elevation)))
+        summary.points += 1
+    }
+
+    // MARK: Values
+
+    /// Appends buffer bytes to the value being read, decoding character and entity references
+    /// when `decode` (CDATA is literal). An unknown reference spoils the value.
+    private mutating func appendValue(_ start: Int, _ stop: Int, decode: Bool) {
+        var i = start
+        while i < stop && !captureOverflow {
+            let byte = buffer[i]
+            if byte == UInt8(ascii: "&") && decode {
+                var j = i + 1
+                while j < stop, buffer[j] != UInt8(ascii: ";"), j - i < 12 { j += 1 }
+                guard j < stop, buffer[j] == UInt8(ascii: ";"), let scalar = reference(i + 1, j) else {
+                    var zero: UInt8 = 0  // makes the value unparseable, so the point is reported
+                    captureOverflow = !capture.append(&zero, 1)
+                    return
+                }
+                var encoded = Array(String(Character(scalar)).utf8)
+                captureOverflow = !capture.append(&encoded, encoded.count)
+                i = j + 1
+            } else if capture.count < capture.capacity {
+                capture.base[capture.count] = byte
+                capture.count += 1
+                i += 1
+            } else {
+                captureOverflow = true
+            }
+        }
+    }
+
+    private func reference(_ start: Int, _ stop: Int) -> Unicode.Scalar? {
+        let name = text(start, stop)
+        switch name {
+        case "lt": return "<"
+        case "gt": return ">"
+        case "amp": return "&"
+        case "quot": return "\""
+        case "apos": return "'"
+        default:
+            guard name.hasPrefix("#") else { return nil }
+            let hex = name.hasPrefix("#x")
+            return UInt32(name.dropFirst(hex ? 2 : 1), radix: hex ? 16 : 10).flatMap(Unicode.Scalar.init)
+        }
+    }
+
+    /// Calls `body` with `value` stripped of surrounding XML white space.
+    private static func trimmed<T>(_ value: FixedBytes, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let all = value.bytes
+        var lower = 0, upper = all.count
+        while lower < upper, isSpace(all[lower]) { lower += 1 }
+        while upper > lower, isSpace(all[upper - 1]) { upper -= 1 }
+        return body(UnsafeRawBufferPointer(rebasing: all[lower..<upper]))
+    }
+
+    /// The name of the open element at `level` (0 = root).
+    private func openName(_ level: Int) -> String {
+        let start = level > 0 ? nameEnds[level - 1] : 0
+        return String(decoding: UnsafeRawBufferPointer(start: names.base + start, count: nameEnds[level] - start), as: UTF8.self)
+    }
+
+    // MARK: Bytes
+
+    /// The kind of element whose local name (after any prefix) is at `local..<stop`.
+    private func classify(_ local: Int, _ stop: Int) -> Kind {
+        switch stop - local {
+        case 3:
+            if equals(local, "gpx") { return .gpx }
+            if equals(local, "rte") { return .rte }
+            if equals(local, "wpt") { return .waypoint }
+            if equals(local, "ele") { return .elevation }
+        case 4:
+            if equals(local, "time") { return .time }
+            if equals(local, "hdop") { return .hdop }
+            if equals(local, "hacc", caseInsensitive: true) { return .accuracy }
+        case 5:
+            if equals(local, "trkpt") || equals(local, "rtept") { return .point }
+        case 6:
+            if equals(local, "trkseg") { return .trkseg }
+        case 8:
+            if equals(local, "accuracy", caseInsensitive: true) || equals(local, "horaccur", caseInsensitive: true) { return .accuracy }
+        case 18:
+            if equals(local, "horizontalaccuracy", caseInsensitive: true) { return .accuracy }
+        case 19:
+            if equals(local, "accuracy_horizontal", caseInsensitive: true)
+                || equals(local, "horizontal_accuracy", caseInsensitive: true) { return .accuracy }
+        default:
+            break
+        }
+        return .other
+    }
+
+    /// True when the buffer at `start` holds `word` (ASCII; `caseInsensitive` folds letters).
+    private func equals(_ start: Int, _ word: StaticString, caseInsensitive: Bool = false) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard start + count <= end else { return false }
+        let expected = word.utf8Start
+        for k in 0..<count {
+            let byte = buffer[start + k]
+            if byte != expected[k] && !(caseInsensitive && byte | 0x20 == expected[k]) { return false }
+        }
+        return true
+    }
+
+    private func hasPrefix(_ word: StaticString, at start: Int) -> Bool {
+        equals(start, word)
+    }
+
+    /// The offset of `word` at or after `from` (and before `before`), or nil.
+    private func find(_ word: StaticString, from: Int, before: Int? = nil) -> Int? {
+        let limit = before ?? end
+        let first = Int32(word.utf8Start[0])
+        var i = from
+        while i + word.utf8CodeUnitCount <= limit {
+            guard let hit = memchr(buffer + i, first, limit - i) else { return nil }
+            let offset = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+            if offset + word.utf8CodeUnitCount > limit { return nil }
+            if equals(offset, word) { return offset }
+            i = offset + 1
+        }
+        return nil
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    private func isNameStart(_ byte: UInt8) -> Bool {
+        (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
+    }
+}
+
+/// Bytes in one fixed allocation: the open elements' names, the value being read.
+struct FixedBytes {
+    let base: UnsafeMutablePointer<UInt8>
+    let capacity: Int
+    var count = 0
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    func deallocate() { base.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Appends `length` bytes; false (and nothing appended) when they do not fit.
+    mutating func append(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        guard count + length <= capacity else { return false }
+        (base + count).update(from: bytes, count: length)
+        count += length
+        return true
+    }
+}

@@ -1,0 +1,123 @@
+import TextFormats
+
+/// The Google Maps Timeline exports made on the phone (since Timeline moved on-device, 2024).
+///
+/// Read: recorded positions only — `timelinePath` points and, on Android, `rawSignals[].position`.
+/// Ignored: `visit.topCandidate.placeLocation`, `activity.start`/`end`, `parking`,
+/// `timelineMemory` and `userLocationProfile`. Those are Google's inferences (the coordinates of
+/// the place it guessed, the ends of a movement it summarised), not measurements: a visit's place
+/// can be a shop across a county border from where the phone was, and the path points of the
+/// same period already say where the user went. See `docs/input-formats.md`.
+enum GoogleTimeline {
+    /// Android: `semanticSegments` array whose `[` was just read. Each segment with a
+    /// `timelinePath` starts a new segment: `{"point": "39.9042°, 116.4074°", "time": ISO}`.
+    static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
+        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { segment, start in
+            guard case .object = segment else {
+                sink.unreadablePoint(context.problem("semantic segment is not an object", at: start))
+                return
+            }
+            guard let path = segment["timelinePath"] else { return }
+            guard let points = path.arrayValue else {
+                sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
+                return
+            }
+            sink.segmentBreak()
+            for element in points {
+                guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
+                    sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
+                    continue
+                }
+                guard let time = element["time"]?.stringValue.flatMap(Timestamp.parse) else {
+                    sink.unreadablePoint(context.problem("timelinePath point without a readable \"time\"", at: start))
+                    continue
+                }
+                sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: time))
+            }
+        }
+    }
+
+    /// Android: `rawSignals` array whose `[` was just read. Elements with a `position`
+    /// (`LatLng`, `accuracyMeters`, `altitudeMeters`, `timestamp`) are points, one segment for the
+    /// array; `wifiScan` and `activityRecord` elements carry no position and are skipped.
+    static func readRawSignals<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
+        sink.segmentBreak()
+        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { signal, start in
+            guard let position = signal["position"] else { return }
+            guard let latLng = position["LatLng"]?.stringValue.flatMap(parseLatLng) else {
+                sink.unreadablePoint(context.problem("raw signal position without a readable \"LatLng\"", at: start))
+                return
+            }
+            guard let time = position["timestamp"]?.stringValue.flatMap(Timestamp.parse) else {
+                sink.unreadablePoint(context.problem("raw signal position without a readable \"timestamp\"", at: start))
+                return
+            }
+            var point = TrackPoint(latitude: latLng.latitude, longitude: latLng.longitude, time: time)
+            for (key, keyPath) in [("accuracyMeters", \TrackPoint.accuracy), ("altitudeMeters", \TrackPoint.elevation)] {
+                guard let value = position[key], value != .null else { continue }
+                guard let number = finiteNumber(value) else {
+                    sink.unreadablePoint(context.problem("raw signal \(key) is not a number", at: start))
+                    return
+                }
+                point[keyPath: keyPath] = number
+            }
+            sink.point(point)
+        }
+    }
+
+    /// iOS: the top-level array whose `[` was just read. Elements are segments with `startTime`
+    /// and optionally `timelinePath: [{"point": "geo:39.9,116.4", "durationMinutesOffsetFromStartTime": "12"}]`.
+    /// The first element must look like a Timeline segment, or the file is not this format.
+    static func readIOS<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
+        var first = true
+        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { segment, start in
+            if first {
+                first = false
+                let keys = ["startTime", "endTime", "timelinePath", "visit", "activity", "timelineMemory"]
+                guard keys.contains(where: { segment[$0] != nil }) else {
+                    throw JSONStreamError(offset: start.offset, line: start.line, reason: JSONTrackReader.unknownStructure)
+                }
+            }
+            guard case .object = segment else {
+                sink.unreadablePoint(context.problem("timeline segment is not an object", at: start))
+                return
+            }
+            guard let path = segment["timelinePath"] else { return }
+            guard let points = path.arrayValue else {
+                sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
+                return
+            }
+            sink.segmentBreak()
+            let startTime = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
+            for element in points {
+                guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
+                    sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
+                    continue
+                }
+                guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else {
+                    sink.unreadablePoint(context.problem("timelinePath point without a readable time (startTime + durationMinutesOffsetFromStartTime)", at: start))
+                    continue
+                }
+                sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: startTime + minutes * 60_000))
+            }
+        }
+    }
+
+    /// `"39.9042°, 116.4074°"` (Android) or `"geo:39.9042,116.4074"` (iOS) → degrees.
+    static func parseLatLng(_ text: String) -> (latitude: Double, longitude: Double)? {
+        var text = Substring(text)
+        if text.hasPrefix("geo:") { text = text.dropFirst(4) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+              let latitude = degrees(parts[0]), let longitude = degrees(parts[1]) else { return nil }
+        return (latitude, longitude)
+    }
+
+    private static func degrees(_ part: Substring) -> Double? {
+        var part = part.drop(while: { $0 == " " })
+        if part.hasSuffix("°") { part = part.dropLast() }
+        var text = String(part)
+        guard let value = text.withUTF8({ DecimalNumber.parse(UnsafeRawBufferPointer($0)) }), value.isFinite else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,173 @@
+import TextFormats
+
+/// Which kind of JSON track file a ``JSONTrackReader`` recognised.
+public enum JSONTrackFormat: String, Sendable {
+    /// Google Takeout location history, `Records.json` (`{"locations": [...]}`).
+    case takeoutRecords
+    /// Google Takeout "Semantic Location History" (`{"timelineObjects": [...]}`): recognised and
+    /// deliberately not read, because it is derived from the same records as `Records.json`.
+    case takeoutSemanticHistory
+    /// The on-device Timeline export from Android (`{"semanticSegments": [...], "rawSignals": [...]}`).
+    case timelineAndroid
+    /// The on-device Timeline export from iOS (a top-level array of segments with `geo:` points).
+    case timelineIOS
+    /// This project's app backup (`docs/backup-format.md`).
+    case backup
+    /// GeoJSON: a FeatureCollection, a Feature or a bare geometry.
+    case geoJSON
+}
+
+/// Reads the JSON-family track files: Google Takeout `Records.json`, the Google Timeline
+/// on-device exports (Android and iOS), the app backup, and GeoJSON (see `docs/input-formats.md`).
+///
+/// The format is recognised from the document's structure as it streams, whatever the order of
+/// members. Big arrays (`locations`, `semanticSegments`, `features`, backup tracks) are streamed
+/// element by element, so memory stays constant however large the file; one record is held at a
+/// time, never more than ``maximumRecordBytes`` (``maximumFeatureBytes`` for a GeoJSON feature).
+public enum JSONTrackReader {
+    /// Largest Timeline segment or raw signal accepted, in input bytes.
+    public static let maximumRecordBytes = 4 << 20
+    /// Largest GeoJSON feature (or top-level Feature or geometry) accepted, in input bytes: a
+    /// whole track may be one LineString, so this is larger, yet bounded (about 3 bytes of memory
+    /// per input byte while it is read).
+    public static let maximumFeatureBytes = 32 << 20
+
+    /// Reads `source` (named `path` in errors) into `sink` and says what it was.
+    ///
+    /// A record that cannot be used (a missing coordinate, a number that does not parse or is
+    /// beyond `Double`'s range, a malformed time) goes to ``TrackSink/unreadablePoint(_:)`` and
+    /// reading continues. Fatal problems — broken JSON, truncation, limits exceeded, a structure
+    /// that is none of the known formats, an unsupported backup version — throw an ``InputError``
+    /// whose reason starts with `byte N:` (0-based offset) and whose line is that byte's line.
+    /// Points delivered before the error stay delivered.
+    @discardableResult
+    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> JSONTrackFormat {
+        var reader = JSONStreamReader(source)
+        let context = RecordContext(path: path)
+        do {
+            let format = try readDocument(&reader, context, &sink)
+            let end = try reader.next()
+            precondition(end == .end, "a complete top-level value is followed by the end")
+            return format
+        } catch let error as JSONStreamError {
+            throw InputError(path: path, line: error.line, reason: "byte \(error.offset): \(error.reason)")
+        }
+    }
+
+    private static func readDocument<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
+        switch try reader.next() {
+        case .objectStart:
+            return try readTopObject(&reader, context, &sink)
+        case .arrayStart:
+            try GoogleTimeline.readIOS(&reader, context, &sink)
+            return .timelineIOS
+        default:
+            throw reader.error(atToken: unknownStructure)
+        }
+    }
+
+    static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup or GeoJSON)"
+
+    private static func readTopObject<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
+        let documentStart = reader.error(atToken: unknownStructure)
+        var format: JSONTrackFormat?
+        var backup = AppBackup.Header()
+        var geoJSON = GeoJSONTracks.TopLevel()
+        while true {
+            let event = try reader.next()
+            if event == .objectEnd { break }
+            let key = reader.tokenString
+            let value = try reader.next()
+            switch (key, value) {
+            case ("locations", .arrayStart):
+                try TakeoutRecords.readLocations(&reader, context, &sink)
+                format = format ?? .takeoutRecords
+            case ("semanticSegments", .arrayStart):
+                try GoogleTimeline.readSemanticSegments(&reader, context, &sink)
+                format = format ?? .timelineAndroid
+            case ("rawSignals", .arrayStart):
+                try GoogleTimeline.readRawSignals(&reader, context, &sink)
+                format = format ?? .timelineAndroid
+            case ("timelineObjects", .arrayStart):
+                try reader.skip(from: value)
+                format = format ?? .takeoutSemanticHistory
+            case ("format", .string), ("formatVersion", _):
+                try backup.read(key: key, value: value, &reader)
+                if backup.isBackup { format = format ?? .backup }
+            case ("tracks", _):
+                try backup.requireSupported(before: reader)
+                guard value == .arrayStart else { throw reader.error(atToken: "backup: \"tracks\" must be an array") }
+                try AppBackup.readTracks(&reader, context, &sink)
+            case ("features", .arrayStart):
+                try GeoJSONTracks.readFeatures(&reader, context, &sink)
+                format = format ?? .geoJSON
+            case ("type", .string), ("geometry", _), ("properties", _), ("coordinates", _), ("geometries", _):
+                try geoJSON.read(key: key, value: value, &reader)
+            default:
+                try reader.skip(from: value)
+            }
+        }
+        try backup.requireSupportedIfDeclared()
+        if geoJSON.finish(context, &sink) { format = format ?? .geoJSON }
+        guard let format else { throw documentStart }
+        return format
+    }
+}
+
+/// What record readers need to report a record they cannot use.
+struct RecordContext {
+    let path: String
+
+    /// An unreadable-record report for the record that starts at the reader's current token.
+    func problem(_ reason: String, at offset: Int, line: Int) -> InputError {
+        InputError(path: path, line: line, reason: "byte \(offset): \(reason)")
+    }
+}
+
+/// Where a record starts, for reports about it.
+struct RecordStart {
+    let offset: Int
+    let line: Int
+
+    init(_ reader: borrowing JSONStreamReader) {
+        offset = reader.tokenOffset
+        line = reader.tokenLine
+    }
+}
+
+extension RecordContext {
+    func problem(_ reason: String, at start: RecordStart) -> InputError {
+        problem(reason, at: start.offset, line: start.line)
+    }
+}
+
+/// Reads the elements of an array whose `[` was just read, one materialised value at a time.
+func forEachElement(_ reader: inout JSONStreamReader, maximumBytes: Int, _ body: (JSONValue, RecordStart) throws -> Void) throws {
+    while true {
+        let event = try reader.next()
+        if event == .arrayEnd { return }
+        let start = RecordStart(reader)
+        let value = try reader.value(from: event, maximumBytes: maximumBytes)
+        try body(value, start)
+    }
+}
+
+/// A JSON number or numeric string as milliseconds, seconds… (an integer), else nil.
+func integerValue(_ value: JSONValue) -> Int64? {
+    switch value {
+    case let .number(number):
+        guard number.isFinite, number == number.rounded(), abs(number) < 9e15 else { return nil }
+        return Int64(number)
+    case let .string(text):
+        guard let number = Int64(text) else { return nil }
+        return number
+    default:
+        return nil
+    }
+}
+
+/// A finite number, or nil.
+func finiteNumber(_ value: JSONValue?) -> Double? {
+    guard let number = value?.numberValue, number.isFinite else { return nil }
+    return number
+}

@@ -1,0 +1,130 @@
+/// Google Takeout location history, `Records.json`: `{"locations": [record, ...]}`.
+///
+/// Each record is read straight from the event stream (never materialised): this is the file
+/// that reaches gigabytes. Read: `latitudeE7`, `longitudeE7` (integers, degrees × 10⁷),
+/// `accuracy` (metres), `altitude` (metres), `timestamp` (ISO-8601) or the older `timestampMs`
+/// (milliseconds as a string). Everything else (`activity`, `source`, `deviceTag`, `velocity`,
+/// `heading`, `verticalAccuracy`, `platformType`, …) is skipped.
+enum TakeoutRecords {
+    private enum Field {
+        case latitude, longitude, accuracy, altitude, timestamp, timestampMs, other
+    }
+
+    private static func field(_ reader: borrowing JSONStreamReader) -> Field {
+        if reader.tokenIs("latitudeE7") { return .latitude }
+        if reader.tokenIs("longitudeE7") { return .longitude }
+        if reader.tokenIs("timestamp") { return .timestamp }
+        if reader.tokenIs("accuracy") { return .accuracy }
+        if reader.tokenIs("altitude") { return .altitude }
+        if reader.tokenIs("timestampMs") { return .timestampMs }
+        return .other
+    }
+
+    /// Reads the `locations` array whose `[` was just read.
+    static func readLocations<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
+        while true {
+            let event = try reader.next()
+            if event == .arrayEnd { return }
+            let start = RecordStart(reader)
+            guard event == .objectStart else {
+                try reader.skip(from: event)
+                sink.unreadablePoint(context.problem("location record is not an object", at: start))
+                continue
+            }
+            var latitudeE7: Double?
+            var longitudeE7: Double?
+            var accuracy: Double?
+            var altitude: Double?
+            var isoTime: Int64?
+            var millisecondTime: Int64?
+            var problem: String?
+            while try reader.next() == .key {
+                let field = field(reader)
+                let value = try reader.next()
+                switch field {
+                case .latitude, .longitude, .accuracy, .altitude:
+                    guard value == .number else {
+                        try reader.skip(from: value)
+                        problem = problem ?? "\(name(field)) is not a number"
+                        continue
+                    }
+                    let number = reader.tokenNumber
+                    guard number.isFinite else {
+                        problem = problem ?? "\(name(field)) is out of range"
+                        continue
+                    }
+                    switch field {
+                    case .latitude: latitudeE7 = number
+                    case .longitude: longitudeE7 = number
+                    case .accuracy: accuracy = number
+                    default: altitude = number
+                    }
+                case .timestamp:
+                    if value == .string, let time = reader.withTokenBytes(Timestamp.parse) {
+                        isoTime = time
+                    } else {
+                        try reader.skip(from: value)
+                        problem = problem ?? "timestamp is not an ISO-8601 time"
+                    }
+                case .timestampMs:
+                    if value == .string || value == .number, let time = reader.withTokenBytes(parseMilliseconds) {
+                        millisecondTime = time
+                    } else {
+                        try reader.skip(from: value)
+                        problem = problem ?? "timestampMs is not a whole number of milliseconds"
+                    }
+                case .other:
+                    try reader.skip(from: value)
+                }
+            }
+            if let problem {
+                sink.unreadablePoint(context.problem(problem, at: start))
+                continue
+            }
+            guard let latitudeE7, let longitudeE7 else {
+                sink.unreadablePoint(context.problem(latitudeE7 == nil ? "location record without latitudeE7" : "location record without longitudeE7", at: start))
+                continue
+            }
+            sink.point(TrackPoint(latitude: unwrapped(latitudeE7, above: 900_000_000) / 1e7,
+                                  longitude: unwrapped(longitudeE7, above: 1_800_000_000) / 1e7,
+                                  time: isoTime ?? millisecondTime, accuracy: accuracy, elevation: altitude))
+        }
+    }
+
+    /// Some exports wrote negative E7 values as unsigned 32-bit integers (4233738877 for
+    /// -61228419); a value past the valid range is taken back by 2³².
+    private static func unwrapped(_ e7: Double, above limit: Double) -> Double {
+        e7 > limit ? e7 - 4_294_967_296 : e7
+    }
+
+    private static func name(_ field: Field) -> String {
+        switch field {
+        case .latitude: return "latitudeE7"
+        case .longitude: return "longitudeE7"
+        case .accuracy: return "accuracy"
+        case .altitude: return "altitude"
+        case .timestamp: return "timestamp"
+        case .timestampMs: return "timestampMs"
+        case .other: return "field"
+        }
+    }
+
+    /// ASCII digits (optionally signed) as an Int64, or nil.
+    static func parseMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var index = 0
+        var negative = false
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            index = 1
+        }
+        guard index < bytes.count, bytes.count - index <= 18 else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int64(digit)
+            index += 1
+        }
+        return negative ? -value : value
+    }
+}

@@ -1,0 +1,161 @@
+import TextFormats
+
+/// Reads CSV tracks, `lat,lon[,time][,accuracy]`, as a stream (one line at a time).
+///
+/// - Header: optional. A first line whose first field holds a letter (other than `nan`/`inf`)
+///   is a header; its columns are recognised by name, case-insensitively and in any order:
+///   `lat`/`latitude`; `lon`/`lng`/`long`/`longitude`; `time`/`timestamp`/`date`/`datetime`;
+///   `accuracy`/`acc`/`hacc`/`horizontal_accuracy`/`horizontalaccuracy`;
+///   `ele`/`elevation`/`alt`/`altitude`. Other columns are ignored. A header without a
+///   latitude and a longitude column stops the file. Without a header the columns are
+///   positional: latitude, longitude, then optionally time, then accuracy.
+/// - Time: ISO-8601 (as ``Timestamp`` reads it), or a Unix epoch number: seconds when its
+///   magnitude is below 10¹¹ (up to the year 5138), milliseconds from 10¹¹ up (from March 1973;
+///   earlier millisecond times would read as seconds). A fraction is allowed.
+/// - Accuracy: metres, non-negative. Empty time, accuracy and elevation fields mean "unknown".
+/// - Coordinates are delivered as read, even outside ±90/±180; range checks are the pipeline's.
+/// - A line that cannot be read (too few fields, a field that is not a number or time) goes to
+///   ``TrackSink/unreadablePoint(_:)`` with its line number; empty lines are skipped. A line
+///   longer than ``LineReader/maximumLineLength`` stops the file.
+///
+/// The file is one segment: no ``TrackSink/segmentBreak()`` is sent (the pipeline's time-gap
+/// rule splits it).
+public enum TrackCSVReader {
+    /// What one file held.
+    public struct Summary: Equatable, Sendable {
+        /// Points delivered through ``TrackSink/point(_:)``.
+        public var points = 0
+        /// Lines delivered through ``TrackSink/unreadablePoint(_:)``.
+        public var unreadablePoints = 0
+        /// Whether the first line was a header.
+        public var hasHeader = false
+
+        public init() {}
+    }
+
+    /// Where each value is, as column indices.
+    struct Columns: Equatable {
+        var latitude = 0
+        var longitude = 1
+        var time: Int? = 2
+        var accuracy: Int? = 3
+        var elevation: Int?
+
+        /// The columns a header names, or nil when it names no latitude or no longitude.
+        init?(header: UnsafeRawBufferPointer) {
+            var latitude: Int?, longitude: Int?
+            time = nil
+            accuracy = nil
+            var index = 0
+            var start: Int? = 0
+            while let from = start {
+                let field = CoordinateCSV.field(header, from: from)
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: header[field.range]), as: UTF8.self).lowercased()
+                switch name {
+                case "lat", "latitude": latitude = latitude ?? index
+                case "lon", "lng", "long", "longitude": longitude = longitude ?? index
+                case "time", "timestamp", "date", "datetime": time = time ?? index
+                case "accuracy", "acc", "hacc", "horizontal_accuracy", "horizontalaccuracy": accuracy = accuracy ?? index
+                case "ele", "elevation", "alt", "altitude": elevation = elevation ?? index
+                default: break
+                }
+                index += 1
+                start = field.next
+            }
+            guard let latitude, let longitude else { return nil }
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+
+        /// Positional: lat, lon, time, accuracy.
+        init() {}
+    }
+
+    /// Reads the CSV in `source` into `sink`; `path` names it in errors.
+    ///
+    /// - Throws: ``InputError`` when the header names no coordinates or a line is too long.
+    @discardableResult
+    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> Summary {
+        var reader = LineReader(source, path: path)
+        defer { reader.close() }
+        var summary = Summary()
+        var columns: Columns?
+        try reader.forEachLine { raw, number in
+            var line = raw
+            if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line = UnsafeRawBufferPointer(rebasing: line[3...]) }
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+            if columns == nil {
+                if CoordinateCSV.isHeader(line) {
+                    guard let named = Columns(header: line) else {
+                        throw InputError(path: path, line: number, reason: "the header names no latitude and longitude columns (expected e.g. 'lat,lon,time,accuracy')")
+                    }
+                    columns = named
+                    summary.hasHeader = true
+                    return
+                }
+                columns = Columns()
+            }
+            do {
+                sink.point(try parse(line, columns!))
+                summary.points += 1
+            } catch let problem as LineProblem {
+                sink.unreadablePoint(InputError(path: path, line: number, reason: problem.reason))
+                summary.unreadablePoints += 1
+            }
+        }
+        return summary
+    }
+
+    struct LineProblem: Error {
+        var reason: String
+    }
+
+    /// One data line as a point.
+    static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns) throws -> TrackPoint {
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(8)
+        var start: Int? = 0
+        while let from = start {
+            let field = CoordinateCSV.field(line, from: from)
+            fields.append(field.range)
+            start = field.next
+        }
+        func bytes(_ column: Int?) -> UnsafeRawBufferPointer? {
+            guard let column, column < fields.count, !fields[column].isEmpty else { return nil }
+            return UnsafeRawBufferPointer(rebasing: line[fields[column]])
+        }
+        func shown(_ value: UnsafeRawBufferPointer) -> String {
+            String(decoding: value.prefix(40), as: UTF8.self)
+        }
+        func number(_ column: Int?, _ name: String, required: Bool, nonNegative: Bool = false) throws -> Double? {
+            guard let value = bytes(column) else {
+                if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
+                return nil
+            }
+            guard let parsed = DecimalNumber.parse(value), !nonNegative || parsed >= 0 else {
+                throw LineProblem(reason: "\(name) '\(shown(value))' is not a\(nonNegative ? " non-negative" : "") number")
+            }
+            return parsed
+        }
+        let latitude = try number(columns.latitude, "latitude", required: true)!
+        let longitude = try number(columns.longitude, "longitude", required: true)!
+        var time: Int64?
+        if let value = bytes(columns.time) {
+            guard let parsed = Timestamp.parse(value) ?? epochMilliseconds(value) else {
+                throw LineProblem(reason: "time '\(shown(value))' is neither ISO-8601 nor epoch seconds or milliseconds")
+            }
+            time = parsed
+        }
+        let accuracy = try number(columns.accuracy, "accuracy", required: false, nonNegative: true)
+        let elevation = try number(columns.elevation, "elevation", required: false)
+        return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
+    }
+
+    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on.
+    static func epochMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard bytes.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }),
+              let value = DecimalNumber.parse(bytes), abs(value) < 1e16 else { return nil }
+        let milliseconds = abs(value) < 1e11 ? value * 1000 : value
+        return Int64(milliseconds.rounded(.down))
+    }
+}

@@ -1,0 +1,111 @@
+import Tracks
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Throughput of the GPX and CSV track readers alone (no pipeline), from a file in /tmp, against
+/// a bare byte-counting loop over the same file (what the disk cache and one core can deliver).
+enum TrackReaderBenchmark {
+    /// Counts what the readers deliver, so their work cannot be optimised away.
+    struct Tally: TrackSink {
+        var points = 0
+        var checksum = 0.0
+        mutating func segmentBreak() {}
+        mutating func point(_ point: TrackPoint) {
+            points += 1
+            checksum += point.latitude + Double(point.time ?? 0) * 1e-12
+        }
+        mutating func unreadablePoint(_ problem: InputError) {}
+    }
+
+    static func run(points count: Int, repeats: Int) throws -> [String] {
+        var template = Array("/tmp/unlocks-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw InputError(path: "/tmp", reason: "cannot make a temporary directory") }
+        let directory = String(cString: made)
+        let gpxPath = directory + "/track.gpx", csvPath = directory + "/track.csv"
+        defer {
+            unlink(gpxPath)
+            unlink(csvPath)
+            rmdir(directory)
+        }
+        let (gpxBytes, csvBytes) = try write(points: count, gpx: gpxPath, csv: csvPath)
+
+        var tally = Tally()
+        let gpx = try best(repeats) {
+            tally = Tally()
+            try GPXReader.read(try FileSource(path: gpxPath), path: gpxPath, into: &tally)
+        }
+        guard tally.points == count else { throw InputError(path: gpxPath, reason: "read \(tally.points) of \(count) points") }
+        let csv = try best(repeats) {
+            tally = Tally()
+            try TrackCSVReader.read(try FileSource(path: csvPath), path: csvPath, into: &tally)
+        }
+        guard tally.points == count else { throw InputError(path: csvPath, reason: "read \(tally.points) of \(count) points") }
+        var bytes = 0
+        let scan = try best(repeats) { bytes = try countAngleBrackets(gpxPath) }
+        if bytes == 42 { print("") }
+
+        let megabytes = { (size: Int, seconds: Double) in fixed(Double(size) / seconds / 1e6, 0) }
+        return [
+            "| reader (one core, file in the page cache) | points/s | MB/s |",
+            "|---|---|---|",
+            "| GPX, \(count) `trkpt` with `ele` and `time` (\(gpxBytes / count) bytes each) | \(millions(Double(count) / gpx)) M | \(megabytes(gpxBytes, gpx)) |",
+            "| CSV `lat,lon,time,accuracy`, same points | \(millions(Double(count) / csv)) M | \(megabytes(csvBytes, csv)) |",
+            "| bare loop counting `<` in the GPX file (the ceiling) | | \(megabytes(gpxBytes, scan)) |",
+        ]
+    }
+
+    /// The fastest of `repeats` runs, in seconds.
+    static func best(_ repeats: Int, _ body: () throws -> Void) throws -> Double {
+        var best = Double.infinity
+        for _ in 0..<repeats {
+            let start = Stopwatch.now()
+            try body()
+            best = min(best, Stopwatch.now() - start)
+        }
+        return best
+    }
+
+    /// A walk near Beijing, one point a second; returns the two files' sizes.
+    static func write(points count: Int, gpx gpxPath: String, csv csvPath: String) throws -> (Int, Int) {
+        guard let gpx = fopen(gpxPath, "w"), let csv = fopen(csvPath, "w") else {
+            throw InputError(path: gpxPath, reason: "cannot write the benchmark files")
+        }
+        defer {
+            fclose(gpx)
+            fclose(csv)
+        }
+        var generator = SplitMix64(seed: 7)
+        var latitude = 39.9, longitude = 116.4
+        let start = Timestamp.parse("2024-03-01T00:00:00Z")!
+        var gpxBytes = 0, csvBytes = 0
+        func put(_ text: String, _ file: UnsafeMutablePointer<FILE>) -> Int {
+            fputs(text, file)
+            return text.utf8.count
+        }
+        gpxBytes += put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"UnlocksBench\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n", gpx)
+        csvBytes += put("lat,lon,time,accuracy\n", csv)
+        for i in 0..<count {
+            latitude += generator.uniform(-1e-4, 1e-4)
+            longitude += generator.uniform(-1e-4, 1e-4)
+            let time = String(Timestamp.format(start + Int64(i) * 1000).dropLast(5)) + "Z"  // whole seconds, as devices write
+            let lat = fixed(latitude, 7), lon = fixed(longitude, 7)
+            gpxBytes += put("  <trkpt lat=\"\(lat)\" lon=\"\(lon)\"><ele>\(fixed(43 + Double(i % 100) / 10, 1))</ele><time>\(time)</time></trkpt>\n", gpx)
+            csvBytes += put("\(lat),\(lon),\(time),5\n", csv)
+        }
+        gpxBytes += put("</trkseg></trk>\n</gpx>\n", gpx)
+        return (gpxBytes, csvBytes)
+    }
+
+    static func countAngleBrackets(_ path: String) throws -> Int {
+        let source = try FileSource(path: path)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
+        var count = 0
+        while true {
+            let n = try source.read(into: buffer)
+            if n == 0 { return count }
+            for i in 0..<n where buffer[i] == UInt8(ascii: "<") { count += 1 }
+        }
+    }
+}
