@@ -1,6 +1,7 @@
 import ChinaDatum
 import RegionTables
 import TextFormats
+import TrackArchives
 import Tracks
 import Unlocks
 
@@ -151,6 +152,9 @@ struct ClassifyRun {
             bytesDone += file.size
             progress.update(inputsDone: inputsDone, inputsTotal: inputsTotal, points: sink.points, bytesDone: bytesDone, bytesTotal: bytesTotal)
         }
+        if file.path.lowercased().hasSuffix(".zip") {
+            return try classifyArchive(file)
+        }
         let named = TrackFormat(name: file.path)
         guard named != nil || file.explicit else {
             skipped += 1
@@ -161,15 +165,53 @@ struct ClassifyRun {
             alreadyCounted += 1
             return
         }
-        let source: ReplayingSource<FileSource>
         do {
-            source = try ReplayingSource(try FileSource(path: file.path))
+            if file.path.lowercased().hasSuffix(".gz") {
+                let source = try ReplayingSource(try GzipSource(path: file.path))
+                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint)
+            } else {
+                let source = try ReplayingSource(try FileSource(path: file.path))
+                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint)
+            }
         } catch let error as InputError {
             record(InputRecord(path: file.path, fingerprint: fingerprint, format: named?.rawValue ?? "unknown"), failure: error)
-            return
         }
-        let format = named ?? TrackFormat(sniffing: source.prefix[...])
-        read(source, format: format, path: file.path, fingerprint: fingerprint)
+    }
+
+    /// A zip archive: each member whose name is a track format (optionally `.gz`) is an input,
+    /// known by the archive's fingerprint and the member's name. Nested archives are skipped.
+    mutating func classifyArchive(_ file: InputWalk.Found) throws {
+        let archiveFingerprint = try InputWalk.fingerprint(file.path, size: file.size)
+        let archive = ZipArchive(path: file.path)
+        do {
+            try archive.forEachEntry { entry in
+                guard entry.skipReason == nil, let format = TrackFormat(name: entry.name) else {
+                    if let reason = entry.skipReason {
+                        progress.clear()
+                        reportError("note: \(entry.path): skipped (\(reason))")
+                    }
+                    skipped += 1
+                    return
+                }
+                let fingerprint = archiveFingerprint + ":" + entry.name
+                guard sink.classifier.ledger.inputs[fingerprint] == nil else {
+                    alreadyCounted += 1
+                    return
+                }
+                do {
+                    if entry.name.lowercased().hasSuffix(".gz") {
+                        read(try GzipSource(wrapping: entry, path: entry.path), format: format, path: entry.path, fingerprint: fingerprint)
+                    } else {
+                        read(entry, format: format, path: entry.path, fingerprint: fingerprint)
+                    }
+                } catch let error as InputError {
+                    record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format.rawValue), failure: error)
+                }
+            }
+        } catch let error as InputError {
+            // The archive itself is damaged: the members read so far stay counted.
+            record(InputRecord(path: file.path, fingerprint: archiveFingerprint, format: "zip"), failure: error)
+        }
     }
 
     /// Reads one stream with the reader for `format`; an error keeps the points before it.
