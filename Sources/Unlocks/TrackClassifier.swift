@@ -44,6 +44,8 @@ public struct TrackClassifier: TrackSink {
     private var reuseCount: Int64 = 0
     private var reuseFirst: Visit?
     private var rows = ExploredGrid.RowCache()
+    /// The local day last added to the ledger (consecutive points share it).
+    private var lastDay = Int64.min
     private var scale = LocalScale()
 
     struct Located {
@@ -73,6 +75,7 @@ public struct TrackClassifier: TrackSink {
         reuseFirst = nil
         rows = ExploredGrid.RowCache()
         scale = LocalScale()
+        lastDay = .min
     }
 
     /// Ends the input (deciding any open run), records it in the ledger and returns its record.
@@ -211,7 +214,11 @@ public struct TrackClassifier: TrackSink {
         }
         if let time = point.time {
             let local = time + Int64(options.utcOffsetMinutes) * 60_000
-            ledger.days.insert(local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000)
+            let day = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+            if day != lastDay {
+                ledger.days.insert(day)
+                lastDay = day
+            }
         }
         if reused {
             let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)

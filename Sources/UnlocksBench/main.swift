@@ -10,6 +10,7 @@ import Glibc
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
 //   UnlocksBench readers [POINTS]   the GPX and CSV track readers alone (default 2,000,000 points)
 //   UnlocksBench world WHEEL        builds the world table alone, printing its progress
+//   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -22,9 +23,13 @@ case "locate":
     print(try LocatorBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 3).joined(separator: "\n"))
 case "readers":
     print(try TrackReaderBenchmark.run(points: arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000, repeats: 3).joined(separator: "\n"))
+case "make-tracks":
+    let (gpx, csv) = try TrackArchiveGenerator.write(directory: arguments[1], days: Int(arguments[2]) ?? 10, pointsPerDay: Int(arguments[3]) ?? 20_000,
+                                                     csv: !arguments.contains("--gpx-only"))
+    print("\(gpx) \(csv)")
 case "world":
     try WorldBuildProbe.run(arguments[1])
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | world WHEEL")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | world WHEEL | make-tracks DIR DAYS POINTS")
     exit(2)
 }

@@ -1,0 +1,116 @@
+import Foundation
+import Tracks
+
+/// Writes a synthetic track archive for the classify benchmark: one GPX file per day (a walk of
+/// 1 Hz fixes with correlated noise, elevation, time and hdop, about 120 bytes per `trkpt`, as
+/// phones and watches write them) in cities across China and the world, and the same points as
+/// one CSV per day. Deterministic (fixed seed).
+enum TrackArchiveGenerator {
+    /// Real city centres (WGS-84): most footprints are in China, some abroad.
+    static let cities: [(Double, Double)] = [
+        (39.9042, 116.4074), (31.2304, 121.4737), (23.1291, 113.2644), (22.5431, 114.0579), (30.5728, 104.0668),
+        (34.3416, 108.9398), (36.0671, 120.3826), (29.5630, 106.5516), (30.2741, 120.1551), (32.0603, 118.7969),
+        (38.0428, 114.5149), (39.1255, 117.1901), (41.8057, 123.4315), (45.8038, 126.5349), (22.3193, 114.1694),
+        (24.4798, 118.0894), (25.0389, 102.7183), (43.8256, 87.6168), (29.6520, 91.1721), (20.0440, 110.1999),
+        (35.6762, 139.6503), (37.5665, 126.9780), (1.3521, 103.8198), (13.7563, 100.5018), (48.8566, 2.3522),
+        (51.5072, -0.1276), (40.7128, -74.0060), (-33.8688, 151.2093), (41.0082, 28.9784), (55.7558, 37.6173),
+    ]
+
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+        mutating func gaussian() -> Double {
+            (next() + next() + next() + next() - 2) * 1.7320508
+        }
+    }
+
+    /// Appends `value` with `decimals` fixed decimals (String(format:) is far too slow for GBs).
+    static func append(_ value: Double, decimals: Int, to out: inout [UInt8]) {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        var scaled = Int64((abs(value) * scale).rounded())
+        if value < 0 && scaled != 0 { out.append(UInt8(ascii: "-")) }
+        var digits: [UInt8] = []
+        for position in 0... {
+            digits.append(UInt8(ascii: "0") + UInt8(scaled % 10))
+            scaled /= 10
+            if position >= decimals && scaled == 0 { break }
+            if position == decimals - 1 { digits.append(UInt8(ascii: ".")) }
+        }
+        out.append(contentsOf: digits.reversed())
+    }
+
+    static func append(_ text: String, to out: inout [UInt8]) {
+        out.append(contentsOf: text.utf8)
+    }
+
+    /// `YYYY-MM-DDThh:mm:ssZ`.
+    static func appendTime(_ milliseconds: Int64, to out: inout [UInt8]) {
+        let seconds = milliseconds / 1000
+        let date = Timestamp.civilDate(daysSinceEpoch: seconds / 86_400)
+        let within = seconds % 86_400
+        func two(_ v: Int64) { out.append(UInt8(ascii: "0") + UInt8(v / 10)); out.append(UInt8(ascii: "0") + UInt8(v % 10)) }
+        two(date.year / 100); two(date.year % 100); out.append(UInt8(ascii: "-")); two(date.month); out.append(UInt8(ascii: "-")); two(date.day)
+        out.append(UInt8(ascii: "T")); two(within / 3600); out.append(UInt8(ascii: ":")); two(within / 60 % 60); out.append(UInt8(ascii: ":")); two(within % 60)
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    /// Writes `days` GPX and CSV files of `pointsPerDay` fixes each into `directory`/gpx and
+    /// `directory`/csv (CSV skipped when `csv` is false); returns the bytes written (GPX, CSV).
+    static func write(directory: String, days: Int, pointsPerDay: Int, csv writeCSV: Bool = true) throws -> (Int, Int) {
+        try FileManager.default.createDirectory(atPath: directory + "/gpx", withIntermediateDirectories: true)
+        if writeCSV { try FileManager.default.createDirectory(atPath: directory + "/csv", withIntermediateDirectories: true) }
+        var random = Generator(state: 2024)
+        var gpxBytes = 0, csvBytes = 0
+        let start = Timestamp.parse("2024-01-01T00:00:00Z")!
+        var gpx: [UInt8] = [], csv: [UInt8] = []
+        for day in 0..<days {
+            let city = cities[day % cities.count]
+            var lat = city.0 + (random.next() - 0.5) * 0.1, lon = city.1 + (random.next() - 0.5) * 0.1
+            var heading = random.next() * 2 * .pi
+            var noiseNorth = 0.0, noiseEast = 0.0
+            gpx.removeAll(keepingCapacity: true)
+            csv.removeAll(keepingCapacity: true)
+            append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"UnlocksBench\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n <trk>\n  <name>day \(day)</name>\n  <trkseg>\n", to: &gpx)
+            append("lat,lon,time,accuracy\n", to: &csv)
+            let dayStart = start + Int64(day) * 86_400_000 + 7 * 3_600_000
+            for i in 0..<pointsPerDay {
+                heading += random.gaussian() * 0.08
+                lat += 1.4 * cos(heading) / 111_320
+                lon += 1.4 * sin(heading) / (111_320 * cos(lat * .pi / 180))
+                noiseNorth = 0.97 * noiseNorth + random.gaussian() * 0.8
+                noiseEast = 0.97 * noiseEast + random.gaussian() * 0.8
+                let pLat = lat + noiseNorth / 111_320, pLon = lon + noiseEast / (111_320 * cos(lat * .pi / 180))
+                let hdop = 0.8 + random.next() * 1.5
+                let time = dayStart + Int64(i) * 1000
+                append("   <trkpt lat=\"", to: &gpx); append(pLat, decimals: 7, to: &gpx)
+                append("\" lon=\"", to: &gpx); append(pLon, decimals: 7, to: &gpx)
+                append("\"><ele>", to: &gpx); append(40 + random.gaussian() * 3, decimals: 1, to: &gpx)
+                append("</ele><time>", to: &gpx); appendTime(time, to: &gpx)
+                append("</time><hdop>", to: &gpx); append(hdop, decimals: 1, to: &gpx)
+                append("</hdop></trkpt>\n", to: &gpx)
+                if writeCSV {
+                    append(pLat, decimals: 7, to: &csv); csv.append(UInt8(ascii: ","))
+                    append(pLon, decimals: 7, to: &csv); csv.append(UInt8(ascii: ","))
+                    appendTime(time, to: &csv); csv.append(UInt8(ascii: ","))
+                    append(hdop * 5, decimals: 1, to: &csv); csv.append(UInt8(ascii: "\n"))
+                }
+            }
+            append("  </trkseg>\n </trk>\n</gpx>\n", to: &gpx)
+            let name = "day-" + String(repeating: "0", count: max(0, 4 - String(day).count)) + String(day)
+            try Data(gpx).write(to: URL(fileURLWithPath: "\(directory)/gpx/\(name).gpx"))
+            gpxBytes += gpx.count
+            if writeCSV {
+                try Data(csv).write(to: URL(fileURLWithPath: "\(directory)/csv/\(name).csv"))
+                csvBytes += csv.count
+            }
+        }
+        return (gpxBytes, csvBytes)
+    }
+}
