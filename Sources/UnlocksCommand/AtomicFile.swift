@@ -13,21 +13,27 @@ enum AtomicFile {
         var description: String { "\(path): \(reason)" }
     }
 
+    /// A target that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
+    /// is written in place: renaming over it would replace the device with a file.
     static func write(_ bytes: [UInt8], to path: String) throws {
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+            guard (status.st_mode & S_IFMT) != S_IFDIR else { throw WriteError(path: path, reason: "is a directory") }
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { throw WriteError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            try writeAll(bytes, to: fd, path: path)
+            return
+        }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(path: path, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temporary)
-                throw WriteError(path: path, reason: "write failed: \(reason)")
-            }
-            written += n
+        do {
+            try writeAll(bytes, to: fd, path: path)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         guard fsync(fd) == 0, close(fd) == 0 else {
             unlink(temporary)
@@ -37,6 +43,18 @@ enum AtomicFile {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw WriteError(path: path, reason: "cannot rename into place: \(reason)")
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw WriteError(path: path, reason: "write failed: \(String(cString: strerror(errno)))")
+            }
+            written += n
         }
     }
 

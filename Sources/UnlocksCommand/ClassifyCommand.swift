@@ -117,6 +117,7 @@ struct RunSink: TrackSink {
     mutating func point(_ point: TrackPoint) {
         classifier.point(point)
         points += 1
+        if points & 0xFFFF == 0, progress.enabled { progress.update(points: points) }
     }
 
     mutating func unreadablePoint(_ problem: InputError) {
@@ -134,26 +135,16 @@ struct RunSink: TrackSink {
 struct ClassifyRun {
     var sink: RunSink
     var progress: ProgressLine { sink.progress }
-    let inputsTotal: Int
-    let bytesTotal: Int64
-    var inputsDone = 0
-    var bytesDone: Int64 = 0
     var skipped = 0
     var alreadyCounted = 0
     var failedInputs = 0
 
     init(classifier: TrackClassifier, inputsTotal: Int, bytesTotal: Int64) {
-        sink = RunSink(classifier: classifier, progress: ProgressLine())
-        self.inputsTotal = inputsTotal
-        self.bytesTotal = bytesTotal
+        sink = RunSink(classifier: classifier, progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
     }
 
     mutating func classify(_ file: InputWalk.Found) throws {
-        defer {
-            inputsDone += 1
-            bytesDone += file.size
-            progress.update(inputsDone: inputsDone, inputsTotal: inputsTotal, points: sink.points, bytesDone: bytesDone, bytesTotal: bytesTotal)
-        }
+        defer { progress.finished(inputBytes: file.size, points: sink.points) }
         if file.path.lowercased().hasSuffix(".zip") {
             return try classifyArchive(file)
         }

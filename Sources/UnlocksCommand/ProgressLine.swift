@@ -10,10 +10,23 @@ final class ProgressLine {
     private var lastUpdate = 0.0
     private let started: Double
     private var shown = false
+    private let inputsTotal: Int
+    private let bytesTotal: Int64
+    private var inputsDone = 0
+    private var bytesDone: Int64 = 0
 
-    init() {
+    init(inputsTotal: Int, bytesTotal: Int64) {
         enabled = isatty(2) == 1
         started = Self.now()
+        self.inputsTotal = inputsTotal
+        self.bytesTotal = bytesTotal
+    }
+
+    /// An input is done: its bytes count towards the ETA.
+    func finished(inputBytes: Int64, points: Int64) {
+        inputsDone += 1
+        bytesDone += inputBytes
+        update(points: points)
     }
 
     static func now() -> Double {
@@ -22,11 +35,12 @@ final class ProgressLine {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
-    /// Redraws at most five times a second: inputs done, points, rate, and an ETA from bytes.
-    func update(inputsDone: Int, inputsTotal: Int, points: Int64, bytesDone: Int64, bytesTotal: Int64, force: Bool = false) {
+    /// Redraws at most five times a second: inputs done, points, rate, and an ETA from the bytes
+    /// of the inputs done so far.
+    func update(points: Int64) {
         guard enabled else { return }
         let now = Self.now()
-        guard force || now - lastUpdate >= 0.2 else { return }
+        guard now - lastUpdate >= 0.2 else { return }
         lastUpdate = now
         let elapsed = max(now - started, 1e-3)
         var line = "inputs \(inputsDone)/\(inputsTotal)  \(points) points  \(Self.rate(Double(points) / elapsed)) points/s"

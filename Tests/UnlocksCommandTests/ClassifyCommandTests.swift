@@ -173,6 +173,17 @@ final class ClassifyCommandTests: XCTestCase {
         XCTAssertEqual(provinces.map { $0["code"] as? String }, ["110000"])
     }
 
+    /// `--out` to something that is not a regular file (here the standard-output pipe) is written
+    /// in place, never renamed over.
+    func testOutputToADeviceIsWrittenInPlace() throws {
+        let result = try classify([Self.samples + "/takeout", "--out", "/dev/stdout"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("\"adminunlocks-classify\""))
+        var status = stat()
+        XCTAssertEqual(lstat("/dev/stdout", &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFLNK, "/dev/stdout must still be the symlink")
+    }
+
     func testUsageErrors() throws {
         XCTAssertEqual(try CommandRunner.run(["classify"]).status, 2)
         XCTAssertEqual(try classify([Self.samples, "--utc-offset", "8"]).status, 2)
