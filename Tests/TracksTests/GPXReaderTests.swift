@@ -243,7 +243,7 @@ final class GPXReaderTests: XCTestCase {
         XCTAssertGreaterThan(complete, 300)
 
         assertFails("<gpx>\n<trk>\n<trkseg><trkpt lat=\"1\" lon=\"1\"/>", line: 3, "still open", points: 1)
-        assertFails("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"1\"><time>2020-01", line: 1, "ends inside")
+        assertFails("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"1\"><time>2020-01", line: 1, "truncated")
         assertFails("<gpx><!-- comment", line: 1, "truncated")
     }
 
