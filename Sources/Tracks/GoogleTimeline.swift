@@ -12,7 +12,7 @@ enum GoogleTimeline {
     /// Android: `semanticSegments` array whose `[` was just read. Each segment with a
     /// `timelinePath` starts a new segment: `{"point": "39.9042°, 116.4074°", "time": ISO}`.
     static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { segment, start in
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
             guard case .object = segment else {
                 sink.unreadablePoint(context.problem("semantic segment is not an object", at: start))
                 return
@@ -42,7 +42,7 @@ enum GoogleTimeline {
     /// array; `wifiScan` and `activityRecord` elements carry no position and are skipped.
     static func readRawSignals<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
         sink.segmentBreak()
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { signal, start in
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { signal, start in
             guard let position = signal["position"] else { return }
             guard let latLng = position["LatLng"]?.stringValue.flatMap(parseLatLng) else {
                 sink.unreadablePoint(context.problem("raw signal position without a readable \"LatLng\"", at: start))
@@ -70,7 +70,7 @@ enum GoogleTimeline {
     /// The first element must look like a Timeline segment, or the file is not this format.
     static func readIOS<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
         var first = true
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { segment, start in
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
             if first {
                 first = false
                 let keys = ["startTime", "endTime", "timelinePath", "visit", "activity", "timelineMemory"]

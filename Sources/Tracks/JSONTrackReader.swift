@@ -42,8 +42,14 @@ public enum JSONTrackReader {
     /// Points delivered before the error stay delivered.
     @discardableResult
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> JSONTrackFormat {
+        try read(source, path: path, into: &sink, recordBytes: maximumRecordBytes, featureBytes: maximumFeatureBytes)
+    }
+
+    /// ``read(_:path:into:)`` with other record size caps (tests use small ones).
+    static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink,
+                                                          recordBytes: Int, featureBytes: Int) throws -> JSONTrackFormat {
         var reader = JSONStreamReader(source)
-        let context = RecordContext(path: path)
+        let context = RecordContext(path: path, recordBytes: recordBytes, featureBytes: featureBytes)
         do {
             let format = try readDocument(&reader, context, &sink)
             let end = try reader.next()
@@ -102,7 +108,7 @@ public enum JSONTrackReader {
                 try GeoJSONTracks.readFeatures(&reader, context, &sink)
                 format = format ?? .geoJSON
             case ("type", .string), ("geometry", _), ("properties", _), ("coordinates", _), ("geometries", _):
-                try geoJSON.read(key: key, value: value, &reader)
+                try geoJSON.read(key: key, value: value, &reader, context)
             default:
                 try reader.skip(from: value)
             }
@@ -114,30 +120,29 @@ public enum JSONTrackReader {
     }
 }
 
-/// What record readers need to report a record they cannot use.
-struct RecordContext {
-    let path: String
-
-    /// An unreadable-record report for the record that starts at the reader's current token.
-    func problem(_ reason: String, at offset: Int, line: Int) -> InputError {
-        InputError(path: path, line: line, reason: "byte \(offset): \(reason)")
-    }
-}
-
 /// Where a record starts, for reports about it.
 struct RecordStart {
     let offset: Int
     let line: Int
 
+    /// The start of the reader's current token.
     init(_ reader: borrowing JSONStreamReader) {
         offset = reader.tokenOffset
         line = reader.tokenLine
     }
 }
 
-extension RecordContext {
+/// What record readers need: the file's name for reports, and the size caps of records.
+struct RecordContext {
+    let path: String
+    /// Largest Timeline segment or raw signal, in input bytes.
+    let recordBytes: Int
+    /// Largest GeoJSON feature, in input bytes.
+    let featureBytes: Int
+
+    /// An unreadable-record report for the record that starts at `start`.
     func problem(_ reason: String, at start: RecordStart) -> InputError {
-        problem(reason, at: start.offset, line: start.line)
+        InputError(path: path, line: start.line, reason: "byte \(start.offset): \(reason)")
     }
 }
 
