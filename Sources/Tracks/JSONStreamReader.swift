@@ -382,6 +382,11 @@ public struct JSONStreamReader: ~Copyable {
     @inline(__always)
     private mutating func skipSpace() throws {
         if position < end, buffer[position] > 0x20 { return }
+        // One space between tokens (`": "`, `", "`) is the next most common case.
+        if position + 1 < end, buffer[position] == 0x20, buffer[position + 1] > 0x20 {
+            position += 1
+            return
+        }
         try skipSpaceRun()
     }
 
