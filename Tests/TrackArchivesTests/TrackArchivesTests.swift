@@ -174,6 +174,23 @@ final class TrackArchivesTests: XCTestCase {
         XCTAssertEqual(points, 2000 + 2 + 2000)
     }
 
+    func testEncryptedEntriesAreSkippedWithAReason() throws {
+        try Data("1,2\n".utf8).write(to: URL(fileURLWithPath: file("secret.csv")))
+        try Data("3,4\n".utf8).write(to: URL(fileURLWithPath: file("open.csv")))
+        XCTAssertEqual(try run(["zip", "-q", "-P", "password", "locked.zip", "secret.csv"]), 0)
+        XCTAssertEqual(try run(["zip", "-q", "locked.zip", "open.csv"]), 0)
+        var outcomes: [String: String] = [:]
+        try ZipArchive(path: file("locked.zip")).forEachEntry { entry in
+            if let reason = entry.skipReason {
+                outcomes[entry.name] = reason
+                XCTAssertThrowsError(try readAll(entry))
+            } else {
+                outcomes[entry.name] = String(decoding: try readAll(entry), as: UTF8.self)
+            }
+        }
+        XCTAssertEqual(outcomes, ["secret.csv": "encrypted entry; not read", "open.csv": "3,4\n"])
+    }
+
     func testCorruptEntryIsAnErrorNamingItAndTheWalkGoesOn() throws {
         let payload = Array(Self.track.utf8)
         try makeZip("c.zip", [("first.gpx", payload), ("second.gpx", payload), ("third.csv", Array("1,2\n".utf8))])
