@@ -126,6 +126,19 @@ final class TrackArchivesTests: XCTestCase {
         }
     }
 
+    func testEmptyInputs() throws {
+        try Data().write(to: URL(fileURLWithPath: file("empty")))
+        XCTAssertEqual(try run(["gzip", "-k", "empty"]), 0)
+        XCTAssertEqual(try readAll(try GzipSource(path: file("empty.gz"))), [])
+        XCTAssertThrowsError(try GzipSource(path: file("empty"))) { error in
+            XCTAssertEqual((error as? InputError)?.path, self.file("empty"))
+        }
+        try makeZip("nothing.zip", [])
+        var entries = 0
+        try ZipArchive(path: file("nothing.zip")).forEachEntry { _ in entries += 1 }
+        XCTAssertEqual(entries, 0)  // only a directory, which is passed over
+    }
+
     func testGzipBombIsRefused() throws {
         // 100 MiB of zeros gzip to about 100 KB (1000:1).
         XCTAssertEqual(try run(["sh", "-c", "head -c 104857600 /dev/zero | gzip -1 > bomb.gz"]), 0)
