@@ -177,7 +177,7 @@ struct GPXParser {
         names = FixedBytes(capacity: GPXReader.maximumDepth * Self.maximumNameLength)
     }
 
-    /// Frees the buffer (a struct cannot free it by itself).
+    /// Frees the buffers (a struct cannot free them by itself).
     func deallocate() {
         buffer.deallocate()
         classes.deallocate()
