@@ -28,8 +28,8 @@ public enum JSONTrackReader {
     /// Largest Timeline segment or raw signal accepted, in input bytes.
     public static let maximumRecordBytes = 4 << 20
     /// Largest GeoJSON feature (or top-level Feature or geometry) accepted, in input bytes: a
-    /// whole track may be one LineString, so this is larger, yet bounded (about 3 bytes of memory
-    /// per input byte while it is read).
+    /// whole track may be one LineString, so this is larger, yet bounded (about 3.5 bytes of memory
+    /// per input byte while it is built).
     public static let maximumFeatureBytes = 32 << 20
 
     /// Reads `source` (named `path` in errors) into `sink` and says what it was.
