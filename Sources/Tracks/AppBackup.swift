@@ -37,12 +37,15 @@ enum AppBackup {
             if isBackup, let versionError { throw versionError }
         }
 
-        /// Before `tracks`: the header must be complete and supported.
+        /// Before a backup's `tracks`: the header must be complete and supported.
         func requireSupported(before reader: borrowing JSONStreamReader) throws {
-            guard isBackup, hasVersion else {
-                throw reader.error(atToken: "\"tracks\" without a backup header before it (\"format\": \"\(AppBackup.formatName)\" and \"formatVersion\" must come first)")
-            }
+            guard hasVersion else { throw Self.tracksBeforeHeader(reader) }
             try requireSupportedIfDeclared()
+        }
+
+        /// The error for `tracks` (the reader's current value) read before the header.
+        static func tracksBeforeHeader(_ reader: borrowing JSONStreamReader) -> JSONStreamError {
+            reader.error(atToken: "\"tracks\" without a backup header before it (\"format\": \"\(AppBackup.formatName)\" and \"formatVersion\" must come first)")
         }
     }
 

@@ -79,6 +79,7 @@ public enum JSONTrackReader {
         var format: JSONTrackFormat?
         var backup = AppBackup.Header()
         var geoJSON = GeoJSONTracks.TopLevel()
+        var tracksBeforeHeader: JSONStreamError?
         while true {
             let event = try reader.next()
             if event == .objectEnd { break }
@@ -100,10 +101,14 @@ public enum JSONTrackReader {
             case ("format", .string), ("formatVersion", _):
                 try backup.read(key: key, value: value, &reader)
                 if backup.isBackup { format = format ?? .backup }
-            case ("tracks", _):
+            case ("tracks", _) where backup.isBackup:
                 try backup.requireSupported(before: reader)
                 guard value == .arrayStart else { throw reader.error(atToken: "backup: \"tracks\" must be an array") }
                 try AppBackup.readTracks(&reader, context, &sink)
+            case ("tracks", _):
+                // Not (yet) known to be a backup: another format may have a member of this name.
+                tracksBeforeHeader = tracksBeforeHeader ?? AppBackup.Header.tracksBeforeHeader(reader)
+                try reader.skip(from: value)
             case ("features", .arrayStart):
                 try GeoJSONTracks.readFeatures(&reader, context, &sink)
                 format = format ?? .geoJSON
@@ -115,6 +120,8 @@ public enum JSONTrackReader {
         }
         try backup.requireSupportedIfDeclared()
         if geoJSON.finish(context, &sink) { format = format ?? .geoJSON }
+        // Backup tracks that came before the header were skipped, not read: say so.
+        if let tracksBeforeHeader, backup.isBackup || format == nil { throw tracksBeforeHeader }
         guard let format else { throw documentStart }
         return format
     }

@@ -310,6 +310,9 @@ final class JSONTrackReaderTests: XCTestCase {
         let (late, lateSink) = failure(#"{"tracks": [{"segments": [{"points": [{"lat": 1, "lon": 2}]}]}], "format": "adminunlocks-backup", "formatVersion": 1}"#)
         XCTAssertEqual(late?.reason, "byte 11: \"tracks\" without a backup header before it (\"format\": \"adminunlocks-backup\" and \"formatVersion\" must come first)")
         XCTAssertTrue(lateSink.items.isEmpty)
+        XCTAssertEqual(failure(#"{"tracks": []}"#).0?.reason, late?.reason)
+        // Another format may have a member called "tracks": it is skipped there.
+        XCTAssertEqual(try read(#"{"tracks": 3, "type": "Point", "coordinates": [116.4, 39.9]}"#).0.points, [TrackPoint(latitude: 39.9, longitude: 116.4)])
     }
 
     // Shapes: GeoJSON (RFC 7946) as written by togeojson (coordTimes aligned with coordinates,
