@@ -127,7 +127,8 @@ public struct SourceArchive {
         }
     }
 
-    static func readFile(_ path: String) throws -> [UInt8] {
+    /// The whole file at `path`.
+    public static func readFile(_ path: String) throws -> [UInt8] {
         guard let file = fopen(path, "rb") else { throw SourceError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -42,7 +42,12 @@ public struct LocatorError: Error, Equatable, CustomStringConvertible {
 /// The datum gate is the world table's own China polygon: only a point that the world table puts
 /// in (or at the edge of) China is shifted to GCJ-02 and tested against the China table, so
 /// Manila, Seoul and Thimphu are never shifted, while Hong Kong and Macau (GCJ-02 in the source,
-/// see docs/boundaries.md) are.
+/// see docs/boundaries.md) are. Near China's border the world table is coarser than the China
+/// table (100 m on land borders, 400 m on coasts, against 30 m, and small islands dropped), so a
+/// point that the world table puts in no country, or within the world table's buffer (500 m,
+/// larger than both tolerances) of a world arc that bounds China, is also shifted and tested
+/// against the China table; when that table has it inside one of its units, the point is in
+/// China whatever the world table says: the finer table decides along its own border.
 public final class RegionLocator: @unchecked Sendable {
     public let world: RegionTable
     public let china: RegionTable
@@ -50,8 +55,51 @@ public final class RegionLocator: @unchecked Sendable {
     /// regions and statuses are the same, and a lookup costs a fraction: no nearby-arc search).
     public let marginRadius: Double
     private let chinaCountry: Int32
-    private let worldBorder: [Bool]
-    private let chinaBorder: [[Bool]]
+    /// Per-table lookups precomputed from the units and arcs (flat arrays, read per point).
+    private let worldView: TableView
+    private let chinaView: TableView
+    /// `bordersChina[arc]`: the world arc has China on one side.
+    private let bordersChina: [Bool]
+    /// The gate's search radius in quanta (the world table's buffer).
+    private let gateRadius: Int64
+
+    /// A table's units and arcs, flattened for the per-point path.
+    struct TableView {
+        let table: RegionTable
+        let levelCount: Int
+        /// `unitRegions[unit * levelCount + k]`: the unit's region at the table's level slot k, or −1.
+        let unitRegions: [Int32]
+        /// Bit k: the arc is a border at level slot k (its sides are in different regions there,
+        /// or one side is outside the coverage). Bit 7: one side is outside the coverage.
+        let arcBorders: [UInt8]
+
+        init(_ table: RegionTable) {
+            self.table = table
+            levelCount = table.levels.count
+            var regions = [Int32](repeating: -1, count: table.unitCount * table.levels.count)
+            for unit in 0..<table.unitCount {
+                for (k, level) in table.levels.enumerated() {
+                    regions[unit * table.levels.count + k] = table.region(ofUnit: Int32(unit), at: level) ?? -1
+                }
+            }
+            unitRegions = regions
+            arcBorders = (0..<table.arcCount).map { arc in
+                let left = table.arcLeft[arc], right = table.arcRight[arc]
+                var bits: UInt8 = left < 0 || right < 0 ? 0x80 : 0
+                for k in 0..<table.levels.count {
+                    let l = left < 0 ? -1 : regions[Int(left) * table.levels.count + k]
+                    let r = right < 0 ? -1 : regions[Int(right) * table.levels.count + k]
+                    if l != r { bits |= 1 << UInt8(k) }
+                }
+                return bits
+            }
+        }
+
+        @inline(__always)
+        func region(ofUnit unit: Int32, slot k: Int) -> Int32 {
+            unitRegions[Int(unit) * levelCount + k]
+        }
+    }
 
     public init(world: RegionTable, china: RegionTable, marginRadius: Double = 300) throws {
         guard world.datum == .wgs84, world.levels == [.country] else {
@@ -67,9 +115,12 @@ public final class RegionLocator: @unchecked Sendable {
         self.china = china
         self.marginRadius = marginRadius
         self.chinaCountry = chinaCountry
-        worldBorder = (0..<world.arcCount).map { !world.borderLevels(ofArc: $0).isEmpty }
-        let chinaArcLevels = (0..<china.arcCount).map { china.borderLevels(ofArc: $0) }
-        chinaBorder = RegionLevel.allCases.map { level in chinaArcLevels.map { $0.contains(level) } }
+        worldView = TableView(world)
+        chinaView = TableView(china)
+        bordersChina = (0..<world.arcCount).map { arc in
+            [world.arcLeft[arc], world.arcRight[arc]].contains { $0 >= 0 && world.region(ofUnit: $0, at: .country) == chinaCountry }
+        }
+        gateRadius = Int64((world.buffer / Self.metresPerQuantum).rounded(.up))
     }
 
     /// Loads `world.bin` and `china.bin` from a directory.
@@ -78,6 +129,9 @@ public final class RegionLocator: @unchecked Sendable {
                       china: try RegionTable(contentsOf: directory + "/china.bin"), marginRadius: marginRadius)
     }
 
+    /// Metres per quantum north–south (and east–west at the equator).
+    static let metresPerQuantum = 111_320 * TableFormat.quantum
+
     /// Locates a WGS-84 point. Latitudes beyond ±90 and longitudes beyond ±180 are rejected, not
     /// wrapped: in GPS data they are corruption, and wrapping would place them confidently wrong.
     public func locate(latitude: Double, longitude: Double) throws -> Placement {
@@ -85,55 +139,99 @@ public final class RegionLocator: @unchecked Sendable {
         guard abs(latitude) <= 90 else { throw LocatorError(reason: "latitude \(latitude) is outside -90…90") }
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
         var placement = Placement()
-        placement.country = place(in: world, x: quantise(longitude), y: quantise(latitude), levels: [.country], borders: [worldBorder])[0]
-        guard placement.country.region == chinaCountry else { return placement }
+        let x = quantise(longitude), y = quantise(latitude)
+        let found = world.unitAndClearance(atX: x, y: y)
+        placement.country = place(worldView, x: x, y: y, found: found).0
+        if placement.country.region != chinaCountry {
+            // Not China by the world table. At sea (no country, not even at an edge), or near a
+            // world arc that bounds China, the China table decides (only within the datum's
+            // rectangle, which holds all of China: the shift is not defined far outside it).
+            guard ChinaRectangle().appliesShift(latitude: latitude, longitude: longitude),
+                  placement.country.region == nil || (!clear(found, y: y, radius: gateRadius) && nearChina(x: x, y: y)) else { return placement }
+            return gatedIntoChina(placement, latitude: latitude, longitude: longitude)
+        }
         let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
         placement.gcj02 = gcj
-        let levels = place(in: china, x: quantise(gcj.longitude), y: quantise(gcj.latitude), levels: [.province, .city, .county],
-                           borders: [1, 2, 3].map { chinaBorder[$0] })
-        placement.province = levels[0]
-        placement.city = levels[1]
-        placement.county = levels[2]
+        let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
+        (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: china.unitAndClearance(atX: gx, y: gy))
         return placement
+    }
+
+    /// True when a world arc that bounds China lies within the gate radius of (x, y).
+    private func nearChina(x: Int64, y: Int64) -> Bool {
+        world.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { bordersChina[$0] }) != nil
+    }
+
+    /// `placement` (the world table's answer, not China) for a point near China's border: in
+    /// China after all when the China table has it inside one of its units.
+    private func gatedIntoChina(_ placement: Placement, latitude: Double, longitude: Double) -> Placement {
+        let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
+        let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
+        let found = china.unitAndClearance(atX: gx, y: gy)
+        guard found.unit != nil else { return placement }
+        var result = placement
+        let levels = place(chinaView, x: gx, y: gy, found: found)
+        (result.province, result.city, result.county) = (levels.0, levels.1, levels.2)
+        result.country = LevelPlacement(region: chinaCountry, status: .inside, marginMetres: levels.3)
+        result.gcj02 = gcj
+        return result
     }
 
     private func quantise(_ degrees: Double) -> Int64 {
         Int64((degrees / TableFormat.quantum).rounded())
     }
 
-    /// The placements of one point in one table, at each of `levels` (`borders[k][arc]`: the arc
-    /// is a border at level k). One unit lookup and at most one segment search serve all levels.
-    private func place(in table: RegionTable, x: Int64, y: Int64, levels: [RegionLevel], borders: [[Bool]]) -> [LevelPlacement] {
-        let metresPerQuantum = 111_320 * TableFormat.quantum
-        let found = table.unitAndClearance(atX: x, y: y)
-        if let unit = found.unit {
-            let regions = levels.map { table.region(ofUnit: unit, at: $0) }
-            let radius = Int64((marginRadius / metresPerQuantum).rounded(.up))
-            // A uniform cell with the point well inside it: no border within the radius.
-            let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
-            let near = radius <= 0 || (Double(found.clearanceX) * cosine >= Double(radius) && found.clearanceY >= radius)
-                ? [] : table.arcsNear(x: x, y: y, radius: radius)
-            return levels.indices.map { k in
-                guard let region = regions[k] else { return .outside }
-                let margin = near.filter { borders[k][$0.arc] && touches(table, arc: $0.arc, region: region, level: levels[k]) }.map(\.metres).min()
-                return LevelPlacement(region: region, status: .inside, marginMetres: margin)
-            }
-        }
-        // Outside every unit: the edge zone is the buffer around arcs with nothing on one side.
-        let radius = Int64((table.buffer / metresPerQuantum).rounded(.up))
-        guard let nearest = table.nearestSegment(toX: x, y: y, radius: radius, accept: { table.arcLeft[$0] < 0 || table.arcRight[$0] < 0 }) else {
-            return levels.map { _ in .outside }
-        }
-        let unit = max(table.arcLeft[nearest.arc], table.arcRight[nearest.arc])
-        return levels.map { level in
-            guard let region = table.region(ofUnit: unit, at: level) else { return .outside }
-            return LevelPlacement(region: region, status: .edge, marginMetres: -nearest.metres)
-        }
+    /// True when the lookup answered from a uniform cell and no cell side is within `radius`
+    /// quanta (east–west scaled by cos(latitude)): no arc of the table is that near.
+    @inline(__always)
+    private func clear(_ found: (unit: Int32?, clearanceX: Int64, clearanceY: Int64), y: Int64, radius: Int64) -> Bool {
+        radius <= 0 || (found.clearanceY >= radius && Double(found.clearanceX) * cosineOfLatitude(Double(y) * TableFormat.quantum) >= Double(radius))
     }
 
-    /// True when `arc` bounds `region` at `level` (one of its sides belongs to it).
-    private func touches(_ table: RegionTable, arc: Int, region: Int32, level: RegionLevel) -> Bool {
-        let left = table.arcLeft[arc], right = table.arcRight[arc]
-        return (left >= 0 && table.region(ofUnit: left, at: level) == region) || (right >= 0 && table.region(ofUnit: right, at: level) == region)
+    /// The placements of one point in one table at its level slots 0, 1, 2 (slots the table lacks
+    /// are `.outside`), and the margin to the coverage's outer boundary (the national border, for
+    /// the China table) when a unit holds the point. One unit lookup (`found`) and at most one
+    /// segment search serve all levels.
+    private func place(_ view: TableView, x: Int64, y: Int64, found: (unit: Int32?, clearanceX: Int64, clearanceY: Int64))
+        -> (LevelPlacement, LevelPlacement, LevelPlacement, Double?) {
+        let table = view.table
+        var result = (LevelPlacement.outside, LevelPlacement.outside, LevelPlacement.outside, Double?.none)
+        if let unit = found.unit {
+            var margins: [Double?] = [nil, nil, nil, nil]
+            let radius = Int64((marginRadius / Self.metresPerQuantum).rounded(.up))
+            if !clear(found, y: y, radius: radius) {
+                for (arc, metres) in table.arcsNear(x: x, y: y, radius: radius) {
+                    let bits = view.arcBorders[arc]
+                    let left = table.arcLeft[arc], right = table.arcRight[arc]
+                    for k in 0..<view.levelCount where bits & (1 << UInt8(k)) != 0 {
+                        let region = view.region(ofUnit: unit, slot: k)
+                        // The arc bounds the point's region at this level when one of its sides is in it.
+                        guard (left >= 0 && view.region(ofUnit: left, slot: k) == region) || (right >= 0 && view.region(ofUnit: right, slot: k) == region) else { continue }
+                        margins[k] = min(margins[k] ?? metres, metres)
+                    }
+                    if bits & 0x80 != 0 { margins[3] = min(margins[3] ?? metres, metres) }
+                }
+            }
+            func level(_ k: Int) -> LevelPlacement {
+                guard k < view.levelCount else { return .outside }
+                let region = view.region(ofUnit: unit, slot: k)
+                return region < 0 ? .outside : LevelPlacement(region: region, status: .inside, marginMetres: margins[k])
+            }
+            result = (level(0), level(1), level(2), margins[3])
+            return result
+        }
+        // Outside every unit: the edge zone is the buffer around arcs with nothing on one side.
+        let radius = Int64((table.buffer / Self.metresPerQuantum).rounded(.up))
+        guard let nearest = table.nearestSegment(toX: x, y: y, radius: radius, accept: { view.arcBorders[$0] & 0x80 != 0 }) else {
+            return result
+        }
+        let unit = max(table.arcLeft[nearest.arc], table.arcRight[nearest.arc])
+        func level(_ k: Int) -> LevelPlacement {
+            guard k < view.levelCount else { return .outside }
+            let region = view.region(ofUnit: unit, slot: k)
+            return region < 0 ? .outside : LevelPlacement(region: region, status: .edge, marginMetres: -nearest.metres)
+        }
+        result = (level(0), level(1), level(2), nil)
+        return result
     }
 }

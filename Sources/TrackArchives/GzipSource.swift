@@ -47,15 +47,22 @@ public final class GzipSource: ByteSource {
         feeder = Feeder(source)
         archive_read_support_filter_gzip(archive)
         archive_read_support_format_raw(archive)
+        archive_read_support_format_empty(archive)  // a gzip of nothing
         let opened = archive_read_open(archive, Unmanaged.passUnretained(feeder).toOpaque(), nil, feederRead, nil)
         var entry: OpaquePointer?
         // Every property is set, so on a throw from here `deinit` frees the archive.
-        guard opened == ARCHIVE_OK, archive_read_next_header(archive, &entry) == ARCHIVE_OK else {
-            if let failure = feeder.failure { throw failure }
+        let status = opened == ARCHIVE_OK ? archive_read_next_header(archive, &entry) : opened
+        if let failure = feeder.failure { throw failure }
+        guard opened == ARCHIVE_OK else {
             throw InputError(path: path, reason: "not readable as gzip: \(Self.message(archive))")
         }
         guard archive_filter_count(archive) > 1, archive_filter_code(archive, 0) == ARCHIVE_FILTER_GZIP else {
             throw InputError(path: path, reason: "not gzip data (no gzip header)")
+        }
+        if status == ARCHIVE_EOF {
+            finished = true
+        } else if status != ARCHIVE_OK {
+            throw InputError(path: path, reason: "not readable as gzip: \(Self.message(archive))")
         }
     }
 

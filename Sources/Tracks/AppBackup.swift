@@ -12,22 +12,22 @@ enum AppBackup {
     /// The header members, in whatever order they come.
     struct Header {
         private(set) var isBackup = false
-        private var version: Int64?
+        private var hasVersion = false
+        /// Why the version cannot be read, when it cannot; thrown once the file is known to be a backup.
         private var versionError: JSONStreamError?
 
         mutating func read(key: String, value: JSONEvent, _ reader: inout JSONStreamReader) throws {
             if key == "format" {
                 isBackup = reader.tokenString == AppBackup.formatName
             } else {
+                hasVersion = true
                 let number = value == .number ? reader.tokenNumber : .nan
-                guard number.isFinite, number == number.rounded(), abs(number) < 1e9 else {
-                    try reader.skip(from: value)
-                    throw reader.error(atToken: "backup: formatVersion must be a whole number")
-                }
-                version = Int64(number)
-                if version != AppBackup.supportedVersion {
+                if !(number.isFinite && number == number.rounded() && abs(number) < 1e9) {
+                    versionError = reader.error(atToken: "backup: formatVersion must be a whole number")
+                } else if Int64(number) != AppBackup.supportedVersion {
                     versionError = reader.error(atToken: "backup formatVersion \(Int64(number)) is not supported (this reader reads version \(AppBackup.supportedVersion))")
                 }
+                try reader.skip(from: value)
             }
             try requireSupportedIfDeclared()
         }
@@ -37,12 +37,15 @@ enum AppBackup {
             if isBackup, let versionError { throw versionError }
         }
 
-        /// Before `tracks`: the header must be complete and supported.
+        /// Before a backup's `tracks`: the header must be complete and supported.
         func requireSupported(before reader: borrowing JSONStreamReader) throws {
-            guard isBackup, version != nil else {
-                throw reader.error(atToken: "\"tracks\" without a backup header before it (\"format\": \"\(AppBackup.formatName)\" and \"formatVersion\" must come first)")
-            }
+            guard hasVersion else { throw Self.tracksBeforeHeader(reader) }
             try requireSupportedIfDeclared()
+        }
+
+        /// The error for `tracks` (the reader's current value) read before the header.
+        static func tracksBeforeHeader(_ reader: borrowing JSONStreamReader) -> JSONStreamError {
+            reader.error(atToken: "\"tracks\" without a backup header before it (\"format\": \"\(AppBackup.formatName)\" and \"formatVersion\" must come first)")
         }
     }
 

@@ -19,9 +19,9 @@ enum GeoJSONTracks {
         private var members: [(key: String, value: JSONValue)] = []
         private var start: RecordStart?
 
-        mutating func read(key: String, value: JSONEvent, _ reader: inout JSONStreamReader) throws {
+        mutating func read(key: String, value: JSONEvent, _ reader: inout JSONStreamReader, _ context: RecordContext) throws {
             if start == nil { start = RecordStart(reader) }
-            members.append((key, try reader.value(from: value, member: key, maximumBytes: JSONTrackReader.maximumFeatureBytes)))
+            members.append((key, try reader.value(from: value, member: key, maximumBytes: context.featureBytes)))
         }
 
         /// Reads the Feature or geometry if the object was one; says whether it was.
@@ -43,7 +43,7 @@ enum GeoJSONTracks {
 
     /// The `features` array whose `[` was just read.
     static func readFeatures<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumFeatureBytes) { feature, start in
+        try forEachElement(&reader, maximumBytes: context.featureBytes) { feature, start in
             readFeature(feature, start, context, &sink)
         }
     }
@@ -78,7 +78,7 @@ enum GeoJSONTracks {
             return
         }
         guard case let .coordinates(array)? = geometry["coordinates"], array.depth == depth else {
-            sink.unreadablePoint(context.problem("\(type!) coordinates are not nested \(depth) deep", at: start))
+            sink.unreadablePoint(context.problem("\(type ?? "") coordinates are not nested \(depth) deep", at: start))
             return
         }
         let times = properties?["coordTimes"] ?? properties?["times"]

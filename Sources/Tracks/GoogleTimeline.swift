@@ -12,7 +12,7 @@ enum GoogleTimeline {
     /// Android: `semanticSegments` array whose `[` was just read. Each segment with a
     /// `timelinePath` starts a new segment: `{"point": "39.9042°, 116.4074°", "time": ISO}`.
     static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { segment, start in
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
             guard case .object = segment else {
                 sink.unreadablePoint(context.problem("semantic segment is not an object", at: start))
                 return
@@ -42,7 +42,7 @@ enum GoogleTimeline {
     /// array; `wifiScan` and `activityRecord` elements carry no position and are skipped.
     static func readRawSignals<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
         sink.segmentBreak()
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { signal, start in
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { signal, start in
             guard let position = signal["position"] else { return }
             guard let latLng = position["LatLng"]?.stringValue.flatMap(parseLatLng) else {
                 sink.unreadablePoint(context.problem("raw signal position without a readable \"LatLng\"", at: start))
@@ -70,7 +70,7 @@ enum GoogleTimeline {
     /// The first element must look like a Timeline segment, or the file is not this format.
     static func readIOS<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
         var first = true
-        try forEachElement(&reader, maximumBytes: JSONTrackReader.maximumRecordBytes) { segment, start in
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
             if first {
                 first = false
                 let keys = ["startTime", "endTime", "timelinePath", "visit", "activity", "timelineMemory"]
@@ -105,19 +105,26 @@ enum GoogleTimeline {
 
     /// `"39.9042°, 116.4074°"` (Android) or `"geo:39.9042,116.4074"` (iOS) → degrees.
     static func parseLatLng(_ text: String) -> (latitude: Double, longitude: Double)? {
-        var text = Substring(text)
-        if text.hasPrefix("geo:") { text = text.dropFirst(4) }
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2,
-              let latitude = degrees(parts[0]), let longitude = degrees(parts[1]) else { return nil }
+        var text = text
+        return text.withUTF8 { parseLatLng(UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func parseLatLng(_ bytes: UnsafeRawBufferPointer) -> (latitude: Double, longitude: Double)? {
+        var start = 0
+        if bytes.starts(with: "geo:".utf8) { start = 4 }
+        guard let comma = bytes[start...].firstIndex(of: UInt8(ascii: ",")),
+              let latitude = degrees(UnsafeRawBufferPointer(rebasing: bytes[start..<comma])),
+              let longitude = degrees(UnsafeRawBufferPointer(rebasing: bytes[(comma + 1)...])) else { return nil }
         return (latitude, longitude)
     }
 
-    private static func degrees(_ part: Substring) -> Double? {
-        var part = part.drop(while: { $0 == " " })
-        if part.hasSuffix("°") { part = part.dropLast() }
-        var text = String(part)
-        guard let value = text.withUTF8({ DecimalNumber.parse(UnsafeRawBufferPointer($0)) }), value.isFinite else { return nil }
+    /// A decimal number, after optional spaces and before an optional `°` (UTF-8 C2 B0).
+    private static func degrees(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        var start = 0
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+        if end - start >= 2, bytes[end - 2] == 0xC2, bytes[end - 1] == 0xB0 { end -= 2 }
+        guard let value = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end])), value.isFinite else { return nil }
         return value
     }
 }

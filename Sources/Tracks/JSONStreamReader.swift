@@ -41,6 +41,7 @@ public struct JSONStreamError: Error, Equatable, CustomStringConvertible {
     public let line: Int
     public let reason: String
 
+    /// An error at byte `offset` (0-based) on `line` (1-based).
     public init(offset: Int, line: Int, reason: String) {
         self.offset = offset
         self.line = line
@@ -58,10 +59,11 @@ public struct JSONStreamError: Error, Equatable, CustomStringConvertible {
 /// ``JSONStreamLimits/maximumDepth`` is an error, never a reason to grow. Strings must be valid
 /// UTF-8; a UTF-8 byte order mark at the start is skipped. Errors carry the byte offset and line.
 ///
-/// ``value(from:maximumBytes:)`` materialises one sub-value (one record of a huge array) as the
+/// ``value(from:member:maximumBytes:)`` materialises one sub-value (one record of a huge array) as the
 /// ``JSONValue`` that ``JSONParser`` would give, within a size cap, so record readers can use the
 /// DOM API without ever holding the whole document.
 public struct JSONStreamReader: ~Copyable {
+    /// The bounds this reader enforces.
     public let limits: JSONStreamLimits
 
     private enum Expectation {
@@ -99,9 +101,10 @@ public struct JSONStreamReader: ~Copyable {
     /// The largest the read buffer has been, in bytes: stays at the chunk size unless a token
     /// straddling chunks needs more (bounded by the token limit).
     public private(set) var peakBufferBytes: Int
-    /// How many values ``value(from:maximumBytes:)`` has materialised, and the largest one in
-    /// input bytes: lets callers (and tests) see that records are built one at a time.
+    /// How many values ``value(from:member:maximumBytes:)`` has materialised: with
+    /// ``largestMaterialisedBytes``, lets callers (and tests) see that records are built one at a time.
     public private(set) var materialisedValues = 0
+    /// The largest value materialised so far, in input bytes.
     public private(set) var largestMaterialisedBytes = 0
 
     /// Reads from `source` in chunks of `chunkSize` bytes.
@@ -208,7 +211,7 @@ public struct JSONStreamReader: ~Copyable {
     // MARK: Token access
 
     /// Calls `body` with the current key, string (unescaped UTF-8) or number token's bytes,
-    /// valid only during the call.
+    /// valid only during the call; empty after other events.
     public func withTokenBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         if tokenInScratch { return try scratch.withUnsafeBytes(body) }
         return try body(UnsafeRawBufferPointer(start: buffer + tokenStart, count: tokenCount))
@@ -252,6 +255,7 @@ public struct JSONStreamReader: ~Copyable {
         tokenLine = line
         tokenLive = false
         tokenInScratch = false
+        tokenCount = 0
     }
 
     private mutating func close(_ event: JSONEvent) -> JSONEvent {
@@ -382,6 +386,11 @@ public struct JSONStreamReader: ~Copyable {
     @inline(__always)
     private mutating func skipSpace() throws {
         if position < end, buffer[position] > 0x20 { return }
+        // One space between tokens (`": "`, `", "`) is the next most common case.
+        if position + 1 < end, buffer[position] == 0x20, buffer[position + 1] > 0x20 {
+            position += 1
+            return
+        }
         try skipSpaceRun()
     }
 

@@ -28,8 +28,8 @@ public enum JSONTrackReader {
     /// Largest Timeline segment or raw signal accepted, in input bytes.
     public static let maximumRecordBytes = 4 << 20
     /// Largest GeoJSON feature (or top-level Feature or geometry) accepted, in input bytes: a
-    /// whole track may be one LineString, so this is larger, yet bounded (about 3 bytes of memory
-    /// per input byte while it is read).
+    /// whole track may be one LineString, so this is larger, yet bounded (about 3.5 bytes of memory
+    /// per input byte while it is built).
     public static let maximumFeatureBytes = 32 << 20
 
     /// Reads `source` (named `path` in errors) into `sink` and says what it was.
@@ -42,8 +42,14 @@ public enum JSONTrackReader {
     /// Points delivered before the error stay delivered.
     @discardableResult
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> JSONTrackFormat {
+        try read(source, path: path, into: &sink, recordBytes: maximumRecordBytes, featureBytes: maximumFeatureBytes)
+    }
+
+    /// ``read(_:path:into:)`` with other record size caps (tests use small ones).
+    static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink,
+                                                          recordBytes: Int, featureBytes: Int) throws -> JSONTrackFormat {
         var reader = JSONStreamReader(source)
-        let context = RecordContext(path: path)
+        let context = RecordContext(path: path, recordBytes: recordBytes, featureBytes: featureBytes)
         do {
             let format = try readDocument(&reader, context, &sink)
             let end = try reader.next()
@@ -73,6 +79,7 @@ public enum JSONTrackReader {
         var format: JSONTrackFormat?
         var backup = AppBackup.Header()
         var geoJSON = GeoJSONTracks.TopLevel()
+        var tracksBeforeHeader: JSONStreamError?
         while true {
             let event = try reader.next()
             if event == .objectEnd { break }
@@ -94,33 +101,29 @@ public enum JSONTrackReader {
             case ("format", .string), ("formatVersion", _):
                 try backup.read(key: key, value: value, &reader)
                 if backup.isBackup { format = format ?? .backup }
-            case ("tracks", _):
+            case ("tracks", _) where backup.isBackup:
                 try backup.requireSupported(before: reader)
                 guard value == .arrayStart else { throw reader.error(atToken: "backup: \"tracks\" must be an array") }
                 try AppBackup.readTracks(&reader, context, &sink)
+            case ("tracks", _):
+                // Not (yet) known to be a backup: another format may have a member of this name.
+                tracksBeforeHeader = tracksBeforeHeader ?? AppBackup.Header.tracksBeforeHeader(reader)
+                try reader.skip(from: value)
             case ("features", .arrayStart):
                 try GeoJSONTracks.readFeatures(&reader, context, &sink)
                 format = format ?? .geoJSON
             case ("type", .string), ("geometry", _), ("properties", _), ("coordinates", _), ("geometries", _):
-                try geoJSON.read(key: key, value: value, &reader)
+                try geoJSON.read(key: key, value: value, &reader, context)
             default:
                 try reader.skip(from: value)
             }
         }
         try backup.requireSupportedIfDeclared()
         if geoJSON.finish(context, &sink) { format = format ?? .geoJSON }
+        // Backup tracks that came before the header were skipped, not read: say so.
+        if let tracksBeforeHeader, backup.isBackup || format == nil { throw tracksBeforeHeader }
         guard let format else { throw documentStart }
         return format
-    }
-}
-
-/// What record readers need to report a record they cannot use.
-struct RecordContext {
-    let path: String
-
-    /// An unreadable-record report for the record that starts at the reader's current token.
-    func problem(_ reason: String, at offset: Int, line: Int) -> InputError {
-        InputError(path: path, line: line, reason: "byte \(offset): \(reason)")
     }
 }
 
@@ -129,15 +132,24 @@ struct RecordStart {
     let offset: Int
     let line: Int
 
+    /// The start of the reader's current token.
     init(_ reader: borrowing JSONStreamReader) {
         offset = reader.tokenOffset
         line = reader.tokenLine
     }
 }
 
-extension RecordContext {
+/// What record readers need: the file's name for reports, and the size caps of records.
+struct RecordContext {
+    let path: String
+    /// Largest Timeline segment or raw signal, in input bytes.
+    let recordBytes: Int
+    /// Largest GeoJSON feature, in input bytes.
+    let featureBytes: Int
+
+    /// An unreadable-record report for the record that starts at `start`.
     func problem(_ reason: String, at start: RecordStart) -> InputError {
-        problem(reason, at: start.offset, line: start.line)
+        InputError(path: path, line: start.line, reason: "byte \(start.offset): \(reason)")
     }
 }
 

@@ -11,13 +11,14 @@ enum TakeoutRecords {
     }
 
     private static func field(_ reader: borrowing JSONStreamReader) -> Field {
-        if reader.tokenIs("latitudeE7") { return .latitude }
-        if reader.tokenIs("longitudeE7") { return .longitude }
-        if reader.tokenIs("timestamp") { return .timestamp }
-        if reader.tokenIs("accuracy") { return .accuracy }
-        if reader.tokenIs("altitude") { return .altitude }
-        if reader.tokenIs("timestampMs") { return .timestampMs }
-        return .other
+        // By length first: most keys are then told apart by one comparison.
+        switch reader.withTokenBytes({ $0.count }) {
+        case 10: return reader.tokenIs("latitudeE7") ? .latitude : .other
+        case 11: return reader.tokenIs("longitudeE7") ? .longitude : reader.tokenIs("timestampMs") ? .timestampMs : .other
+        case 9: return reader.tokenIs("timestamp") ? .timestamp : .other
+        case 8: return reader.tokenIs("accuracy") ? .accuracy : reader.tokenIs("altitude") ? .altitude : .other
+        default: return .other
+        }
     }
 
     /// Reads the `locations` array whose `[` was just read.
@@ -48,7 +49,7 @@ enum TakeoutRecords {
                         problem = problem ?? "\(name(field)) is not a number"
                         continue
                     }
-                    let number = reader.tokenNumber
+                    let number = reader.withTokenBytes(parseInteger).map(Double.init) ?? reader.tokenNumber
                     guard number.isFinite else {
                         problem = problem ?? "\(name(field)) is out of range"
                         continue
@@ -67,7 +68,7 @@ enum TakeoutRecords {
                         problem = problem ?? "timestamp is not an ISO-8601 time"
                     }
                 case .timestampMs:
-                    if value == .string || value == .number, let time = reader.withTokenBytes(parseMilliseconds) {
+                    if value == .string || value == .number, let time = reader.withTokenBytes(parseInteger) {
                         millisecondTime = time
                     } else {
                         try reader.skip(from: value)
@@ -109,8 +110,9 @@ enum TakeoutRecords {
         }
     }
 
-    /// ASCII digits (optionally signed) as an Int64, or nil.
-    static func parseMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+    /// ASCII digits (optionally signed, at most 18) as an Int64, or nil: `timestampMs`, and the
+    /// integers of E7 coordinates, accuracy and altitude without the general number parser.
+    static func parseInteger(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         var index = 0
         var negative = false
         if bytes.first == UInt8(ascii: "-") {

@@ -112,42 +112,49 @@ public enum TrackCSVReader {
 
     /// One data line as a point.
     static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns) throws -> TrackPoint {
-        var fields: [Range<Int>] = []
-        fields.reserveCapacity(8)
+        // The fields the columns name, found in one pass without allocating.
+        var latitudeField: UnsafeRawBufferPointer?, longitudeField: UnsafeRawBufferPointer?
+        var timeField: UnsafeRawBufferPointer?, accuracyField: UnsafeRawBufferPointer?, elevationField: UnsafeRawBufferPointer?
+        let last = max(columns.latitude, columns.longitude, columns.time ?? 0, columns.accuracy ?? 0, columns.elevation ?? 0)
+        var index = 0
         var start: Int? = 0
-        while let from = start {
+        while let from = start, index <= last {
             let field = CoordinateCSV.field(line, from: from)
-            fields.append(field.range)
+            if !field.range.isEmpty {
+                let bytes = UnsafeRawBufferPointer(rebasing: line[field.range])
+                if index == columns.latitude { latitudeField = bytes }
+                if index == columns.longitude { longitudeField = bytes }
+                if index == columns.time { timeField = bytes }
+                if index == columns.accuracy { accuracyField = bytes }
+                if index == columns.elevation { elevationField = bytes }
+            }
+            index += 1
             start = field.next
-        }
-        func bytes(_ column: Int?) -> UnsafeRawBufferPointer? {
-            guard let column, column < fields.count, !fields[column].isEmpty else { return nil }
-            return UnsafeRawBufferPointer(rebasing: line[fields[column]])
         }
         func shown(_ value: UnsafeRawBufferPointer) -> String {
             String(decoding: value.prefix(40), as: UTF8.self)
         }
-        func number(_ column: Int?, _ name: String, required: Bool, nonNegative: Bool = false) throws -> Double? {
-            guard let value = bytes(column) else {
+        func number(_ field: UnsafeRawBufferPointer?, _ name: String, required: Bool, nonNegative: Bool = false) throws -> Double? {
+            guard let field else {
                 if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
                 return nil
             }
-            guard let parsed = DecimalNumber.parse(value), !nonNegative || parsed >= 0 else {
-                throw LineProblem(reason: "\(name) '\(shown(value))' is not a\(nonNegative ? " non-negative" : "") number")
+            guard let parsed = DecimalNumber.parse(field), !nonNegative || parsed >= 0 else {
+                throw LineProblem(reason: "\(name) '\(shown(field))' is not a\(nonNegative ? " non-negative" : "") number")
             }
             return parsed
         }
-        let latitude = try number(columns.latitude, "latitude", required: true)!
-        let longitude = try number(columns.longitude, "longitude", required: true)!
+        let latitude = try number(latitudeField, "latitude", required: true)!
+        let longitude = try number(longitudeField, "longitude", required: true)!
         var time: Int64?
-        if let value = bytes(columns.time) {
-            guard let parsed = Timestamp.parse(value) ?? epochMilliseconds(value) else {
-                throw LineProblem(reason: "time '\(shown(value))' is neither ISO-8601 nor epoch seconds or milliseconds")
+        if let timeField {
+            guard let parsed = Timestamp.parse(timeField) ?? epochMilliseconds(timeField) else {
+                throw LineProblem(reason: "time '\(shown(timeField))' is neither ISO-8601 nor epoch seconds or milliseconds")
             }
             time = parsed
         }
-        let accuracy = try number(columns.accuracy, "accuracy", required: false, nonNegative: true)
-        let elevation = try number(columns.elevation, "elevation", required: false)
+        let accuracy = try number(accuracyField, "accuracy", required: false, nonNegative: true)
+        let elevation = try number(elevationField, "elevation", required: false)
         return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
     }
 

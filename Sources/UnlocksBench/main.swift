@@ -9,6 +9,8 @@ import Glibc
 //   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
 //   UnlocksBench readers [POINTS]   the GPX and CSV track readers alone (default 2,000,000 points)
+//   UnlocksBench agreement WHEEL [DIR]
+//                                   the locator's answers against the full-resolution source, by distance to its borders
 //   UnlocksBench world WHEEL        builds the world table alone, printing its progress
 //   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
 
@@ -21,6 +23,8 @@ case "tables":
     print(try TableBenchmark.run(directory: arguments.count > 1 ? arguments[1] : "Data/regions").joined(separator: "\n"))
 case "locate":
     print(try LocatorBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 3).joined(separator: "\n"))
+case "agreement":
+    print(try AgreementBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions").joined(separator: "\n"))
 case "readers":
     print(try TrackReaderBenchmark.run(points: arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000, repeats: 3).joined(separator: "\n"))
 case "make-tracks":
@@ -30,6 +34,6 @@ case "make-tracks":
 case "world":
     try WorldBuildProbe.run(arguments[1])
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | world WHEEL | make-tracks DIR DAYS POINTS")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | agreement WHEEL [DIR] | world WHEEL | make-tracks DIR DAYS POINTS [--gpx-only]")
     exit(2)
 }

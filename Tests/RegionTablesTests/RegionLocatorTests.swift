@@ -128,3 +128,165 @@ final class RegionLocatorTests: XCTestCase {
         XCTAssertNoThrow(try l.locate(latitude: -90, longitude: 180))
     }
 }
+
+/// Holes, multipolygons and points exactly on a border, on the committed China table.
+final class RegionGeometryLookupTests: XCTestCase {
+    var china: RegionTable { RegionLocatorTests.locator.china }
+
+    /// The point `quanta` to the left (positive) or right (negative) of the midpoint of segment
+    /// a→b, rounded to the quantum grid; the segment must be long for this to stay near it.
+    func beside(_ a: (x: Int32, y: Int32), _ b: (x: Int32, y: Int32), quanta: Double) -> (x: Int64, y: Int64) {
+        let dx = Double(b.x - a.x), dy = Double(b.y - a.y), length = (dx * dx + dy * dy).squareRoot()
+        let mx = (Double(a.x) + Double(b.x)) / 2, my = (Double(a.y) + Double(b.y)) / 2
+        return (Int64((mx - dy / length * quanta).rounded()), Int64((my + dx / length * quanta).rounded()))
+    }
+
+    /// The longest segment of a ring.
+    func longest(_ ring: [(x: Int32, y: Int32)]) -> (a: (x: Int32, y: Int32), b: (x: Int32, y: Int32), length: Double) {
+        var best = (a: ring[0], b: ring[0], length: -1.0)
+        for (a, b) in zip(ring, ring.dropFirst()) {
+            let dx = Double(b.x) - Double(a.x), dy = Double(b.y) - Double(a.y)
+            let length = (dx * dx + dy * dy).squareRoot()
+            if length > best.length { best = (a, b, length) }
+        }
+        return best
+    }
+
+    func county(_ unit: Int32?) -> String? {
+        unit.flatMap { china.region(ofUnit: $0, at: .county) }.map { china.region($0).code }
+    }
+
+    /// Every hole of every unit: just inside the hole is another unit (an enclave) or nothing,
+    /// never the unit itself; just outside it, the unit. Outer rings run counter-clockwise and holes
+    /// clockwise, so the unit is on the left of both.
+    func testHolesAreRespected() throws {
+        var holes = 0, enclaves: [String: String] = [:]
+        for unit in 0..<Int32(china.unitCount) {
+            for polygon in china.unitPolygons(unit) {
+                for hole in polygon.dropFirst() {
+                    let (a, b, length) = longest(hole)
+                    guard length >= 20 else { continue }
+                    let inside = beside(a, b, quanta: -3), outside = beside(a, b, quanta: 3)
+                    XCTAssertEqual(china.unit(atX: outside.x, y: outside.y), unit, "just outside a hole of unit \(unit)")
+                    let enclave = china.unit(atX: inside.x, y: inside.y)
+                    XCTAssertNotEqual(enclave, unit, "inside a hole of unit \(unit)")
+                    if let code = county(enclave), let host = county(unit) { enclaves[code] = host }
+                    holes += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(holes, 10)
+        // A real enclave: 晋城市城区 (140502) lies in a hole of 泽州县 (140525), which surrounds it.
+        XCTAssertEqual(enclaves["140502"], "140525")
+    }
+
+    /// The same enclave through the locator, from WGS-84: either side of the hole's longest edge.
+    func testTheJinchengEnclaveThroughTheLocator() throws {
+        let l = RegionLocatorTests.locator
+        let host = try XCTUnwrap((0..<Int32(china.unitCount)).first { county($0) == "140525" })
+        let hole = try XCTUnwrap(china.unitPolygons(host).first { $0.count > 1 }?[1])
+        let (a, b, _) = longest(hole)
+        for (quanta, expected) in [(-3.0, "140502"), (3.0, "140525")] {
+            let p = beside(a, b, quanta: quanta)
+            let wgs = GCJ02.toWGS84(Coordinate(latitude: Double(p.y) * 1e-5, longitude: Double(p.x) * 1e-5))
+            let placement = try l.locate(latitude: wgs.latitude, longitude: wgs.longitude)
+            XCTAssertEqual(code(placement.county, china), expected)
+            XCTAssertEqual(code(placement.city, china), "140500")
+            XCTAssertEqual(placement.county.status, .inside)
+        }
+    }
+
+    func code(_ level: LevelPlacement, _ table: RegionTable) -> String? {
+        level.region.map { table.region($0).code }
+    }
+
+    /// Every part of every unit made of several polygons (islands) is found: just inside the
+    /// longest edge of each part's outer ring is the unit itself.
+    func testEveryPartOfAMultipolygonIsFound() throws {
+        var parts = 0, units = 0
+        for unit in 0..<Int32(china.unitCount) {
+            let polygons = china.unitPolygons(unit)
+            guard polygons.count > 1 else { continue }
+            units += 1
+            for polygon in polygons {
+                let (a, b, length) = longest(polygon[0])
+                guard length >= 20 else { continue }
+                let p = beside(a, b, quanta: 3)
+                XCTAssertEqual(china.unit(atX: p.x, y: p.y), unit, "a part of unit \(unit) (\(county(unit) ?? "-")) at \(p)")
+                parts += 1
+            }
+        }
+        XCTAssertGreaterThan(units, 100)
+        XCTAssertGreaterThan(parts, 2_000)
+    }
+
+    /// 长海县 (210224), the Changshan islands: 52 polygons, each found by the locator from WGS-84.
+    func testEveryIslandOfChanghaiThroughTheLocator() throws {
+        let l = RegionLocatorTests.locator
+        let unit = try XCTUnwrap((0..<Int32(china.unitCount)).first { county($0) == "210224" })
+        var islands = 0
+        for polygon in china.unitPolygons(unit) {
+            let (a, b, length) = longest(polygon[0])
+            guard length >= 20 else { continue }
+            let p = beside(a, b, quanta: 3)
+            let wgs = GCJ02.toWGS84(Coordinate(latitude: Double(p.y) * 1e-5, longitude: Double(p.x) * 1e-5))
+            let placement = try l.locate(latitude: wgs.latitude, longitude: wgs.longitude)
+            XCTAssertEqual(code(placement.county, china), "210224", "island at \(p)")
+            XCTAssertEqual(code(placement.country, l.world), "CHN", "island at \(p)")
+            islands += 1
+        }
+        XCTAssertGreaterThan(islands, 30)
+    }
+
+    /// The documented rule for points exactly on a border (docs/region-table-format.md): such a
+    /// point belongs where the points just west of it, and on an east–west edge just north of it,
+    /// belong, i.e. where (x − ε, y + ε²) is for an infinitesimal ε. The oracle here is the local
+    /// geometry alone: the segments through the point, sorted by direction; the sector holding the
+    /// direction "west, a hair north" is on the clockwise side of the first segment counter-clockwise
+    /// from it. Checked at arc vertices (junctions of three or more units included) and at exact
+    /// midpoints of segments, all over the table.
+    func testPointsExactlyOnABorderFollowTheRule() throws {
+        var checked: [String: Int] = [:]
+        for arc in stride(from: 0, to: china.arcCount, by: 7) where china.arcLeft[arc] >= 0 && china.arcRight[arc] >= 0 {
+            let vertices = china.arcVertices(arc)
+            // The arc's first vertex is a junction; a middle vertex and an exact midpoint are not.
+            var points: [(x: Int64, y: Int64, kind: String)] = [(Int64(vertices[0].x), Int64(vertices[0].y), "junction")]
+            if vertices.count > 2 { points.append((Int64(vertices[vertices.count / 2].x), Int64(vertices[vertices.count / 2].y), "vertex")) }
+            for (a, b) in zip(vertices, vertices.dropFirst()) where (a.x - b.x) % 2 == 0 && (a.y - b.y) % 2 == 0 && (a.x != b.x || a.y != b.y) {
+                points.append(((Int64(a.x) + Int64(b.x)) / 2, (Int64(a.y) + Int64(b.y)) / 2, "midpoint"))
+                break
+            }
+            for p in points {
+                let expected = try XCTUnwrap(expectedUnit(x: p.x, y: p.y), "no segment through \(p)")
+                XCTAssertEqual(china.unit(atX: p.x, y: p.y), expected, "\(p.kind) on the border at (\(p.x), \(p.y)), arc \(arc)")
+                checked[p.kind, default: 0] += 1
+            }
+        }
+        XCTAssertGreaterThan(checked["junction"] ?? 0, 500)
+        XCTAssertGreaterThan(checked["vertex"] ?? 0, 300)
+        XCTAssertGreaterThan(checked["midpoint"] ?? 0, 300)
+    }
+
+    /// The unit the rule gives a point that lies on one or more segments of the table (nil: none
+    /// passes through it), from the directions of the segments leaving it.
+    func expectedUnit(x: Int64, y: Int64) -> Int32?? {
+        var rays: [(angle: Double, clockwiseUnit: Int32)] = []
+        for (arc, metres) in china.arcsNear(x: x, y: y, radius: 1) where metres < 0.5 {
+            let v = china.arcVertices(arc)
+            for (a, b) in zip(v, v.dropFirst()) {
+                let ax = Int64(a.x), ay = Int64(a.y), bx = Int64(b.x), by = Int64(b.y)
+                guard (bx - ax) * (y - ay) == (by - ay) * (x - ax), min(ax, bx) <= x, x <= max(ax, bx), min(ay, by) <= y, y <= max(ay, by) else { continue }
+                // Walking away from the point along the arc's direction, the right unit is clockwise;
+                // against it, the left unit.
+                if (bx, by) != (x, y) { rays.append((atan2(Double(by - y), Double(bx - x)), china.arcRight[arc])) }
+                if (ax, ay) != (x, y) { rays.append((atan2(Double(ay - y), Double(ax - x)), china.arcLeft[arc])) }
+            }
+        }
+        guard !rays.isEmpty else { return nil }
+        // Angles in [0, 2π); "west, a hair north" is just below π: the first ray at or after π
+        // counter-clockwise, else (wrapping) the first from 0.
+        let normalised = rays.map { (angle: $0.angle < 0 ? $0.angle + 2 * Double.pi : $0.angle, unit: $0.clockwiseUnit) }
+        let next = normalised.filter { $0.angle >= Double.pi }.min { $0.angle < $1.angle } ?? normalised.min { $0.angle < $1.angle }!
+        return .some(next.unit < 0 ? nil : next.unit)
+    }
+}

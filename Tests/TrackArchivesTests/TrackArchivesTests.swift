@@ -126,6 +126,19 @@ final class TrackArchivesTests: XCTestCase {
         }
     }
 
+    func testEmptyInputs() throws {
+        try Data().write(to: URL(fileURLWithPath: file("empty")))
+        XCTAssertEqual(try run(["gzip", "-k", "empty"]), 0)
+        XCTAssertEqual(try readAll(try GzipSource(path: file("empty.gz"))), [])
+        XCTAssertThrowsError(try GzipSource(path: file("empty"))) { error in
+            XCTAssertEqual((error as? InputError)?.path, self.file("empty"))
+        }
+        try makeZip("nothing.zip", [])
+        var entries = 0
+        try ZipArchive(path: file("nothing.zip")).forEachEntry { _ in entries += 1 }
+        XCTAssertEqual(entries, 0)  // only a directory, which is passed over
+    }
+
     func testGzipBombIsRefused() throws {
         // 100 MiB of zeros gzip to about 100 KB (1000:1).
         XCTAssertEqual(try run(["sh", "-c", "head -c 104857600 /dev/zero | gzip -1 > bomb.gz"]), 0)
@@ -172,6 +185,23 @@ final class TrackArchivesTests: XCTestCase {
         XCTAssertEqual(skipped.keys.sorted(), ["old/inner.zip"])
         XCTAssertTrue(skipped["old/inner.zip"]?.contains("archive inside an archive") == true)
         XCTAssertEqual(points, 2000 + 2 + 2000)
+    }
+
+    func testEncryptedEntriesAreSkippedWithAReason() throws {
+        try Data("1,2\n".utf8).write(to: URL(fileURLWithPath: file("secret.csv")))
+        try Data("3,4\n".utf8).write(to: URL(fileURLWithPath: file("open.csv")))
+        XCTAssertEqual(try run(["zip", "-q", "-P", "password", "locked.zip", "secret.csv"]), 0)
+        XCTAssertEqual(try run(["zip", "-q", "locked.zip", "open.csv"]), 0)
+        var outcomes: [String: String] = [:]
+        try ZipArchive(path: file("locked.zip")).forEachEntry { entry in
+            if let reason = entry.skipReason {
+                outcomes[entry.name] = reason
+                XCTAssertThrowsError(try readAll(entry))
+            } else {
+                outcomes[entry.name] = String(decoding: try readAll(entry), as: UTF8.self)
+            }
+        }
+        XCTAssertEqual(outcomes, ["secret.csv": "encrypted entry; not read", "open.csv": "3,4\n"])
     }
 
     func testCorruptEntryIsAnErrorNamingItAndTheWalkGoesOn() throws {

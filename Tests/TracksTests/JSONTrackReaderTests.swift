@@ -310,6 +310,9 @@ final class JSONTrackReaderTests: XCTestCase {
         let (late, lateSink) = failure(#"{"tracks": [{"segments": [{"points": [{"lat": 1, "lon": 2}]}]}], "format": "adminunlocks-backup", "formatVersion": 1}"#)
         XCTAssertEqual(late?.reason, "byte 11: \"tracks\" without a backup header before it (\"format\": \"adminunlocks-backup\" and \"formatVersion\" must come first)")
         XCTAssertTrue(lateSink.items.isEmpty)
+        XCTAssertEqual(failure(#"{"tracks": []}"#).0?.reason, late?.reason)
+        // Another format may have a member called "tracks": it is skipped there.
+        XCTAssertEqual(try read(#"{"tracks": 3, "type": "Point", "coordinates": [116.4, 39.9]}"#).0.points, [TrackPoint(latitude: 39.9, longitude: 116.4)])
     }
 
     // Shapes: GeoJSON (RFC 7946) as written by togeojson (coordTimes aligned with coordinates,
@@ -466,6 +469,82 @@ final class JSONTrackReaderTests: XCTestCase {
             pendingOffset += n
             bytes += n
             return n
+        }
+    }
+
+    /// Text made of `count` pieces, each generated as it is read.
+    final class GeneratedText: ByteSource {
+        private let count: Int
+        private let piece: (Int) -> String
+        private var next = 0
+        private var pending: [UInt8] = []
+        private var pendingOffset = 0
+
+        init(count: Int, piece: @escaping (Int) -> String) {
+            self.count = count
+            self.piece = piece
+        }
+
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            while pendingOffset == pending.count {
+                guard next < count else { return 0 }
+                pending = Array(piece(next).utf8)
+                pendingOffset = 0
+                next += 1
+            }
+            let n = min(buffer.count, pending.count - pendingOffset)
+            pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[pendingOffset..<pendingOffset + n])) }
+            pendingOffset += n
+            return n
+        }
+    }
+
+    /// GeoJSON features are built one at a time: a collection many times the per-feature cap
+    /// reads whole, while a single feature over the cap is refused at its first byte.
+    func testGeoJSONFeaturesAreBuiltOneAtATime() throws {
+        let cap = 64 << 10
+        let positions = 200
+        func feature(_ i: Int) -> String {
+            let coordinates = (0..<positions).map { "[\(116 + $0), \(39 + i % 10)]" }
+            let times = (0..<positions).map { "\"2024-03-02T06:\(10 + $0 / 60):\(10 + $0 % 50)Z\"" }
+            return "{\"type\": \"Feature\", \"geometry\": {\"type\": \"LineString\", \"coordinates\": [\(coordinates.joined(separator: ", "))]}, \"properties\": {\"coordTimes\": [\(times.joined(separator: ", "))]}}"
+        }
+        let count = 10 * cap / feature(0).utf8.count
+        let collection = GeneratedText(count: count + 2) { i in
+            i == 0 ? "{\"type\": \"FeatureCollection\", \"features\": [" : i == count + 1 ? "]}" : (i > 1 ? ", " : "") + feature(i - 1)
+        }
+        var counter = MemorySampler()
+        XCTAssertEqual(try JSONTrackReader.read(collection, path: "big.geojson", into: &counter, recordBytes: cap, featureBytes: cap), .geoJSON)
+        XCTAssertEqual(counter.points, count * positions)
+        XCTAssertEqual(counter.unreadable, 0)
+
+        let lineCount = cap / 20
+        let huge = GeneratedText(count: lineCount + 2) { i in
+            i == 0 ? "{\"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"LineString\", \"coordinates\": [[0, 0]" : i == lineCount + 1 ? "]}}]}" : ", [116.40740, 39.90420]"
+        }
+        var sink = JSONRecordingSink()
+        XCTAssertThrowsError(try JSONTrackReader.read(huge, path: "huge.geojson", into: &sink, recordBytes: cap, featureBytes: cap)) { error in
+            XCTAssertEqual((error as? InputError)?.reason, "byte 14: value larger than \(cap) bytes")
+        }
+        XCTAssertTrue(sink.items.isEmpty)
+    }
+
+    /// Timeline segments likewise: many segments read, one over the cap is refused.
+    func testTimelineSegmentsAreBuiltOneAtATime() throws {
+        let cap = 16 << 10
+        let point = #"{"point": "39.9042°, 116.4074°", "time": "2024-05-01T10:04:00.000+08:00"}"#
+        let segment = #"{"startTime": "2024-05-01T10:00:00.000+08:00", "timelinePath": ["# + Array(repeating: point, count: 20).joined(separator: ", ") + "]}"
+        let count = 10 * cap / segment.utf8.count
+        let timeline = GeneratedText(count: count + 2) { i in
+            i == 0 ? #"{"semanticSegments": ["# : i == count + 1 ? "]}" : (i > 1 ? ", " : "") + segment
+        }
+        var counter = MemorySampler()
+        XCTAssertEqual(try JSONTrackReader.read(timeline, path: "Timeline.json", into: &counter, recordBytes: cap, featureBytes: cap), .timelineAndroid)
+        XCTAssertEqual(counter.points, count * 20)
+        let oversized = #"{"semanticSegments": [{"timelinePath": ["# + String(repeating: point + ", ", count: cap / 40) + "{}]}]}"
+        var sink = JSONRecordingSink()
+        XCTAssertThrowsError(try JSONTrackReader.read(JSONBytesSource(oversized), path: "Timeline.json", into: &sink, recordBytes: cap, featureBytes: cap)) { error in
+            XCTAssertEqual((error as? InputError)?.reason, "byte 22: value larger than \(cap) bytes")
         }
     }
 
