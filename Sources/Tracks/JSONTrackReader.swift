@@ -72,7 +72,7 @@ public enum JSONTrackReader {
         }
     }
 
-    static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup or GeoJSON)"
+    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup or GeoJSON)"
 
     private static func readTopObject<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
         let documentStart = reader.error(atToken: unknownStructure)

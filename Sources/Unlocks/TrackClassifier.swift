@@ -98,6 +98,11 @@ public struct TrackClassifier: TrackSink {
         record.status = record.pointsRead > 0 ? .partial : .rejected
     }
 
+    /// Forgets the current input (nothing of it was used): it leaves no record in the ledger.
+    public mutating func discard() {
+        begin(InputRecord(path: "", fingerprint: "", format: ""))
+    }
+
     /// Hands the ledger over, leaving this classifier empty.
     public mutating func takeLedger() -> UnlockLedger {
         var taken = UnlockLedger()

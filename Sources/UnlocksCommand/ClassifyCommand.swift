@@ -81,8 +81,8 @@ enum ClassifyCommand {
         }
         if run.skipped > 0 || run.alreadyCounted > 0 {
             var parts: [String] = []
-            if run.skipped > 0 { parts.append("\(run.skipped) files skipped (not a track format)") }
-            if run.alreadyCounted > 0 { parts.append("\(run.alreadyCounted) inputs already in the state") }
+            if run.skipped > 0 { parts.append(run.skipped == 1 ? "1 file skipped (not a track format)" : "\(run.skipped) files skipped (not a track format)") }
+            if run.alreadyCounted > 0 { parts.append("\(run.alreadyCounted) input\(run.alreadyCounted == 1 ? "" : "s") already in the state") }
             reportError("note: " + parts.joined(separator: ", "))
         }
         return run.failedInputs > 0 ? .inputsRejected : .success
@@ -161,10 +161,10 @@ struct ClassifyRun {
         do {
             if file.path.lowercased().hasSuffix(".gz") {
                 let source = try ReplayingSource(try GzipSource(path: file.path))
-                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint)
+                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint, explicit: file.explicit)
             } else {
                 let source = try ReplayingSource(try FileSource(path: file.path))
-                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint)
+                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint, explicit: file.explicit)
             }
         } catch let error as InputError {
             record(InputRecord(path: file.path, fingerprint: fingerprint, format: named?.rawValue ?? "unknown"), failure: error)
@@ -193,9 +193,9 @@ struct ClassifyRun {
                 }
                 do {
                     if entry.name.lowercased().hasSuffix(".gz") {
-                        read(try GzipSource(wrapping: entry, path: entry.path), format: format, path: entry.path, fingerprint: fingerprint)
+                        read(try GzipSource(wrapping: entry, path: entry.path), format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
                     } else {
-                        read(entry, format: format, path: entry.path, fingerprint: fingerprint)
+                        read(entry, format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
                     }
                 } catch let error as InputError {
                     record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format.rawValue), failure: error)
@@ -208,7 +208,11 @@ struct ClassifyRun {
     }
 
     /// Reads one stream with the reader for `format`; an error keeps the points before it.
-    mutating func read<Source: ByteSource>(_ source: Source, format: TrackFormat, path: String, fingerprint: String) {
+    ///
+    /// A JSON file found in a folder or archive (not named on the command line) whose structure is
+    /// none of the track formats is skipped, not rejected: exports such as Google Takeout hold
+    /// many JSON files that are not tracks.
+    mutating func read<Source: ByteSource>(_ source: Source, format: TrackFormat, path: String, fingerprint: String, explicit: Bool = true) {
         sink.classifier.begin(InputRecord(path: path, fingerprint: fingerprint, format: format.rawValue))
         sink.problemsShown = 0
         var formatName = format.rawValue
@@ -219,6 +223,12 @@ struct ClassifyRun {
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
             }
         } catch {
+            if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),
+               sink.classifier.record.pointsRead == 0 {
+                sink.classifier.discard()
+                skipped += 1
+                return
+            }
             // The report names the input already; its error says where and what.
             if let problem = error as? InputError {
                 sink.classifier.fail((problem.line.map { "line \($0): " } ?? "") + problem.reason)

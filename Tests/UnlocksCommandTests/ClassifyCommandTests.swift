@@ -147,18 +147,23 @@ final class ClassifyCommandTests: XCTestCase {
             ("badlines.csv", "lat,lon,time\n39.9,116.4,2024-05-04T01:00:00Z\nnot,a,point\n39.9,abc,2024-05-04T01:00:02Z\n"),
         ]
         for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+        // A JSON file that is not a track (as exports hold many) is skipped, not rejected.
+        try "{\"settings\": {\"theme\": \"dark\"}}".write(toFile: dir + "/settings.json", atomically: true, encoding: .utf8)
         let result = try classify([dir])
         XCTAssertEqual(result.status, 3, result.stderr)
         for (name, _) in files where name != "good.csv" && name != "badlines.csv" {
             XCTAssertTrue(result.stderr.contains(dir + "/" + name + ":"), "\(name) not named in:\n\(result.stderr)")
         }
         XCTAssertTrue(result.stderr.contains(dir + "/badlines.csv:3:"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("settings.json"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("1 file skipped"), result.stderr)
         XCTAssertTrue(result.stderr.contains(dir + "/truncated.gpx:3:"), result.stderr)
         XCTAssertTrue(result.stderr.contains(dir + "/broken.json:1: byte"), result.stderr)
         let report = try json(result.stdout)
         let inputs = try XCTUnwrap((report["inputs"] as? [String: Any])?["files"] as? [[String: Any]])
         func status(_ name: String) -> String? { inputs.first { $0["path"] as? String == dir + "/" + name }?["status"] as? String }
         XCTAssertEqual(status("good.csv"), "ok")
+        XCTAssertNil(status("settings.json"))
         XCTAssertEqual(status("badlines.csv"), "ok")
         XCTAssertEqual(status("truncated.gpx"), "partial")
         XCTAssertEqual(status("broken.json"), "partial")
