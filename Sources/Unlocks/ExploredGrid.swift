@@ -113,8 +113,26 @@ public enum ExploredGrid {
         private var rows: (Int64, Int64, Int64, Int64) = (.min, .min, .min, .min)
         private var counts: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
         private var next = 0
+        /// `rowCoordinate` linearised around a recent latitude (see `rowCoordinate(latitude:)`).
+        private var baseLatitude = Double.nan
+        private var baseRow = 0.0
+        private var rowsPerDegree = 0.0
 
         public init() {}
+
+        /// `ExploredGrid.rowCoordinate(latitude:)`, linearised within 0.001° (111 m) of the last
+        /// exact evaluation: the curvature term there is below 10⁻⁵ m, so a point changes row only
+        /// if it lies within 0.01 mm of a row's edge — and three sines per point become one multiply.
+        public mutating func rowCoordinate(latitude: Double) -> Double {
+            let delta = latitude - baseLatitude
+            if abs(delta) <= 0.001 { return baseRow + delta * rowsPerDegree }
+            baseLatitude = latitude
+            baseRow = ExploredGrid.rowCoordinate(latitude: latitude)
+            let phi = latitude * .pi / 180, s = sin(phi)
+            let w = (1 - e2 * s * s).squareRoot()
+            rowsPerDegree = a * (1 - e2) / (w * w * w) * .pi / 180 / cellSize
+            return baseRow
+        }
 
         public mutating func columnCount(row: Int64) -> Int64 {
             if rows.0 == row { return counts.0 }

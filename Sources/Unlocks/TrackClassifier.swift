@@ -142,16 +142,17 @@ public struct TrackClassifier: TrackSink {
                 segmentBreak()
             }
         }
-        if let last = previous, let t0 = last.time, let t1 = point.time, t1 > t0,
-           case let metres = scale.metres(from: last, to: point), metres / (Double(t1 - t0) / 1000) > options.fastSpeed {
-            runMetres += metres
+        let leg = previous.map { scale.metres(from: $0, to: point) }
+        if let last = previous, let leg, let t0 = last.time, let t1 = point.time, t1 > t0, leg / (Double(t1 - t0) / 1000) > options.fastSpeed {
+            runMetres += leg
             run.append(point)
             previous = point
             if run.count >= Self.maximumRun { flushRun() }
             return
         }
+        let fromAnchor = run.isEmpty && previous != nil && previous == anchor?.point ? leg : nil
         flushRun()
-        commit(point)
+        commit(point, legMetres: fromAnchor)
         previous = point
     }
 
@@ -194,7 +195,8 @@ public struct TrackClassifier: TrackSink {
         record.dropped[reason, default: 0] += 1
     }
 
-    private mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false) {
+    /// `legMetres`, when known, is the distance from the anchor (saves computing it again).
+    private mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil) {
         record.pointsKept += 1
         guard let (placement, reused) = place(point) else {
             // Unreachable after the filter's range checks; counted rather than lost if it ever happens.
@@ -202,14 +204,14 @@ public struct TrackClassifier: TrackSink {
             return drop(.invalidCoordinate)
         }
         let located = Located(point: point, placement: placement, cell: cellVisit(point, placement),
-                              row: ExploredGrid.rowCoordinate(latitude: point.latitude))
+                              row: rows.rowCoordinate(latitude: point.latitude))
         if breakPending {
             breakPending = false
             segmentInside.removeAll(keepingCapacity: true)
             ledger.cells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
         } else if let from = anchor {
             if !legAlreadyCounted {
-                ledger.distanceMillimetres += Int64((scale.metres(from: from.point, to: point) * 1000).rounded())
+                ledger.distanceMillimetres += Int64(((legMetres ?? scale.metres(from: from.point, to: point)) * 1000).rounded())
                 if let t0 = from.point.time, let t1 = point.time { ledger.durationMilliseconds += t1 - t0 }
             }
             let startCell = from.cell, endCell = located.cell

@@ -80,6 +80,16 @@ final class ExploredGridTests: XCTestCase {
         XCTAssertLessThanOrEqual(covered.count, 2 * sampled.count)
     }
 
+    /// The linearised row coordinate agrees with the exact one to 1e-6 rows (25 µm) on a walk.
+    func testLinearisedRowCoordinateMatchesTheExactOne() {
+        var rows = ExploredGrid.RowCache()
+        var latitude = 39.0
+        while latitude < 41 {
+            XCTAssertEqual(rows.rowCoordinate(latitude: latitude), ExploredGrid.rowCoordinate(latitude: latitude), accuracy: 1e-6)
+            latitude += 0.000_137
+        }
+    }
+
     func testLegsAcrossTheAntimeridianTakeTheShortWay() {
         var cells = Set<Int64>()
         ExploredGrid.rasterise(from: (10, 179.9995), to: (10, -179.9995)) { key, _ in cells.insert(key) }
