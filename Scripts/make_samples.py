@@ -5,7 +5,8 @@ Six days of realistic, noisy tracks in every input format `unlocks classify` rea
 
   takeout/Records.json                       2023-10-02  Shanghai, the Bund to People's Square
                                                          (Google Takeout location history: sparse)
-  2024-05-01-beijing-walk.gpx                2024-05-01  Beijing: Tiananmen, Wangfujing, Jingshan, Houhai
+  2024-05-01-beijing-walk.gpx                2024-05-01  Beijing: Tiananmen, Wangfujing, Jingshan, Houhai,
+                                                         west to the Haidian line (one fix drifts across)
   2024-05-02-hebei-tianjin.csv.gz            2024-05-02  drive Tongzhou > Yanjiao (Hebei) > Xianghe (Hebei)
                                                          > Wuqing (Tianjin) > Tianjin; high-speed train back
   2024-05-03-hongkong-shenzhen.backup.json   2024-05-03  Hong Kong Central; Lo Wu > Luohu; Futian (app backup)
@@ -201,7 +202,12 @@ def beijing():
     track.drops["nullIsland"] += 1
     # lunch (a 50-minute pause), then Jingshan > Beihai > Houhai
     track.new_segment()
-    walk(track, [(39.9252, 116.3950), (39.9290, 116.3890), (39.9370, 116.3860), (39.9410, 116.3830)], t + 50 * 60_000, 1.3, 2)
+    t = walk(track, [(39.9252, 116.3950), (39.9290, 116.3890), (39.9370, 116.3860), (39.9410, 116.3830)], t + 50 * 60_000, 1.3, 2)
+    # west along the lake to the Haidian district line (near 116.3361° E), where one fix drifts
+    # 25 m across it with a 40 m accuracy: a tentative unlock of Haidian, nothing more.
+    t = walk(track, [(39.9410, 116.3830), (39.9410, 116.3367)], t, 1.3, 2, noise=False)
+    track.add(39.9410, 116.3358, t, 40.0, 45.0, "ground")
+    walk(track, [(39.9410, 116.3368), (39.9412, 116.3420)], t + 2000, 1.3, 2, noise=False)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<gpx creator="StravaGPX" version="1.1" xmlns="http://www.topografix.com/GPX/1/1" '
            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
@@ -329,6 +335,7 @@ def main():
         "countries": ["CHN", "JPN"],
         "provinces": ["上海市", "北京市", "河北省", "天津市", "香港特别行政区", "广东省", "山东省"],
         "counties": ["黄浦区", "东城区", "西城区", "通州区", "三河市", "香河县", "武清区", "中西区", "罗湖区", "福田区", "市南区"],
+        "tentative": {"counties": ["海淀区"]},
         "notVisited": {"countries": ["KOR", "PRK"], "provinces": ["辽宁省"]},
     }
     os.makedirs(os.path.dirname(FACTS), exist_ok=True)

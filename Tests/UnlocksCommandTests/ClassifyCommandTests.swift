@@ -81,6 +81,13 @@ final class ClassifyCommandTests: XCTestCase {
         XCTAssertEqual(metrics["chinaProvinceCount"] as? Int, (visits["provinces"] as! [String]).count)
         XCTAssertTrue(confirmed("counties", "name").isSuperset(of: visits["counties"] as! [String]),
                       "missing: \(Set(visits["counties"] as! [String]).subtracting(confirmed("counties", "name")))")
+        // The fix that drifts across a district line unlocks it only tentatively: listed, not counted...
+        let tentative = Set((unlocks["counties"] ?? []).filter { $0["evidence"] as? String == "tentative" }.compactMap { $0["name"] as? String })
+        XCTAssertEqual(tentative, Set((visits["tentative"] as! [String: [String]])["counties"]!))
+        XCTAssertEqual(metrics["countyUnlockCount"] as? Int, confirmed("counties", "name").count)
+        // ...unless --lenient.
+        let lenient = try json(try classify([Self.samples, "--lenient"]).stdout)
+        XCTAssertEqual((lenient["metrics"] as? [String: Any])?["countyUnlockCount"] as? Int, confirmed("counties", "name").count + tentative.count)
         let notVisited = visits["notVisited"] as! [String: [String]]
         XCTAssertTrue(Set((unlocks["countries"] ?? []).compactMap { $0["code"] as? String }).isDisjoint(with: notVisited["countries"]!))
         XCTAssertTrue(Set((unlocks["provinces"] ?? []).compactMap { $0["name"] as? String }).isDisjoint(with: notVisited["provinces"]!))
