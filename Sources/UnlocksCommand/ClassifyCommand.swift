@@ -41,11 +41,7 @@ enum ClassifyCommand {
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to classify") }
         let format = try arguments.choice("format", as: Format.self) ?? .json
-        var options = ClassifyOptions()
-        if let text = arguments.value("utc-offset") {
-            guard let minutes = parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM (e.g. +08:00, -05:30)") }
-            options.utcOffsetMinutes = minutes
-        }
+        var options = try ruleOptions(arguments)
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
         let lenient = arguments.flags.contains("lenient")
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
@@ -70,15 +66,8 @@ enum ClassifyCommand {
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
         }
-        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient)
-        let text = format == .json ? report.json().rendered() + "\n" : report.text()
-        if let out = arguments.value("out") {
-            try AtomicFile.write(text, to: out)
-        } else {
-            let output = BufferedOutput()
-            try output.write(text)
-            try output.flush()
-        }
+        try emit(ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient),
+                 format: format, to: arguments.value("out"))
         if run.skipped > 0 || run.alreadyCounted > 0 {
             var parts: [String] = []
             if run.skipped > 0 { parts.append(run.skipped == 1 ? "1 file skipped (not a track format)" : "\(run.skipped) files skipped (not a track format)") }
@@ -86,6 +75,28 @@ enum ClassifyCommand {
             reportError("note: " + parts.joined(separator: ", "))
         }
         return run.failedInputs > 0 ? .inputsRejected : .success
+    }
+
+    /// The options that shape the ledger, from the command line (shared with `merge`).
+    static func ruleOptions(_ arguments: ParsedArguments) throws -> ClassifyOptions {
+        var options = ClassifyOptions()
+        if let text = arguments.value("utc-offset") {
+            guard let minutes = parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM (e.g. +08:00, -05:30)") }
+            options.utcOffsetMinutes = minutes
+        }
+        return options
+    }
+
+    /// Writes the report as JSON or text to `out` (atomically) or to standard output.
+    static func emit(_ report: ClassifyReport, format: Format, to out: String?) throws {
+        let text = format == .json ? report.json().rendered() + "\n" : report.text()
+        if let out {
+            try AtomicFile.write(text, to: out)
+        } else {
+            let output = BufferedOutput()
+            try output.write(text)
+            try output.flush()
+        }
     }
 
     /// `±HH:MM`, `±HHMM` or `±HH` → minutes east of UTC.

@@ -26,11 +26,7 @@ enum MergeCommand {
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
         let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
-        var options = ClassifyOptions()
-        if let text = arguments.value("utc-offset") {
-            guard let minutes = ClassifyCommand.parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM") }
-            options.utcOffsetMinutes = minutes
-        }
+        let options = try ClassifyCommand.ruleOptions(arguments)
         let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
         let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
         var merged = UnlockLedger()
@@ -49,15 +45,8 @@ enum MergeCommand {
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }
-        let report = ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"))
-        let text = format == .json ? report.json().rendered() + "\n" : report.text()
-        if let out = arguments.value("out") {
-            try AtomicFile.write(text, to: out)
-        } else {
-            let output = BufferedOutput()
-            try output.write(text)
-            try output.flush()
-        }
+        try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient")),
+                                 format: format, to: arguments.value("out"))
         return .success
     }
 }
