@@ -61,63 +61,184 @@ extension RegionTable {
     /// the ray over its own chunks and, when nothing is crossed inside the cell, continues from
     /// the cell's east edge into the next cell.
     public func unit(atX x: Int64, y: Int64) -> Int32? {
-        unitAndClearance(atX: x, y: y).unit
+        UnitLookup(self, jumpDepth: nil).find(x: x, y: y).unit
+    }
+}
+
+/// What a unit lookup found: the unit (nil: none), and, when a uniform cell answered, how far
+/// (quanta, along x and along y) the point is from that cell's sides: no arc lies closer.
+struct UnitLookupResult {
+    var unit: Int32?
+    var clearanceX: Int64
+    var clearanceY: Int64
+}
+
+/// The point lookup of one table (the ray casting of docs/region-table-format.md), over
+/// immutable copies of the table's decoded arrays (no per-access exclusivity checks), with a
+/// jump table that replaces the first `jumpDepth` levels of the quadtree descent: for each cell
+/// of a 2^d × 2^d grid over the root, the node the descent reaches there at depth ≤ d. Without
+/// one (nil: a lookup made for a single query) the descent starts at the root. A class, so that
+/// holding and passing it never copies (and retains) its arrays one by one.
+final class UnitLookup {
+    let table: RegionTable
+    let vertices: [Int32]
+    let chunkStart: [UInt32]
+    let chunkSegments: [UInt8]
+    let chunkArc: [UInt32]
+    /// Per chunk: min y, max y, min x and max x of its vertices, so that a leaf skips whole chunks
+    /// the ray cannot cross (wholly above, below, or west of the point) and a nearby-arc search
+    /// skips chunks out of reach. Empty without a jump table.
+    let chunkBoxes: [Int32]
+    let arcLeft: [Int32]
+    let arcRight: [Int32]
+    let nodes: UnsafeRawPointer
+    let leaves: UnsafeRawBufferPointer
+    let originX: Int64, originY: Int64, rootLog2: Int64
+    let jumpDepth: Int64
+    /// `jump[j << d | i]`: node index << 8 | its depth, for the cell (i, j) of the jump grid;
+    /// empty without a jump table.
+    let jump: [UInt64]
+
+    init(_ table: RegionTable, jumpDepth: Int?) {
+        self.table = table
+        vertices = table.vertices
+        chunkStart = table.chunkStart
+        chunkSegments = table.chunkSegments
+        chunkArc = table.chunkArc
+        arcLeft = table.arcLeft
+        arcRight = table.arcRight
+        nodes = table.bytes.baseAddress! + table.section(.indexNodes).lowerBound
+        leaves = UnsafeRawBufferPointer(rebasing: table.bytes[table.section(.indexLeaves)])
+        originX = table.indexOriginX
+        originY = table.indexOriginY
+        rootLog2 = Int64(table.indexRootLog2)
+        let d = Int64(min(jumpDepth ?? 0, table.indexRootLog2))
+        self.jumpDepth = d
+        guard jumpDepth != nil else {
+            jump = []
+            chunkBoxes = []
+            return
+        }
+        var boxes = [Int32](repeating: 0, count: 4 * chunkStart.count)
+        for chunk in chunkStart.indices {
+            let first = Int(chunkStart[chunk])
+            var minY = Int32.max, maxY = Int32.min, minX = Int32.max, maxX = Int32.min
+            for i in first...(first + Int(chunkSegments[chunk])) {
+                minY = min(minY, vertices[2 * i + 1])
+                maxY = max(maxY, vertices[2 * i + 1])
+                minX = min(minX, vertices[2 * i])
+                maxX = max(maxX, vertices[2 * i])
+            }
+            boxes[4 * chunk] = minY
+            boxes[4 * chunk + 1] = maxY
+            boxes[4 * chunk + 2] = minX
+            boxes[4 * chunk + 3] = maxX
+        }
+        chunkBoxes = boxes
+        var jump = [UInt64](repeating: 0, count: 1 << (2 * d))
+        let nodes = self.nodes
+        for j in 0..<(Int64(1) << d) {
+            for i in 0..<(Int64(1) << d) {
+                // Descend towards the cell's south-west corner until depth d or a non-split node.
+                let x = i << (rootLog2 - d), y = j << (rootLog2 - d)
+                var node = 0, depth: Int64 = 0, size = Int64(1) << rootLog2, ox: Int64 = 0, oy: Int64 = 0
+                var raw = UInt32(littleEndian: nodes.loadUnaligned(as: UInt32.self))
+                while raw >> 30 == 1, depth < d {
+                    size >>= 1
+                    let child = (x >= ox + size ? 1 : 0) + (y >= oy + size ? 2 : 0)
+                    if child & 1 != 0 { ox += size }
+                    if child & 2 != 0 { oy += size }
+                    node = Int(raw & IndexNode.payloadMask) + child
+                    raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: node * 4, as: UInt32.self))
+                    depth += 1
+                }
+                jump[Int(j << d | i)] = UInt64(node) << 8 | UInt64(depth)
+            }
+        }
+        self.jump = jump
     }
 
-    /// ``unit(atX:y:)``, plus, when a uniform cell answered, how far (quanta, along x and along y)
-    /// the point is from that cell's sides: no border lies closer than that.
-    func unitAndClearance(atX x: Int64, y: Int64) -> (unit: Int32?, clearanceX: Int64, clearanceY: Int64) {
-        let nodes = section(.indexNodes), leaves = section(.indexLeaves)
-        let rootSize = Int64(1) << Int64(indexRootLog2)
+    /// The unit containing the quantised point (x, y), with the clearance of a uniform cell.
+    @inline(__always)
+    func find(x: Int64, y: Int64) -> UnitLookupResult {
+        let rootSize = Int64(1) << rootLog2
         var qx = x
         while true {
-            guard qx >= indexOriginX, qx < indexOriginX + rootSize, y >= indexOriginY, y < indexOriginY + rootSize else { return (nil, 0, 0) }
-            var node = 0
-            var ox = indexOriginX, oy = indexOriginY, size = rootSize
-            var raw: UInt32 = Self.load(bytes, nodes.lowerBound)
+            // Compared before subtracting: x and y may be any Int64.
+            guard qx >= originX, qx < originX + rootSize, y >= originY, y < originY + rootSize else {
+                return UnitLookupResult(unit: nil, clearanceX: 0, clearanceY: 0)
+            }
+            let rx = qx - originX, ry = y - originY
+            let entry = jump.isEmpty ? 0 : jump[Int((ry >> (rootLog2 - jumpDepth)) << jumpDepth | (rx >> (rootLog2 - jumpDepth)))]
+            var node = Int(entry >> 8)
+            let depth = Int64(entry & 0xFF)
+            var size = rootSize >> depth
+            var ox = originX + (rx >> (rootLog2 - depth)) << (rootLog2 - depth)
+            var oy = originY + (ry >> (rootLog2 - depth)) << (rootLog2 - depth)
+            var raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: node * 4, as: UInt32.self))
             while raw >> 30 == 1 {
                 size >>= 1
                 let child = (qx >= ox + size ? 1 : 0) + (y >= oy + size ? 2 : 0)
                 if child & 1 != 0 { ox += size }
                 if child & 2 != 0 { oy += size }
                 node = Int(raw & IndexNode.payloadMask) + child
-                raw = Self.load(bytes, nodes.lowerBound + node * 4)
+                raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: node * 4, as: UInt32.self))
             }
             if raw >> 30 == 0 {
                 let payload = raw & IndexNode.payloadMask
                 // Clearance only when the point's own cell answered (not after walking east).
                 let clear = qx == x
-                return (payload == 0 ? nil : Int32(payload - 1),
-                        clear ? min(x - ox, ox + size - 1 - x) : 0, clear ? min(y - oy, oy + size - 1 - y) : 0)
+                return UnitLookupResult(unit: payload == 0 ? nil : Int32(payload - 1),
+                                        clearanceX: clear ? min(x - ox, ox + size - 1 - x) : 0, clearanceY: clear ? min(y - oy, oy + size - 1 - y) : 0)
             }
-            var position = leaves.lowerBound + Int(raw & IndexNode.payloadMask)
-            // Validated at load: the leaf's varints are complete and its chunk ids in range.
-            let count = Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
             let limitX = ox + size
-            var best: RayCasting.Crossing?
-            var bestArc = 0
-            vertices.withUnsafeBufferPointer { v in
-                var chunk = 0
-                for _ in 0..<count {
-                    chunk += Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
-                    var i = Int(chunkStart[chunk])
-                    let last = i + Int(chunkSegments[chunk])
-                    while i < last {
-                        if let c = RayCasting.crossing(ax: Int64(v[2 * i]), ay: Int64(v[2 * i + 1]), bx: Int64(v[2 * i + 2]), by: Int64(v[2 * i + 3]),
-                                                       px: qx, py: y, limitX: limitX),
-                           best.map({ c.isNearer(than: $0) }) ?? true {
-                            best = c
-                            bestArc = Int(chunkArc[chunk])
-                        }
-                        i += 1
-                    }
-                }
-            }
-            if let best {
-                let unit = best.upward ? arcLeft[bestArc] : arcRight[bestArc]
-                return (unit < 0 ? nil : unit, 0, 0)
+            if let crossing = nearestCrossing(leaf: Int(raw & IndexNode.payloadMask), px: qx, py: y, limitX: limitX) {
+                let unit = crossing.upward ? arcLeft[crossing.arc] : arcRight[crossing.arc]
+                return UnitLookupResult(unit: unit < 0 ? nil : unit, clearanceX: 0, clearanceY: 0)
             }
             qx = limitX
         }
+    }
+
+    /// The nearest crossing, among the chunks of the leaf at `offset`, of the ray from (px, py)
+    /// up to limitX: which arc, and whether it runs upward there.
+    @inline(__always)
+    func nearestCrossing(leaf offset: Int, px: Int64, py: Int64, limitX: Int64) -> (arc: Int, upward: Bool)? {
+        var position = offset
+        // Validated at load: the leaf's varints are complete and its chunk ids in range.
+        let count = Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
+        var best: RayCasting.Crossing?
+        var bestArc = 0
+        let boxed = !chunkBoxes.isEmpty
+        vertices.withUnsafeBufferPointer { v in
+            chunkStart.withUnsafeBufferPointer { starts in
+                chunkSegments.withUnsafeBufferPointer { segments in
+                    var chunk = 0
+                    for _ in 0..<count {
+                        chunk += Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
+                        // A chunk wholly above the ray (min y > py), at or below it (max y ≤ py) or
+                        // west of the point has no segment the ray crosses.
+                        if boxed, Int64(chunkBoxes[4 * chunk]) > py || Int64(chunkBoxes[4 * chunk + 1]) <= py || Int64(chunkBoxes[4 * chunk + 3]) < px { continue }
+                        var i = Int(starts[chunk])
+                        let last = i + Int(segments[chunk])
+                        var ay = Int64(v[2 * i + 1])
+                        while i < last {
+                            // Most segments lie wholly above or below the ray: reject them on y alone.
+                            let by = Int64(v[2 * i + 3])
+                            if (ay > py) != (by > py),
+                               let c = RayCasting.crossing(ax: Int64(v[2 * i]), ay: ay, bx: Int64(v[2 * i + 2]), by: by, px: px, py: py, limitX: limitX),
+                               best.map({ c.isNearer(than: $0) }) ?? true {
+                                best = c
+                                bestArc = chunk
+                            }
+                            ay = by
+                            i += 1
+                        }
+                    }
+                }
+            }
+        }
+        guard let best else { return nil }
+        return (Int(chunkArc[bestArc]), best.upward)
     }
 }

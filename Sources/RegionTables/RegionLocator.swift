@@ -63,9 +63,11 @@ public final class RegionLocator: @unchecked Sendable {
     /// The gate's search radius in quanta (the world table's buffer).
     private let gateRadius: Int64
 
-    /// A table's units and arcs, flattened for the per-point path.
-    struct TableView {
+    /// A table's units and arcs, flattened for the per-point path (a class: passed without copying).
+    final class TableView {
         let table: RegionTable
+        /// The table's point lookup, with a jump table over the first levels of its index.
+        let lookup: UnitLookup
         let levelCount: Int
         /// `unitRegions[unit * levelCount + k]`: the unit's region at the table's level slot k, or −1.
         let unitRegions: [Int32]
@@ -75,6 +77,7 @@ public final class RegionLocator: @unchecked Sendable {
 
         init(_ table: RegionTable) {
             self.table = table
+            lookup = UnitLookup(table, jumpDepth: Self.jumpDepth)
             levelCount = table.levels.count
             var regions = [Int32](repeating: -1, count: table.unitCount * table.levels.count)
             for unit in 0..<table.unitCount {
@@ -94,6 +97,10 @@ public final class RegionLocator: @unchecked Sendable {
                 return bits
             }
         }
+
+        /// Depth of the lookup's jump table: a 256 × 256 grid of entries (512 KiB per table) that
+        /// replaces the first eight levels of every quadtree descent.
+        static let jumpDepth = 8
 
         @inline(__always)
         func region(ofUnit unit: Int32, slot k: Int) -> Int32 {
@@ -140,7 +147,7 @@ public final class RegionLocator: @unchecked Sendable {
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
         var placement = Placement()
         let x = quantise(longitude), y = quantise(latitude)
-        let found = world.unitAndClearance(atX: x, y: y)
+        let found = worldView.lookup.find(x: x, y: y)
         placement.country = place(worldView, x: x, y: y, found: found).0
         if placement.country.region != chinaCountry {
             // Not China by the world table. At sea (no country, not even at an edge), or near a
@@ -153,13 +160,25 @@ public final class RegionLocator: @unchecked Sendable {
         let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
         placement.gcj02 = gcj
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
-        (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: china.unitAndClearance(atX: gx, y: gy))
+        (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: chinaView.lookup.find(x: gx, y: gy))
         return placement
+    }
+
+    /// The China table's regions (province, city, county) at a point already in GCJ-02, by one
+    /// unit lookup: no datum gate, no world lookup, no edge zone, no margins. For callers that
+    /// know their points are in China and in GCJ-02 (and for the benchmark's province-only figure).
+    public func chinaRegions(gcj02Latitude latitude: Double, longitude: Double) -> (province: Int32?, city: Int32?, county: Int32?) {
+        guard let unit = chinaView.lookup.find(x: quantise(longitude), y: quantise(latitude)).unit else { return (nil, nil, nil) }
+        func region(_ k: Int) -> Int32? {
+            let r = chinaView.region(ofUnit: unit, slot: k)
+            return r < 0 ? nil : r
+        }
+        return (region(0), region(1), region(2))
     }
 
     /// True when a world arc that bounds China lies within the gate radius of (x, y).
     private func nearChina(x: Int64, y: Int64) -> Bool {
-        world.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { bordersChina[$0] }) != nil
+        worldView.lookup.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { bordersChina[$0] }) != nil
     }
 
     /// `placement` (the world table's answer, not China) for a point near China's border: in
@@ -167,7 +186,7 @@ public final class RegionLocator: @unchecked Sendable {
     private func gatedIntoChina(_ placement: Placement, latitude: Double, longitude: Double) -> Placement {
         let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
-        let found = china.unitAndClearance(atX: gx, y: gy)
+        let found = chinaView.lookup.find(x: gx, y: gy)
         guard found.unit != nil else { return placement }
         var result = placement
         let levels = place(chinaView, x: gx, y: gy, found: found)
@@ -184,7 +203,7 @@ public final class RegionLocator: @unchecked Sendable {
     /// True when the lookup answered from a uniform cell and no cell side is within `radius`
     /// quanta (east–west scaled by cos(latitude)): no arc of the table is that near.
     @inline(__always)
-    private func clear(_ found: (unit: Int32?, clearanceX: Int64, clearanceY: Int64), y: Int64, radius: Int64) -> Bool {
+    private func clear(_ found: UnitLookupResult, y: Int64, radius: Int64) -> Bool {
         radius <= 0 || (found.clearanceY >= radius && Double(found.clearanceX) * cosineOfLatitude(Double(y) * TableFormat.quantum) >= Double(radius))
     }
 
@@ -192,40 +211,46 @@ public final class RegionLocator: @unchecked Sendable {
     /// are `.outside`), and the margin to the coverage's outer boundary (the national border, for
     /// the China table) when a unit holds the point. One unit lookup (`found`) and at most one
     /// segment search serve all levels.
-    private func place(_ view: TableView, x: Int64, y: Int64, found: (unit: Int32?, clearanceX: Int64, clearanceY: Int64))
+    private func place(_ view: TableView, x: Int64, y: Int64, found: UnitLookupResult)
         -> (LevelPlacement, LevelPlacement, LevelPlacement, Double?) {
         let table = view.table
         var result = (LevelPlacement.outside, LevelPlacement.outside, LevelPlacement.outside, Double?.none)
         if let unit = found.unit {
-            var margins: [Double?] = [nil, nil, nil, nil]
+            // Margins at level slots 0, 1, 2 and to the coverage's outer boundary (no array: this
+            // runs for every point).
+            var margins: (Double?, Double?, Double?, Double?) = (nil, nil, nil, nil)
             let radius = Int64((marginRadius / Self.metresPerQuantum).rounded(.up))
             if !clear(found, y: y, radius: radius) {
-                for (arc, metres) in table.arcsNear(x: x, y: y, radius: radius) {
+                view.lookup.visitArcsNear(x: x, y: y, radius: radius) { arc, metres in
                     let bits = view.arcBorders[arc]
-                    let left = table.arcLeft[arc], right = table.arcRight[arc]
+                    let left = view.lookup.arcLeft[arc], right = view.lookup.arcRight[arc]
                     for k in 0..<view.levelCount where bits & (1 << UInt8(k)) != 0 {
                         let region = view.region(ofUnit: unit, slot: k)
                         // The arc bounds the point's region at this level when one of its sides is in it.
                         guard (left >= 0 && view.region(ofUnit: left, slot: k) == region) || (right >= 0 && view.region(ofUnit: right, slot: k) == region) else { continue }
-                        margins[k] = min(margins[k] ?? metres, metres)
+                        switch k {
+                        case 0: margins.0 = min(margins.0 ?? metres, metres)
+                        case 1: margins.1 = min(margins.1 ?? metres, metres)
+                        default: margins.2 = min(margins.2 ?? metres, metres)
+                        }
                     }
-                    if bits & 0x80 != 0 { margins[3] = min(margins[3] ?? metres, metres) }
+                    if bits & 0x80 != 0 { margins.3 = min(margins.3 ?? metres, metres) }
                 }
             }
-            func level(_ k: Int) -> LevelPlacement {
+            func level(_ k: Int, _ margin: Double?) -> LevelPlacement {
                 guard k < view.levelCount else { return .outside }
                 let region = view.region(ofUnit: unit, slot: k)
-                return region < 0 ? .outside : LevelPlacement(region: region, status: .inside, marginMetres: margins[k])
+                return region < 0 ? .outside : LevelPlacement(region: region, status: .inside, marginMetres: margin)
             }
-            result = (level(0), level(1), level(2), margins[3])
+            result = (level(0, margins.0), level(1, margins.1), level(2, margins.2), margins.3)
             return result
         }
         // Outside every unit: the edge zone is the buffer around arcs with nothing on one side.
         let radius = Int64((table.buffer / Self.metresPerQuantum).rounded(.up))
-        guard let nearest = table.nearestSegment(toX: x, y: y, radius: radius, accept: { view.arcBorders[$0] & 0x80 != 0 }) else {
+        guard let nearest = view.lookup.nearestSegment(toX: x, y: y, radius: radius, accept: { view.arcBorders[$0] & 0x80 != 0 }) else {
             return result
         }
-        let unit = max(table.arcLeft[nearest.arc], table.arcRight[nearest.arc])
+        let unit = max(view.lookup.arcLeft[nearest.arc], view.lookup.arcRight[nearest.arc])
         func level(_ k: Int) -> LevelPlacement {
             guard k < view.levelCount else { return .outside }
             let region = view.region(ofUnit: unit, slot: k)

@@ -5,61 +5,21 @@ extension RegionTable {
     /// which `accept(arc)` is true; nil when there is none. Distances are measured in metres on a
     /// local plane (longitude quanta scaled by cos(latitude)).
     public func nearestSegment(toX x: Int64, y: Int64, radius: Int64, accept: (Int) -> Bool) -> (arc: Int, metres: Double)? {
-        var best: (arc: Int, metres: Double)?
-        for (arc, metres) in arcsNear(x: x, y: y, radius: radius) where accept(arc) && metres < (best?.metres ?? .infinity) {
-            best = (arc, metres)
-        }
-        return best
+        UnitLookup(self, jumpDepth: nil).nearestSegment(toX: x, y: y, radius: radius, accept: accept)
     }
 
     /// Every arc with a segment within `radius` quanta of (x, y), with its distance in metres
-    /// (local plane), nearest first per arc; one index walk serves all levels.
+    /// (local plane), in arc order; one index walk serves all levels.
     public func arcsNear(x: Int64, y: Int64, radius: Int64) -> [(arc: Int, metres: Double)] {
-        let nodes = section(.indexNodes), leaves = section(.indexLeaves)
-        let metresPerQuantum = 111_320 * TableFormat.quantum
-        let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
-        // The box in x must reach `radius` metres east–west, which is more quanta at high latitude.
-        let radiusX = Int64((Double(radius) / max(cosine, 0.05)).rounded(.up))
-        let x0 = x - radiusX, x1 = x + radiusX, y0 = y - radius, y1 = y + radius
         var nearest: [Int: Double] = [:]
-        var visitedChunks: [Int] = []
-        var stack: [(node: Int, ox: Int64, oy: Int64, size: Int64)] = [(0, indexOriginX, indexOriginY, Int64(1) << Int64(indexRootLog2))]
-        while let (node, ox, oy, size) = stack.popLast() {
-            guard ox <= x1, ox + size > x0, oy <= y1, oy + size > y0 else { continue }
-            let raw: UInt32 = Self.load(bytes, nodes.lowerBound + node * 4)
-            switch raw >> 30 {
-            case 1:
-                let first = Int(raw & IndexNode.payloadMask), half = size / 2
-                for child in 0..<4 {
-                    stack.append((first + child, ox + (child & 1 == 0 ? 0 : half), oy + (child & 2 == 0 ? 0 : half), half))
-                }
-            case 0:
-                continue
-            default:
-                var position = leaves.lowerBound + Int(raw & IndexNode.payloadMask)
-                let count = Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
-                var chunk = 0
-                for _ in 0..<count {
-                    chunk += Int(UnsignedVarint.read(bytes, &position, end: leaves.upperBound)!)
-                    guard !visitedChunks.contains(chunk) else { continue }
-                    visitedChunks.append(chunk)
-                    let arc = Int(chunkArc[chunk])
-                    var i = Int(chunkStart[chunk])
-                    let last = i + Int(chunkSegments[chunk])
-                    while i < last {
-                        let ax = Double(Int64(vertices[2 * i]) - x) * cosine, ay = Double(Int64(vertices[2 * i + 1]) - y)
-                        let bx = Double(Int64(vertices[2 * i + 2]) - x) * cosine, by = Double(Int64(vertices[2 * i + 3]) - y)
-                        let d = Self.distanceToOrigin(ax, ay, bx, by) * metresPerQuantum
-                        if d <= Double(radius) * metresPerQuantum, d < (nearest[arc] ?? .infinity) { nearest[arc] = d }
-                        i += 1
-                    }
-                }
-            }
+        UnitLookup(self, jumpDepth: nil).visitArcsNear(x: x, y: y, radius: radius) { arc, metres in
+            nearest[arc] = min(nearest[arc] ?? metres, metres)
         }
         return nearest.sorted { $0.key < $1.key }.map { (arc: $0.key, metres: $0.value) }
     }
 
     /// Distance from (0, 0) to the segment (ax, ay)–(bx, by).
+    @inline(__always)
     static func distanceToOrigin(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
         let dx = bx - ax, dy = by - ay
         let length2 = dx * dx + dy * dy
@@ -67,6 +27,81 @@ extension RegionTable {
         t = min(1, max(0, t))
         let ex = ax + t * dx, ey = ay + t * dy
         return (ex * ex + ey * ey).squareRoot()
+    }
+}
+
+extension UnitLookup {
+    /// ``RegionTable/nearestSegment(toX:y:radius:accept:)``.
+    @inline(__always)
+    func nearestSegment(toX x: Int64, y: Int64, radius: Int64, accept: (Int) -> Bool) -> (arc: Int, metres: Double)? {
+        var best: (arc: Int, metres: Double)?
+        visitArcsNear(x: x, y: y, radius: radius) { arc, metres in
+            // Ties go to the lower arc, so the answer does not depend on the walk's order.
+            if accept(arc), best.map({ metres < $0.metres || (metres == $0.metres && arc < $0.arc) }) ?? true { best = (arc, metres) }
+        }
+        return best
+    }
+
+    /// Calls `visit(arc, metres)` for every chunk with a segment within `radius` quanta of
+    /// (x, y): the chunk's arc and the distance of its nearest segment (metres, local plane).
+    /// An arc may be visited several times (once per chunk, and again from each leaf that lists
+    /// the chunk), so callers keep minima. Allocates nothing: the walk's stack is temporary.
+    @inline(__always)
+    func visitArcsNear(x: Int64, y: Int64, radius: Int64, _ visit: (Int, Double) -> Void) {
+        let metresPerQuantum = 111_320 * TableFormat.quantum
+        let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
+        // The box in x must reach `radius` metres east–west, which is more quanta at high latitude.
+        let radiusX = Int64((Double(radius) / max(cosine, 0.05)).rounded(.up))
+        let x0 = x - radiusX, x1 = x + radiusX, y0 = y - radius, y1 = y + radius
+        let limit = Double(radius) * metresPerQuantum
+        let boxed = !chunkBoxes.isEmpty
+        // Each split pops one cell and pushes four: the stack never holds more than 3 per level + 1.
+        withUnsafeTemporaryAllocation(of: (node: Int, ox: Int64, oy: Int64, size: Int64).self, capacity: 3 * Int(rootLog2) + 4) { stack in
+            var top = 0
+            stack[0] = (0, originX, originY, Int64(1) << rootLog2)
+            top = 1
+            vertices.withUnsafeBufferPointer { v in
+                while top > 0 {
+                    top -= 1
+                    let (node, ox, oy, size) = stack[top]
+                    guard ox <= x1, ox + size > x0, oy <= y1, oy + size > y0 else { continue }
+                    let raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: node * 4, as: UInt32.self))
+                    switch raw >> 30 {
+                    case 1:
+                        let first = Int(raw & IndexNode.payloadMask), half = size / 2
+                        for child in 0..<4 {
+                            stack[top] = (first + child, ox + (child & 1 == 0 ? 0 : half), oy + (child & 2 == 0 ? 0 : half), half)
+                            top += 1
+                        }
+                    case 0:
+                        continue
+                    default:
+                        var position = Int(raw & IndexNode.payloadMask)
+                        // Validated at load: the leaf's varints are complete and its chunk ids in range.
+                        let count = Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
+                        var chunk = 0
+                        for _ in 0..<count {
+                            chunk += Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
+                            // A chunk whose box lies outside the search box has no segment near enough.
+                            if boxed, Int64(chunkBoxes[4 * chunk]) > y1 || Int64(chunkBoxes[4 * chunk + 1]) < y0
+                                || Int64(chunkBoxes[4 * chunk + 3]) < x0 || Int64(chunkBoxes[4 * chunk + 2]) > x1 { continue }
+                            var i = Int(chunkStart[chunk])
+                            let last = i + Int(chunkSegments[chunk])
+                            var nearest = Double.infinity
+                            var ax = Double(Int64(v[2 * i]) - x) * cosine, ay = Double(Int64(v[2 * i + 1]) - y)
+                            while i < last {
+                                let bx = Double(Int64(v[2 * i + 2]) - x) * cosine, by = Double(Int64(v[2 * i + 3]) - y)
+                                nearest = min(nearest, RegionTable.distanceToOrigin(ax, ay, bx, by))
+                                (ax, ay) = (bx, by)
+                                i += 1
+                            }
+                            let metres = nearest * metresPerQuantum
+                            if metres <= limit { visit(Int(chunkArc[chunk]), metres) }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

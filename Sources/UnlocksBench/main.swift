@@ -9,6 +9,8 @@ import Glibc
 //   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
 //   UnlocksBench readers [POINTS]   the GPX and CSV track readers alone (default 2,000,000 points)
+//   UnlocksBench locate-profile [DIR]
+//                                   the locator alone on real-place-like points (for profiling with perf)
 //   UnlocksBench agreement WHEEL [DIR]
 //                                   the locator's answers against the full-resolution source, by distance to its borders
 //   UnlocksBench world WHEEL        builds the world table alone, printing its progress
@@ -23,6 +25,8 @@ case "tables":
     print(try TableBenchmark.run(directory: arguments.count > 1 ? arguments[1] : "Data/regions").joined(separator: "\n"))
 case "locate":
     print(try LocatorBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 3).joined(separator: "\n"))
+case "locate-profile":
+    print(try LocatorProfile.run(tables: arguments.count > 1 ? arguments[1] : "Data/regions", repeats: 5).joined(separator: "\n"))
 case "agreement":
     print(try AgreementBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions").joined(separator: "\n"))
 case "readers":
@@ -34,6 +38,6 @@ case "make-tracks":
 case "world":
     try WorldBuildProbe.run(arguments[1])
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | agreement WHEEL [DIR] | world WHEEL | make-tracks DIR DAYS POINTS [--gpx-only]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL | make-tracks DIR DAYS POINTS [--gpx-only]")
     exit(2)
 }

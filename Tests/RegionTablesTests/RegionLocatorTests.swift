@@ -290,3 +290,41 @@ final class RegionGeometryLookupTests: XCTestCase {
         return .some(next.unit < 0 ? nil : next.unit)
     }
 }
+
+/// The locator's fast paths (jump table, chunk boxes, allocation-free nearby-arc walk) give
+/// exactly the answers of the table's plain lookups.
+final class RegionLocatorFastPathTests: XCTestCase {
+    func testFastLookupsAndMarginsMatchThePlainOnes() throws {
+        let l = RegionLocatorTests.locator
+        let china = l.china
+        var state: UInt64 = 99
+        func uniform(_ low: Double, _ high: Double) -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return low + (high - low) * Double(state >> 11) / Double(1 << 53)
+        }
+        var found = 0, withMargin = 0
+        for k in 0..<3_000 {
+            // Half anywhere in China's box, half near Beijing, where county borders are dense.
+            let lat = k % 2 == 0 ? uniform(18, 54) : uniform(39.6, 40.2), lon = k % 2 == 0 ? uniform(73, 135) : uniform(116.0, 116.8)
+            let x = Int64((lon / 1e-5).rounded()), y = Int64((lat / 1e-5).rounded())
+            let unit = china.unit(atX: x, y: y)
+            let fast = l.chinaRegions(gcj02Latitude: lat, longitude: lon)
+            XCTAssertEqual(fast.county, unit.flatMap { china.region(ofUnit: $0, at: .county) }, "(\(lat), \(lon))")
+            XCTAssertEqual(fast.province, unit.flatMap { china.region(ofUnit: $0, at: .province) }, "(\(lat), \(lon))")
+            guard let unit, let county = china.region(ofUnit: unit, at: .county) else { continue }
+            found += 1
+            // The county margin, by brute force over the plain nearby-arc search.
+            let plain = china.arcsNear(x: x, y: y, radius: Int64((l.marginRadius / 1.1132).rounded(.up))).filter { arc, _ in
+                let sides = [china.arcLeft[arc], china.arcRight[arc]].map { $0 < 0 ? nil : china.region(ofUnit: $0, at: .county) }
+                return sides[0] != sides[1] && sides.contains(county)
+            }.map(\.metres).min()
+            let wgs = GCJ02.toWGS84(Coordinate(latitude: Double(y) * 1e-5, longitude: Double(x) * 1e-5))
+            let placement = try l.locate(latitude: wgs.latitude, longitude: wgs.longitude)
+            guard placement.gcj02 != nil, placement.county.region == county else { continue }
+            XCTAssertEqual(placement.county.marginMetres ?? -1, plain ?? -1, accuracy: 1e-9, "(\(lat), \(lon))")
+            if plain != nil { withMargin += 1 }
+        }
+        XCTAssertGreaterThan(found, 1_000)
+        XCTAssertGreaterThan(withMargin, 100)
+    }
+}
