@@ -9,6 +9,9 @@ public struct CellTable: Equatable, Sendable, Sequence {
     private var values: [CellVisit]
     public private(set) var count = 0
     private var mask: Int
+    /// The cell explored last and its stored visitor.
+    private var lastKey = Int64.min
+    private var lastVisit = CellVisit(time: .min, country: -1, chinaRegion: -1)
 
     public init(minimumCapacity: Int = 0) {
         var capacity = 16
@@ -33,19 +36,25 @@ public struct CellTable: Equatable, Sendable, Sequence {
         }
     }
 
-    /// Records that `visit` reached the cell; the earliest visitor is kept.
+    /// Records that `visit` reached the cell; the earliest visitor is kept. Consecutive visits to
+    /// the same cell (a track's points, some 20 to a cell at walking pace) skip the hash lookup.
     @inline(__always)
     public mutating func explore(_ key: Int64, _ visit: CellVisit) {
+        if key == lastKey, !visit.isEarlier(than: lastVisit) { return }
         var i = slot(for: key)
         while true {
             let k = keys[i]
             if k == key {
                 if visit.isEarlier(than: values[i]) { values[i] = visit }
+                lastKey = key
+                lastVisit = values[i]
                 return
             }
             if k == Self.empty {
                 keys[i] = key
                 values[i] = visit
+                lastKey = key
+                lastVisit = visit
                 count += 1
                 if count * 2 > keys.count { grow() }
                 return

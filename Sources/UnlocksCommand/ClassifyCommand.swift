@@ -46,8 +46,8 @@ enum ClassifyCommand {
         let lenient = arguments.flags.contains("lenient")
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
-        // TrackClassifier.place): 250 m measured fastest on walks (Scripts/bench classify).
-        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: 250)
+        // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
+        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: 120)
 
         var ledger = UnlockLedger()
         let statePath = arguments.value("state")
