@@ -13,7 +13,8 @@ import Glibc
 //                                   the locator alone on real-place-like points (for profiling with perf)
 //   UnlocksBench agreement WHEEL [DIR]
 //                                   the locator's answers against the full-resolution source, by distance to its borders
-//   UnlocksBench world WHEEL        builds the world table alone, printing its progress
+//   UnlocksBench world WHEEL [COAST BUFFER OUT]
+//                                   builds the world table alone, printing its progress
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -31,8 +32,9 @@ case "agreement":
 case "readers":
     print(try TrackReaderBenchmark.run(points: arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000, repeats: 3).joined(separator: "\n"))
 case "world":
-    try WorldBuildProbe.run(arguments[1])
+    try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
+                            buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL [COAST BUFFER OUT]")
     exit(2)
 }
