@@ -42,6 +42,24 @@ final class WorldTableTests: XCTestCase {
         }
     }
 
+    /// The decoder written from docs/region-table-format.md (in RegionTableTests) agrees with the
+    /// reader on this table too: coordinate step 8, closed arcs without their last vertex, specks.
+    func testIndependentDecoderAgrees() {
+        let spec = RegionTableTests.SpecTable(Self.fileBytes), world = Self.world
+        XCTAssertEqual(spec.vertices, world.vertices)
+        XCTAssertEqual(spec.arcStart.map(UInt32.init), world.arcStart)
+        XCTAssertEqual(spec.left, world.arcLeft)
+        XCTAssertEqual(spec.right, world.arcRight)
+        XCTAssertEqual(spec.chunkStart.map(UInt32.init), world.chunkStart)
+        XCTAssertEqual(spec.chunkArc.map(UInt32.init), world.chunkArc)
+        XCTAssertEqual(spec.regions.map(\.code), world.regions.map(\.code))
+        var rng = RegionTableTests.SplitMix64(seed: 2_000_000)
+        for _ in 0..<300 {
+            let (x, y) = (Int64.random(in: -18_000_000...18_000_000, using: &rng), Int64.random(in: -6_000_000...8_400_000, using: &rng))
+            XCTAssertEqual(spec.unit(x: x, y: y), world.unit(atX: x, y: y), "(\(x), \(y))")
+        }
+    }
+
     func testCoordinatesLieOnTheStepGrid() {
         let world = Self.world
         XCTAssertEqual(world.step, 8)
