@@ -17,10 +17,12 @@ public struct BoundaryBuilder {
     public static let defaultBuffer = 100.0
     /// World table: land borders within 100 m of the source (20 m pre-simplification + 80 m).
     public static let defaultWorldTolerance = 100.0
-    /// World table coastlines: the World Bank coasts are detailed (most of the world table's
-    /// vertices) and a country lookup needs far less; the world buffer covers the difference.
-    public static let defaultWorldCoastTolerance = 400.0
-    public static let defaultWorldBuffer = 500.0
+    /// World table coastlines (and islands, which may shrink to a speck or go where this is
+    /// enough): the World Bank coasts and their ~67,000 islands are most of the source's vertices,
+    /// and a country lookup needs far less to fit in 2 MB; the world buffer covers the difference,
+    /// so land is never farther than the buffer from its country's stored outline.
+    public static let defaultWorldCoastTolerance = 2_000.0
+    public static let defaultWorldBuffer = 2_000.0
 
     public var source: String
     public var outputDirectory: String

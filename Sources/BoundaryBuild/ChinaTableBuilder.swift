@@ -136,9 +136,7 @@ public struct ChinaTableBuilder {
         log("measured deviation, areas, overlaps and gaps (\(rounded(Stopwatch.seconds() - measuring, 1)) s)")
         let indexing = Stopwatch.seconds()
 
-        // The buffer in quanta, at the table's northernmost latitude (where a quantum of longitude is shortest).
-        let margin = Int64((buffer / (111_320 * TableFormat.quantum * cos(56.0 * Double.pi / 180))).rounded(.up))
-        contents.buildIndex(margin: margin)
+        contents.buildIndex(buffer: buffer)
         log("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves, \(contents.index.chunkReferenceCount) chunk references, \(contents.index.leaves.count) leaf bytes")
         log("indexed (\(rounded(Stopwatch.seconds() - indexing, 1)) s)")
         let bytes = contents.finish(&report, started: started)

@@ -7,16 +7,18 @@ struct StoredArcs {
     /// For every stored vertex of every arc, the index of the original vertex it came from.
     private(set) var origins: [[Int]] = []
 
-    /// Quantises `simplifier.arcs` into `contents.arcs` (and rings from `topology`).
+    /// Quantises `simplifier.arcs` into `contents.arcs` (and rings from `topology`), to multiples of
+    /// `contents.step` quanta.
     /// `toDegrees` maps an arc's plane coordinates (interleaved) to longitudes and latitudes.
     init(_ simplifier: CoverageSimplifier, _ topology: CoverageTopology, into contents: inout TableContents,
          toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) rethrows {
+        let step = contents.step, stepDegrees = TableFormat.quantum * Double(contents.step)
         for (index, arc) in simplifier.arcs.enumerated() {
             let (lon, lat) = try toDegrees(arc)
             var vertices: [Int32] = []
             var kept: [Int] = []
             for k in lon.indices {
-                let x = Int32((lon[k] / TableFormat.quantum).rounded()), y = Int32((lat[k] / TableFormat.quantum).rounded())
+                let x = Int32((lon[k] / stepDegrees).rounded()) * step, y = Int32((lat[k] / stepDegrees).rounded()) * step
                 if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
                     // A repeated point: keep the arc's end point, drop the interior one.
                     if k != lon.count - 1 || vertices.count < 4 { continue }

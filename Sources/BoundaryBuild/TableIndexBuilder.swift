@@ -1,5 +1,9 @@
 import RegionTables
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Builds the quadtree index of a table: cells wholly inside one unit (or far outside all) become
 /// uniform nodes that answer without any edge test; the rest split until few chunks remain, and
 /// their leaves list the chunks that cross them or come within the buffer of them.
@@ -37,20 +41,40 @@ struct TableIndexBuilder {
         }
     }
 
+    /// How far (quanta) around a cell a chunk of an outer arc must reach to be listed, so that
+    /// leaves cover the edge zone: `buffer` metres north–south, and east–west `buffer` / cos φ,
+    /// φ being the latitude of the cell's edge (grown by the north–south margin) farthest from
+    /// the equator, at most ``maximumMarginLatitude``.
+    struct Margin {
+        let y: Int64
+        init(buffer: Double) { y = Int64((buffer / (111_320 * TableFormat.quantum)).rounded(.up)) }
+        func x(minY: Int64, maxY: Int64) -> Int64 {
+            let degrees = min(Double(max(abs(minY - y), abs(maxY + y))) * TableFormat.quantum, TableIndexBuilder.maximumMarginLatitude)
+            return Int64((Double(y) / cos(degrees * Double.pi / 180)).rounded(.up))
+        }
+    }
+
+    /// Beyond this latitude (degrees) the east–west margin stops growing (11.5 times the
+    /// north–south one).
+    static let maximumMarginLatitude = 85.0
+
     /// - Parameters:
-    ///   - margin: how far (quanta) around a cell a chunk of an outer arc (coast, national
-    ///     border: one side outside) still belongs to it, so leaves cover the edge zone.
+    ///   - buffer: the table's edge zone, metres: chunks of outer arcs (coast, national border:
+    ///     one side outside) are listed in every cell they come within the ``Margin`` of.
     ///   - maximumLeafChunks: a cell with more chunks than this is split (down to `maximumDepth`,
-    ///     and never below 2^`minimumLeafLog2` quanta, ~35 m, where splitting stops paying).
-    init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], margin: Int64,
+    ///     and never below 2^`minimumLeafLog2` quanta, by default 2^5, ~35 m, where splitting
+    ///     stops paying).
+    init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], buffer: Double,
          maximumLeafChunks: Int = 6, maximumDepth: Int = 22, minimumLeafLog2: Int64 = 5) {
         let chunks = Chunks(vertices: vertices, arcStart: arcStart)
         guard !chunks.start.isEmpty else {
             nodes = [IndexNode.uniform(unit: nil).raw]
             return
         }
-        let x0 = chunks.minX.min()! - margin, y0 = chunks.minY.min()! - margin
-        let x1 = chunks.maxX.max()! + margin, y1 = chunks.maxY.max()! + margin
+        let margin = Margin(buffer: buffer)
+        let widest = margin.x(minY: chunks.minY.min()!, maxY: chunks.maxY.max()!)
+        let x0 = chunks.minX.min()! - widest, y0 = chunks.minY.min()! - margin.y
+        let x1 = chunks.maxX.max()! + widest, y1 = chunks.maxY.max()! + margin.y
         var log2: Int64 = 0
         while (Int64(1) << log2) <= max(x1 - x0, y1 - y0) { log2 += 1 }
         originX = Int32(x0); originY = Int32(y0); rootLog2 = UInt32(log2)
@@ -60,8 +84,8 @@ struct TableIndexBuilder {
         /// True when some segment of `chunk` has a bounding box meeting the cell (grown by the
         /// margin for outer chunks).
         func touches(_ chunk: Int, _ cx0: Int64, _ cy0: Int64, _ cx1: Int64, _ cy1: Int64) -> Bool {
-            let m = outer[chunk] ? margin : 0
-            let rx0 = cx0 - m, ry0 = cy0 - m, rx1 = cx1 + m, ry1 = cy1 + m
+            let mx = outer[chunk] ? margin.x(minY: cy0, maxY: cy1) : 0, my = outer[chunk] ? margin.y : 0
+            let rx0 = cx0 - mx, ry0 = cy0 - my, rx1 = cx1 + mx, ry1 = cy1 + my
             if chunks.maxX[chunk] < rx0 || chunks.minX[chunk] > rx1 || chunks.maxY[chunk] < ry0 || chunks.minY[chunk] > ry1 { return false }
             let first = chunks.start[chunk]
             for v in first..<(first + chunks.count[chunk]) {

@@ -29,6 +29,8 @@ struct TableContents {
     var levels: [RegionLevel]
     var tolerance: Double
     var buffer: Double
+    /// Every stored coordinate is a multiple of this many quanta (the header's `step`).
+    var step: Int32 = 1
     var sourceSHA256: String
     var regions: [RegionEntry] = []
     /// Region index per level, for every unit.
@@ -36,10 +38,11 @@ struct TableContents {
     var arcs: [ArcEntry] = []
     /// Rings of every unit: each polygon's outer ring followed by its holes.
     var unitRings: [[RingEntry]] = []
-    var index = TableIndexBuilder(vertices: [], arcStart: [0], arcLeft: [], arcRight: [], margin: 0)
+    var index = TableIndexBuilder(vertices: [], arcStart: [0], arcLeft: [], arcRight: [], buffer: 0)
 
-    /// Builds the spatial index over the arcs (call after the arcs are final).
-    mutating func buildIndex(margin: Int64) {
+    /// Builds the spatial index over the arcs (call after the arcs are final), with leaves that
+    /// cover the `buffer` (metres) around outer arcs (see ``TableIndexBuilder`` for the rest).
+    mutating func buildIndex(buffer: Double, maximumLeafChunks: Int = 6, minimumLeafLog2: Int64 = 5) {
         var vertices: [Int32] = []
         var arcStart: [Int] = [0]
         for arc in arcs {
@@ -47,7 +50,8 @@ struct TableContents {
             arcStart.append(vertices.count / 2)
         }
         index = TableIndexBuilder(vertices: vertices, arcStart: arcStart, arcLeft: arcs.map(\.leftUnit),
-                                  arcRight: arcs.map(\.rightUnit), margin: margin)
+                                  arcRight: arcs.map(\.rightUnit), buffer: buffer,
+                                  maximumLeafChunks: maximumLeafChunks, minimumLeafLog2: minimumLeafLog2)
     }
 
     /// The file bytes, with the figures that describe them filled into `report`.
@@ -88,21 +92,34 @@ struct TableContents {
         for regionsOfUnit in unitRegions { regionsOfUnit.forEach { units.i32($0) } }
 
         var arcRecords = ByteWriter()
+        arcRecords.u32(UInt32(arcs.count))
         var coordinates: [UInt8] = []
+        var previousX: Int64 = 0, previousY: Int64 = 0
         for arc in arcs {
-            arcRecords.u32(UInt32(arc.vertices.count / 2)); arcRecords.i32(arc.leftUnit); arcRecords.i32(arc.rightUnit)
-            arcRecords.u32(UInt32(coordinates.count)); arcRecords.i32(arc.vertices[0]); arcRecords.i32(arc.vertices[1])
-            Self.packDeltas(arc.vertices, into: &coordinates)
+            let v = arc.vertices
+            precondition(v.count >= 4 && v.allSatisfy { $0 % step == 0 }, "an arc needs two vertices on the step grid")
+            // A closed arc does not store its last vertex (it repeats the first).
+            let closed = v[0] == v[v.count - 2] && v[1] == v[v.count - 1]
+            let stored = v.count / 2 - (closed ? 1 : 0)
+            UnsignedVarint.append(UInt64(stored - 1) << 1 | (closed ? 1 : 0), to: &arcRecords.bytes)
+            UnsignedVarint.append(UInt64(arc.leftUnit + 1), to: &arcRecords.bytes)
+            UnsignedVarint.append(UInt64(arc.rightUnit + 1), to: &arcRecords.bytes)
+            let x = Int64(v[0] / step), y = Int64(v[1] / step)
+            UnsignedVarint.append(ZigZag.encode(x - previousX), to: &arcRecords.bytes)
+            UnsignedVarint.append(ZigZag.encode(y - previousY), to: &arcRecords.bytes)
+            (previousX, previousY) = (x, y)
+            Self.packDeltas(Array(v.prefix(2 * stored)).map { $0 / step }, into: &coordinates)
         }
-        var unitRingOffsets = ByteWriter(), ringRecords = ByteWriter(), references = ByteWriter()
-        var ringCount: UInt32 = 0, referenceCount: UInt32 = 0
+        var unitRingOffsets = ByteWriter(), ringRecords: [UInt8] = [], references: [UInt8] = []
+        var ringCount: UInt32 = 0, previousReference: Int64 = 0
         unitRingOffsets.u32(0)
         for rings in unitRings {
             for ring in rings {
-                ringRecords.u32(referenceCount)
-                ringRecords.u32(UInt32(ring.references.count) | (ring.isHole ? 0x8000_0000 : 0))
-                ring.references.forEach { references.i32($0) }
-                referenceCount += UInt32(ring.references.count)
+                UnsignedVarint.append(UInt64(ring.references.count) << 1 | (ring.isHole ? 1 : 0), to: &ringRecords)
+                for reference in ring.references {
+                    UnsignedVarint.append(ZigZag.encode(Int64(reference) - previousReference), to: &references)
+                    previousReference = Int64(reference)
+                }
                 ringCount += 1
             }
             unitRingOffsets.u32(ringCount)
@@ -114,8 +131,8 @@ struct TableContents {
 
         let sections: [(TableFormat.Section, [UInt8])] = [
             (.strings, strings), (.regions, regionBytes), (.units, units.bytes), (.arcs, arcRecords.bytes),
-            (.coordinates, coordinates), (.unitRings, unitRingOffsets.bytes), (.rings, ringRecords.bytes),
-            (.arcReferences, references.bytes), (.indexMeta, meta.bytes), (.indexNodes, nodes.bytes),
+            (.coordinates, coordinates), (.unitRings, unitRingOffsets.bytes), (.rings, ringRecords),
+            (.arcReferences, references), (.indexMeta, meta.bytes), (.indexNodes, nodes.bytes),
             (.indexLeaves, index.leaves),
         ]
         // Directory, then each section at an 8-byte boundary.
@@ -138,7 +155,7 @@ struct TableContents {
         var header = ByteWriter()
         header.bytes += TableFormat.magic
         header.u16(TableFormat.version); header.u16(UInt16(TableFormat.headerSize)); header.u32(0)
-        header.u8(datum.rawValue); header.u8(UInt8(levels.count)); header.u16(0)
+        header.u8(datum.rawValue); header.u8(UInt8(levels.count)); header.u16(UInt16(step))
         for slot in 0..<4 { header.u8(slot < levels.count ? levels[slot].rawValue : 0xFF) }
         header.f64(tolerance); header.f64(buffer)
         header.bytes += hexBytes(sourceSHA256)
@@ -151,13 +168,14 @@ struct TableContents {
         return header.bytes + payload.bytes
     }
 
-    /// Chunk by chunk (TableFormat.chunkSegments segments): a width byte, then the zigzag x, y
-    /// deltas at that width, least significant bit first, padded to a byte.
+    /// The deltas between consecutive `vertices` (interleaved x, y, in steps), in groups of
+    /// TableFormat.groupDeltas: a width byte, then the group's zigzag x, y deltas at that width,
+    /// least significant bit first, padded to a byte.
     static func packDeltas(_ vertices: [Int32], into bytes: inout [UInt8]) {
         let count = vertices.count / 2
         var first = 0
         while first < count - 1 {
-            let n = min(TableFormat.chunkSegments, count - 1 - first)
+            let n = min(TableFormat.groupDeltas, count - 1 - first)
             var codes: [UInt64] = []
             for v in (first + 1)...(first + n) {
                 codes.append(ZigZag.encode(Int64(vertices[2 * v]) - Int64(vertices[2 * v - 2])))

@@ -29,6 +29,9 @@ public struct WorldTableBuilder {
     public let preTolerance = 20.0
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are slivers.
     public let sliverWidth = 2_000.0
+    /// Stored coordinates are multiples of this many quanta (8: 8e-5°, at most 6.3 m from where
+    /// they were; taken from the tolerances like the quantisation error).
+    public static let coordinateStep: Int32 = 8
 
     public init(tolerance: Double, coastTolerance: Double, buffer: Double) {
         self.tolerance = tolerance
@@ -164,6 +167,7 @@ public struct WorldTableBuilder {
         }
 
         var contents = TableContents(datum: .wgs84, levels: [.country], tolerance: tolerance, buffer: buffer, sourceSHA256: sourceSHA256)
+        contents.step = Self.coordinateStep
         for (c, country) in countries.enumerated() {
             contents.regions.append(.init(level: .country, code: country.code, name: country.name, englishName: country.englishName,
                                           parent: -1, boundingBox: (0, 0, 0, 0)))
@@ -172,8 +176,9 @@ public struct WorldTableBuilder {
         let topology = CoverageTopology(units: unitPolygons)
         lap("merged faces per country; topology: \(topology.vertices.count) vertices, \(topology.arcs.count) arcs")
         // Land borders within `tolerance` of the source; coastlines within `coastTolerance`.
-        let land = max(0, tolerance - preTolerance - TableFormat.quantisationErrorMetres) / Self.metresPerDegree
-        let coast = max(0, coastTolerance - preTolerance - TableFormat.quantisationErrorMetres) / Self.metresPerDegree
+        let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
+        let land = max(0, tolerance - preTolerance - rounding) / Self.metresPerDegree
+        let coast = max(0, coastTolerance - preTolerance - rounding) / Self.metresPerDegree
         let simplifier = try CoverageSimplifier(topology, projectedX: topology.vertices.map(\.x), projectedY: topology.vertices.map(\.y),
                                                 tolerance: { topology.arcs[$0].leftUnit >= 0 && topology.arcs[$0].rightUnit >= 0 ? land : coast },
                                                 context: context)
@@ -194,7 +199,11 @@ public struct WorldTableBuilder {
                 coastWorst = max(coastWorst, d)
             }
         }
-        lap("measured deviation")
+        // Islands that fit within the coast tolerance of a point: dropped or kept as specks.
+        let islands = SmallIslands(&contents, originals: simplifier.originalArcs, tolerance: coastTolerance - preTolerance - rounding)
+        coastWorst = max(coastWorst, islands.worstDeviation + preTolerance)
+        report.notes.append("islands within the coast tolerance of a point: \(islands.dropped) dropped (within it of their country's coast), \(islands.specks) kept as specks (one point each)")
+        lap("measured deviation; " + report.notes.last!)
         var figures = TableReport.LevelFigures(level: .country)
         figures.regions = countries.count
         figures.sourceVertices = countries.reduce(0) { $0 + $1.polygons.reduce(0) { $0 + $1.rings.reduce(0) { $0 + $1.count - 1 } } }
@@ -210,11 +219,9 @@ public struct WorldTableBuilder {
         report.levels = [figures]
         report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west) plus the 20 m pre-simplification; the seam border follows China's converted line, so it departs from the neighbours' (GCJ-02-snapped) source by the seam's width")
 
-        // The buffer in quanta at the equator: exact north–south everywhere, but east–west it
-        // reaches only buffer · cos(latitude) (a high-latitude margin would multiply the leaves
-        // along every Arctic coast). Known limitation; see docs/boundaries.md.
-        let margin = Int64((buffer / (Self.metresPerDegree * TableFormat.quantum)).rounded(.up))
-        contents.buildIndex(margin: margin)
+        // Leaves of up to 16 chunks, no smaller than 2^11 quanta (2.3 km, more than the 2 km margin
+        // north–south): below the margin, splitting a coastal cell no longer separates its chunks.
+        contents.buildIndex(buffer: buffer, maximumLeafChunks: 16, minimumLeafLog2: 11)
         lap("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves")
         let bytes = contents.finish(&report, started: started)
         return (bytes, report, seam)

@@ -167,8 +167,10 @@ public final class RegionLocator: @unchecked Sendable {
     /// The China table's regions (province, city, county) at a point already in GCJ-02, by one
     /// unit lookup: no datum gate, no world lookup, no edge zone, no margins. For callers that
     /// know their points are in China and in GCJ-02 (and for the benchmark's province-only figure).
+    /// Coordinates that are not finite or beyond ±90/±180 are in no region.
     public func chinaRegions(gcj02Latitude latitude: Double, longitude: Double) -> (province: Int32?, city: Int32?, county: Int32?) {
-        guard let unit = chinaView.lookup.find(x: quantise(longitude), y: quantise(latitude)).unit else { return (nil, nil, nil) }
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180,
+              let unit = chinaView.lookup.find(x: quantise(longitude), y: quantise(latitude)).unit else { return (nil, nil, nil) }
         func region(_ k: Int) -> Int32? {
             let r = chinaView.region(ofUnit: unit, slot: k)
             return r < 0 ? nil : r
@@ -196,8 +198,13 @@ public final class RegionLocator: @unchecked Sendable {
         return result
     }
 
+    /// `Int64((degrees / quantum).rounded())` (halves away from zero), without the libm call:
+    /// the truncation and the fraction are exact for |v| < 2^53.
+    @inline(__always)
     private func quantise(_ degrees: Double) -> Int64 {
-        Int64((degrees / TableFormat.quantum).rounded())
+        let v = degrees / TableFormat.quantum
+        let whole = Int64(v), fraction = v - Double(whole)
+        return whole + (fraction >= 0.5 ? 1 : fraction <= -0.5 ? -1 : 0)
     }
 
     /// True when the lookup answered from a uniform cell and no cell side is within `radius`

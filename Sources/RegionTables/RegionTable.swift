@@ -56,6 +56,8 @@ public final class RegionTable: @unchecked Sendable {
     public let tolerance: Double
     /// Width of the edge zone around the coverage's outer boundary, metres.
     public let buffer: Double
+    /// Every coordinate of the table is a multiple of this many quanta (1: full precision).
+    public let step: Int
     /// SHA-256 of the boundary source the table was built from, hex.
     public let sourceSHA256: String
     public let byteCount: Int
@@ -75,6 +77,12 @@ public final class RegionTable: @unchecked Sendable {
     /// Left and right unit of every arc (−1: outside the coverage).
     public private(set) var arcLeft: [Int32] = []
     public private(set) var arcRight: [Int32] = []
+    /// Rings: where each ring's references start in ``arcReferences`` (ring count + 1 values), and
+    /// whether it is a hole.
+    private var ringStart: [UInt32] = []
+    private var ringHole: [Bool] = []
+    /// Arc references of all rings: arc index, or its complement when the ring runs it backwards.
+    private var arcReferences: [Int32] = []
     /// Chunks: first vertex (global), segment count and arc of each.
     public private(set) var chunkStart: [UInt32] = []
     public private(set) var chunkSegments: [UInt8] = []
@@ -110,7 +118,14 @@ public final class RegionTable: @unchecked Sendable {
         guard size >= TableFormat.headerSize else {
             throw TableError(path: path, reason: "\(size) bytes: too short for a region table (header is \(TableFormat.headerSize))")
         }
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+        // Every byte is read at load (the checksum), so on Linux the pages are mapped in one go
+        // rather than faulted in one by one.
+        #if os(Linux)
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        guard let base = mmap(nil, size, PROT_READ, flags, fd, 0), base != MAP_FAILED else {
             throw TableError(path: path, reason: "cannot map: \(String(cString: strerror(errno)))")
         }
         try self.init(storage: Storage(base: base, count: size, mapped: true), path: path, verifyChecksum: true)
@@ -172,6 +187,8 @@ public final class RegionTable: @unchecked Sendable {
         guard tolerance.isFinite, tolerance >= 0, buffer.isFinite, buffer >= 0 else {
             throw fail(TableFormat.Header.tolerance, "tolerance \(tolerance) / buffer \(buffer) not finite and non-negative")
         }
+        step = Int(Self.load(bytes, TableFormat.Header.step) as UInt16)
+        guard (1...TableFormat.maximumStep).contains(step) else { throw fail(TableFormat.Header.step, "coordinate step \(step)") }
         sourceSHA256 = bytes[TableFormat.Header.sourceSHA256..<TableFormat.Header.sourceSHA256 + 32]
             .map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
 
@@ -207,7 +224,11 @@ public final class RegionTable: @unchecked Sendable {
         }
         let regionCount = try count(.regions, recordSize: TableFormat.RegionRecord.size)
         let unitCount = try count(.units, recordSize: 4 * levelCount)
-        let arcCount = try count(.arcs, recordSize: TableFormat.arcRecordSize)
+        // Each arc record takes at least 5 bytes (five varints).
+        let arcs = sections[.arcs]!
+        guard arcs.count >= 4 else { throw fail(arcs.lowerBound, "arcs section has \(arcs.count) bytes") }
+        let arcCount = Int(Self.load(bytes, arcs.lowerBound) as UInt32)
+        guard arcCount <= (arcs.count - 4) / 5 else { throw fail(arcs.lowerBound, "\(arcCount) arcs in \(arcs.count) bytes") }
         guard regionCount < Int(Int32.max), unitCount < Int(IndexNode.payloadMask) - 1, arcCount < Int(Int32.max) else {
             throw fail(nil, "implausible counts")
         }
@@ -217,7 +238,7 @@ public final class RegionTable: @unchecked Sendable {
         try validateRegions()
         try validateUnits()
         try decodeArcs()
-        try validateRings()
+        try decodeRings()
         try validateIndex()
     }
 
@@ -242,19 +263,25 @@ public final class RegionTable: @unchecked Sendable {
 
     private func validateRegions() throws {
         let strings = section(.strings)
+        // The strings section is valid UTF-8 as a whole, so a string in it is valid when it
+        // starts and ends on character boundaries (not before a continuation byte 10xxxxxx).
+        guard String(validating: UnsafeRawBufferPointer(rebasing: bytes[strings]), as: UTF8.self) != nil else {
+            throw error(strings.lowerBound, "strings section is not UTF-8")
+        }
+        func boundary(_ offset: Int) -> Bool { offset == strings.count || bytes[strings.lowerBound + offset] & 0xC0 != 0x80 }
         let base = section(.regions).lowerBound
         for index in 0..<regionCount {
             let record = base + index * TableFormat.RegionRecord.size
             guard RegionLevel(rawValue: bytes[record]).map(levels.contains) == true else {
                 throw error(record, "region \(index): level \(bytes[record]) not in this table")
             }
-            for (offsetField, lengthField) in [(TableFormat.RegionRecord.codeOffset, TableFormat.RegionRecord.codeLength),
-                                               (TableFormat.RegionRecord.nameOffset, TableFormat.RegionRecord.nameLength),
-                                               (TableFormat.RegionRecord.englishOffset, TableFormat.RegionRecord.englishLength)] {
+            for field in 0..<3 {
+                let (offsetField, lengthField) = field == 0 ? (TableFormat.RegionRecord.codeOffset, TableFormat.RegionRecord.codeLength)
+                    : field == 1 ? (TableFormat.RegionRecord.nameOffset, TableFormat.RegionRecord.nameLength)
+                    : (TableFormat.RegionRecord.englishOffset, TableFormat.RegionRecord.englishLength)
                 let offset = Int(Self.load(bytes, record + offsetField) as UInt32)
                 let length = Int(Self.load(bytes, record + lengthField) as UInt16)
-                guard offset + length <= strings.count,
-                      String(validating: UnsafeRawBufferPointer(rebasing: bytes[strings.lowerBound + offset..<strings.lowerBound + offset + length]), as: UTF8.self) != nil else {
+                guard offset + length <= strings.count, boundary(offset), boundary(offset + length) else {
                     throw error(record, "region \(index): string out of range or not UTF-8")
                 }
             }
@@ -316,103 +343,168 @@ public final class RegionTable: @unchecked Sendable {
 
     // MARK: Arcs
 
+    /// Decodes the arc records and their coordinates into ``vertices``, ``arcStart``, the units on
+    /// each side and the chunk arrays, checking every count, unit, group and coordinate.
     private func decodeArcs() throws {
-        let records = section(.arcs).lowerBound
-        let coordinates = section(.coordinates)
+        let records = section(.arcs), coordinates = section(.coordinates)
+        let bytes = self.bytes, arcCount = self.arcCount, unitCount = UInt64(self.unitCount), step = Int64(self.step)
+        let limitX = TableFormat.limitX, limitY = TableFormat.limitY
+        // Pass 1: the records. Stored vertex count (with the closed flag in bit 0), units and first
+        // vertex of each arc, into raw buffers (class properties pay an exclusivity check per
+        // access, array stores a uniqueness check).
+        let heads = UnsafeMutablePointer<UInt32>.allocate(capacity: arcCount)
+        let firstX = UnsafeMutablePointer<Int32>.allocate(capacity: arcCount), firstY = UnsafeMutablePointer<Int32>.allocate(capacity: arcCount)
+        let starts = UnsafeMutablePointer<UInt32>.allocate(capacity: arcCount + 1)
+        let lefts = UnsafeMutablePointer<Int32>.allocate(capacity: arcCount), rights = UnsafeMutablePointer<Int32>.allocate(capacity: arcCount)
+        defer { [heads, starts].forEach { $0.deallocate() }; [firstX, firstY, lefts, rights].forEach { $0.deallocate() } }
+        // A group of up to 16 deltas takes at least its width byte, so the deltas are bounded by
+        // the coordinates' length; with one closing vertex per arc, so are the vertices.
+        let mostDeltas = UInt64(coordinates.count * TableFormat.groupDeltas)
+        var position = records.lowerBound + 4
         var total = 0
+        var deltas: UInt64 = 0
+        var x: Int64 = 0, y: Int64 = 0
         for arc in 0..<arcCount {
-            let count = Int(Self.load(bytes, records + arc * TableFormat.arcRecordSize) as UInt32)
-            // Each segment costs at least the bits of its deltas; a count beyond the section is corrupt.
-            // A chunk of n segments takes at least 1 + ⌈2n/8⌉ bytes (width ≥ 1 unless n = 1).
-            let most = (coordinates.count + 1) * 4 + arcCount
-            guard count >= 2, count <= most else { throw error(records + arc * TableFormat.arcRecordSize, "arc \(arc): \(count) vertices") }
-            total += count
-            guard total <= most else { throw error(coordinates.lowerBound, "vertex counts exceed what the coordinates can hold") }
+            let record = position
+            guard let head = UnsignedVarint.read(bytes, &position, end: records.upperBound),
+                  let left = UnsignedVarint.read(bytes, &position, end: records.upperBound),
+                  let right = UnsignedVarint.read(bytes, &position, end: records.upperBound),
+                  let dx = UnsignedVarint.read(bytes, &position, end: records.upperBound),
+                  let dy = UnsignedVarint.read(bytes, &position, end: records.upperBound) else {
+                throw error(record, "arc \(arc): record runs past the section")
+            }
+            let closed = head & 1
+            let count = head >> 1 + 1
+            deltas &+= count - 1
+            guard count <= mostDeltas + 1, count >= 2 || closed == 1, deltas <= mostDeltas else {
+                throw error(record, "arc \(arc): \(count) stored vertices, more than the coordinates can hold or too few")
+            }
+            guard left <= unitCount, right <= unitCount, left != right || left == 0 else {
+                throw error(record, "arc \(arc): units \(Int64(left) - 1)/\(Int64(right) - 1) out of range")
+            }
+            guard dx >> 40 == 0, dy >> 40 == 0 else { throw error(record, "arc \(arc): first vertex out of range") }
+            x &+= ZigZag.decode(dx) &* step
+            y &+= ZigZag.decode(dy) &* step
+            guard abs(x) <= limitX, abs(y) <= limitY else { throw error(record, "arc \(arc): first vertex out of range") }
+            heads[arc] = UInt32(truncatingIfNeeded: head)
+            firstX[arc] = Int32(truncatingIfNeeded: x)
+            firstY[arc] = Int32(truncatingIfNeeded: y)
+            lefts[arc] = Int32(truncatingIfNeeded: left) &- 1
+            rights[arc] = Int32(truncatingIfNeeded: right) &- 1
+            starts[arc] = UInt32(total)
+            total += Int(count + closed)
         }
-        // Decoded into locals (class properties pay an exclusivity check per access), then stored.
-        var vertices = [Int32](repeating: 0, count: total * 2)
-        var arcStart = [UInt32](repeating: 0, count: arcCount + 1)
-        var arcLeft = [Int32](repeating: -1, count: arcCount)
-        var arcRight = [Int32](repeating: -1, count: arcCount)
-        let arcCount = self.arcCount, unitCount = self.unitCount, bytes = self.bytes
-        var next = 0
-        var expectedOffset = 0
-        try vertices.withUnsafeMutableBufferPointer { out in
+        guard position == records.upperBound else { throw error(position, "unused bytes after the last arc record") }
+        starts[arcCount] = UInt32(total)
+        let arcStart = Array(UnsafeBufferPointer(start: starts, count: arcCount + 1))
+
+        // Pass 2: the coordinates, group by group, straight into the vertex array. A group's codes
+        // are read from unaligned 64-bit words where 8 bytes can be loaded without leaving the
+        // section (a code is ≤ 33 bits, so it fits in a word after a shift of ≤ 7); near the end
+        // of the section they are read byte by byte. Coordinates are checked once per group: a
+        // biased coordinate (x + limit, as unsigned) is in range when it is at most 2·limit.
+        let end = coordinates.upperBound
+        func decodeCoordinates(into out: UnsafeMutablePointer<Int32>) -> (offset: Int, reason: String)? {
+            let base = bytes.baseAddress!
+            var offset = coordinates.lowerBound
             for arc in 0..<arcCount {
-                let record = records + arc * TableFormat.arcRecordSize
-                let count = Int(Self.load(bytes, record) as UInt32)
-                let left: Int32 = Self.load(bytes, record + 4)
-                let right: Int32 = Self.load(bytes, record + 8)
-                let offset = Int(Self.load(bytes, record + 12) as UInt32)
-                var x = Int64(Self.load(bytes, record + 16) as Int32)
-                var y = Int64(Self.load(bytes, record + 20) as Int32)
-                guard left >= -1, left < Int32(unitCount), right >= -1, right < Int32(unitCount), left != right || left < 0 else {
-                    throw error(record, "arc \(arc): units \(left)/\(right) out of range")
-                }
-                guard offset == expectedOffset else { throw error(record, "arc \(arc): coordinates at \(offset), expected \(expectedOffset)") }
-                arcLeft[arc] = left
-                arcRight[arc] = right
-                arcStart[arc] = UInt32(next)
-                let limit = Int64(180.0 / TableFormat.quantum)
-                guard abs(x) <= limit, abs(y) <= limit / 2 else { throw error(record, "arc \(arc): first vertex out of range") }
-                out[2 * next] = Int32(x)
-                out[2 * next + 1] = Int32(y)
-                next += 1
-                var position = coordinates.lowerBound + offset
-                var remaining = count - 1
+                var next = out + 2 * Int(starts[arc])
+                let x0 = firstX[arc], y0 = firstY[arc]
+                var x = Int64(x0), y = Int64(y0)
+                next[0] = x0
+                next[1] = y0
+                next += 2
+                var remaining = Int(heads[arc] >> 1)
                 while remaining > 0 {
-                    let n = min(TableFormat.chunkSegments, remaining)
-                    guard position < coordinates.upperBound else { throw error(position, "arc \(arc): coordinates run past the section") }
-                    let width = Int(bytes[position])
-                    position += 1
-                    // Width 0 (all deltas zero) only for a lone zero-length segment: this bounds the
-                    // decoded size at a few vertices per byte of the file.
-                    guard width <= 33, width > 0 || n == 1, position + (2 * n * width + 7) / 8 <= coordinates.upperBound else {
-                        throw error(position - 1, "arc \(arc): bad chunk width \(width) or chunk past the section")
+                    let n = min(TableFormat.groupDeltas, remaining)
+                    guard offset < end else { return (offset, "arc \(arc): coordinates run past the section") }
+                    let width = Int(base.load(fromByteOffset: offset, as: UInt8.self))
+                    let groupBytes = (2 &* n &* width &+ 7) &>> 3
+                    guard width <= 33, offset + 1 + groupBytes <= end else {
+                        return (offset, "arc \(arc): bad group width \(width) or group past the section")
                     }
-                    let mask: UInt64 = (1 << UInt64(width)) - 1
-                    let chunkBytes = (2 * n * width + 7) / 8
-                    let base = bytes.baseAddress! + position
-                    // Where 8 bytes can be loaded at once without leaving the section, read codes
-                    // straight out of unaligned 64-bit words (a code is ≤ 33 bits, so it fits in a
-                    // word after a shift of ≤ 7); the chunk at the very end goes byte by byte.
-                    let wide = position + chunkBytes + 8 <= coordinates.upperBound
+                    offset += 1
+                    let mask: UInt64 = (1 &<< UInt64(width)) &- 1
+                    let group = base + offset
                     var bit = 0
-                    for k in 0..<(2 * n) {
-                        let word: UInt64
-                        if wide {
-                            word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
-                        } else {
-                            var w: UInt64 = 0
-                            for b in 0..<min(8, chunkBytes - (bit >> 3)) { w |= UInt64(base.load(fromByteOffset: (bit >> 3) + b, as: UInt8.self)) << UInt64(8 * b) }
-                            word = w
+                    var highX: UInt64 = 0, highY: UInt64 = 0
+                    // Deltas of width w are at most 2^(w−1) steps: when the group cannot leave the
+                    // valid range, and an x, y pair fits in one word, decode without checks.
+                    let reach = Int64(n) &* (Int64(1) &<< Int64(max(width, 1) &- 1)) &* step
+                    if offset + groupBytes + 8 <= end, 2 * width <= 56, abs(x) &+ reach <= limitX, abs(y) &+ reach <= limitY {
+                        for _ in 0..<n {
+                            let word = UInt64(littleEndian: group.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self)) &>> UInt64(bit & 7)
+                            bit &+= 2 &* width
+                            x &+= ZigZag.decode(word & mask) &* step
+                            y &+= ZigZag.decode((word &>> UInt64(width)) & mask) &* step
+                            next[0] = Int32(truncatingIfNeeded: x)
+                            next[1] = Int32(truncatingIfNeeded: y)
+                            next += 2
                         }
-                        let delta = ZigZag.decode((word >> UInt64(bit & 7)) & mask)
-                        bit += width
-                        if k & 1 == 0 { x += delta } else {
-                            y += delta
-                            guard abs(x) <= limit, abs(y) <= limit / 2 else { throw error(position, "arc \(arc): coordinate out of range") }
-                            out[2 * next] = Int32(x)
-                            out[2 * next + 1] = Int32(y)
-                            next += 1
+                    } else if offset + groupBytes + 8 <= end {
+                        for _ in 0..<n {
+                            let codeX = (UInt64(littleEndian: group.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self)) &>> UInt64(bit & 7)) & mask
+                            bit &+= width
+                            let codeY = (UInt64(littleEndian: group.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self)) &>> UInt64(bit & 7)) & mask
+                            bit &+= width
+                            x &+= ZigZag.decode(codeX) &* step
+                            y &+= ZigZag.decode(codeY) &* step
+                            highX = max(highX, UInt64(bitPattern: x &+ limitX))
+                            highY = max(highY, UInt64(bitPattern: y &+ limitY))
+                            next[0] = Int32(truncatingIfNeeded: x)
+                            next[1] = Int32(truncatingIfNeeded: y)
+                            next += 2
+                        }
+                    } else {
+                        func code(_ bit: Int) -> UInt64 {
+                            var word: UInt64 = 0
+                            for b in 0..<min(8, groupBytes - (bit >> 3)) { word |= UInt64(group.load(fromByteOffset: (bit >> 3) + b, as: UInt8.self)) << UInt64(8 * b) }
+                            return (word >> UInt64(bit & 7)) & mask
+                        }
+                        for _ in 0..<n {
+                            x &+= ZigZag.decode(code(bit)) &* step
+                            y &+= ZigZag.decode(code(bit + width)) &* step
+                            bit += 2 * width
+                            highX = max(highX, UInt64(bitPattern: x &+ limitX))
+                            highY = max(highY, UInt64(bitPattern: y &+ limitY))
+                            next[0] = Int32(truncatingIfNeeded: x)
+                            next[1] = Int32(truncatingIfNeeded: y)
+                            next += 2
                         }
                     }
-                    position += chunkBytes
+                    if highX > UInt64(2 * limitX) || highY > UInt64(2 * limitY) { return (offset - 1, "arc \(arc): coordinate out of range") }
+                    offset += groupBytes
                     remaining -= n
                 }
-                expectedOffset = position - coordinates.lowerBound
+                if heads[arc] & 1 == 1 {  // closed: the first vertex again
+                    next[0] = x0
+                    next[1] = y0
+                }
             }
+            return offset == end ? nil : (offset, "unused bytes after the last arc's coordinates")
         }
-        guard expectedOffset == coordinates.count else { throw error(coordinates.lowerBound + expectedOffset, "unused bytes after the last arc") }
-        arcStart[arcCount] = UInt32(next)
-        var chunkStart: [UInt32] = [], chunkSegments: [UInt8] = [], chunkArc: [UInt32] = []
-        chunkStart.reserveCapacity(next / TableFormat.chunkSegments + arcCount)
-        chunkSegments.reserveCapacity(next / TableFormat.chunkSegments + arcCount)
-        chunkArc.reserveCapacity(next / TableFormat.chunkSegments + arcCount)
+        // Every slot is written when decoding succeeds, so the array starts uninitialised (a table
+        // that fails is thrown away with an empty one).
+        var failure: (offset: Int, reason: String)?
+        let vertices = [Int32](unsafeUninitializedCapacity: total * 2) { buffer, initialized in
+            if let out = buffer.baseAddress {
+                failure = decodeCoordinates(into: out)
+            } else if !coordinates.isEmpty {
+                failure = (coordinates.lowerBound, "unused bytes after the last arc's coordinates")
+            }
+            initialized = failure == nil ? total * 2 : 0
+        }
+        if let failure { throw error(failure.offset, failure.reason) }
+
         // Chunks: each arc's segments in runs of up to chunkSegments.
+        var chunkStart: [UInt32] = [], chunkSegments: [UInt8] = [], chunkArc: [UInt32] = []
+        let chunkEstimate = total / TableFormat.chunkSegments + arcCount
+        chunkStart.reserveCapacity(chunkEstimate)
+        chunkSegments.reserveCapacity(chunkEstimate)
+        chunkArc.reserveCapacity(chunkEstimate)
         for arc in 0..<arcCount {
-            var first = Int(arcStart[arc])
-            let last = Int(arcStart[arc + 1]) - 1
+            var first = Int(starts[arc])
+            let last = Int(starts[arc + 1]) - 1
             while first < last {
                 let n = min(TableFormat.chunkSegments, last - first)
                 chunkStart.append(UInt32(first))
@@ -423,8 +515,8 @@ public final class RegionTable: @unchecked Sendable {
         }
         self.vertices = vertices
         self.arcStart = arcStart
-        self.arcLeft = arcLeft
-        self.arcRight = arcRight
+        arcLeft = Array(UnsafeBufferPointer(start: lefts, count: arcCount))
+        arcRight = Array(UnsafeBufferPointer(start: rights, count: arcCount))
         self.chunkStart = chunkStart
         self.chunkSegments = chunkSegments
         self.chunkArc = chunkArc
@@ -446,50 +538,69 @@ public final class RegionTable: @unchecked Sendable {
 
     // MARK: Rings
 
-    private func validateRings() throws {
+    /// Decodes the ring structure: where each unit's rings start (checked), each ring's
+    /// references and hole flag, and the references themselves (each a valid arc).
+    private func decodeRings() throws {
         let unitRings = section(.unitRings), rings = section(.rings), references = section(.arcReferences)
         guard unitRings.count == (unitCount + 1) * 4 else { throw error(unitRings.lowerBound, "unit ring table has \(unitRings.count) bytes for \(unitCount) units") }
-        let ringCount = rings.count / 8, referenceCount = references.count / 4
-        guard rings.count % 8 == 0, references.count % 4 == 0 else { throw error(rings.lowerBound, "ring sections misaligned") }
         var previous: UInt32 = 0
         for unit in 0...unitCount {
             let value: UInt32 = Self.load(bytes, unitRings.lowerBound + unit * 4)
-            guard value >= previous, value <= UInt32(ringCount), unit > 0 || value == 0 else {
-                throw error(unitRings.lowerBound + unit * 4, "unit ring offsets not increasing")
-            }
+            guard value >= previous, unit > 0 || value == 0 else { throw error(unitRings.lowerBound + unit * 4, "unit ring offsets not increasing") }
             previous = value
         }
-        guard previous == UInt32(ringCount) else { throw error(unitRings.lowerBound, "unit ring offsets do not cover the rings") }
+        // Every ring takes at least one byte, and so does every reference.
+        let ringCount = Int(previous)
+        guard ringCount <= rings.count else { throw error(unitRings.lowerBound + unitCount * 4, "\(ringCount) rings in \(rings.count) bytes") }
+        var ringStart = [UInt32](repeating: 0, count: ringCount + 1)
+        var ringHole = [Bool](repeating: false, count: ringCount)
+        var position = rings.lowerBound
+        var total = 0
         for ring in 0..<ringCount {
-            let start = Int(Self.load(bytes, rings.lowerBound + ring * 8) as UInt32)
-            let count = Int((Self.load(bytes, rings.lowerBound + ring * 8 + 4) as UInt32) & 0x7FFF_FFFF)
-            guard count >= 1, start + count <= referenceCount else { throw error(rings.lowerBound + ring * 8, "ring \(ring) references out of range") }
-            for k in start..<start + count {
-                let reference: Int32 = Self.load(bytes, references.lowerBound + k * 4)
-                let arc = reference < 0 ? ~reference : reference
-                guard arc < Int32(arcCount) else { throw error(references.lowerBound + k * 4, "ring \(ring): arc \(arc) out of range") }
-            }
+            let record = position
+            guard let value = UnsignedVarint.read(bytes, &position, end: rings.upperBound) else { throw error(record, "ring \(ring) runs past the section") }
+            let count = value >> 1
+            guard count >= 1, count <= UInt64(references.count - total) else { throw error(record, "ring \(ring): \(count) references") }
+            ringHole[ring] = value & 1 == 1
+            ringStart[ring] = UInt32(total)
+            total += Int(count)
         }
+        guard position == rings.upperBound else { throw error(position, "unused bytes after the last ring") }
+        ringStart[ringCount] = UInt32(total)
+        var arcReferences = [Int32](repeating: 0, count: total)
+        position = references.lowerBound
+        var reference: Int64 = 0
+        for k in 0..<total {
+            let record = position
+            guard let delta = UnsignedVarint.read(bytes, &position, end: references.upperBound) else { throw error(record, "reference \(k) runs past the section") }
+            reference += ZigZag.decode(delta)
+            guard delta >> 40 == 0, reference >= -Int64(arcCount), reference < Int64(arcCount) else {
+                throw error(record, "reference \(k): arc \(reference < 0 ? ~reference : reference) out of range")
+            }
+            arcReferences[k] = Int32(reference)
+        }
+        guard position == references.upperBound else { throw error(position, "unused bytes after the last reference") }
+        self.ringStart = ringStart
+        self.ringHole = ringHole
+        self.arcReferences = arcReferences
     }
 
     /// The polygons of `unit`: each an outer ring then its holes, each ring closed, quantised.
     public func unitPolygons(_ unit: Int32) -> [[[(x: Int32, y: Int32)]]] {
-        let unitRings = section(.unitRings), rings = section(.rings), references = section(.arcReferences)
+        let unitRings = section(.unitRings)
         let first = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4) as UInt32)
         let end = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4 + 4) as UInt32)
         var polygons: [[[(x: Int32, y: Int32)]]] = []
         for ring in first..<end {
-            let start = Int(Self.load(bytes, rings.lowerBound + ring * 8) as UInt32)
-            let word: UInt32 = Self.load(bytes, rings.lowerBound + ring * 8 + 4)
             var points: [(x: Int32, y: Int32)] = []
-            for k in start..<start + Int(word & 0x7FFF_FFFF) {
-                let reference: Int32 = Self.load(bytes, references.lowerBound + k * 4)
+            for k in Int(ringStart[ring])..<Int(ringStart[ring + 1]) {
+                let reference = arcReferences[k]
                 var arc = arcVertices(Int(reference < 0 ? ~reference : reference))
                 if reference < 0 { arc.reverse() }
                 if !points.isEmpty { arc.removeFirst() }
                 points.append(contentsOf: arc)
             }
-            if word & 0x8000_0000 == 0 || polygons.isEmpty { polygons.append([points]) } else { polygons[polygons.count - 1].append(points) }
+            if !ringHole[ring] || polygons.isEmpty { polygons.append([points]) } else { polygons[polygons.count - 1].append(points) }
         }
         return polygons
     }
@@ -509,34 +620,38 @@ public final class RegionTable: @unchecked Sendable {
         let nodeCount = nodes.count / 4
         // Depth at which the descent from the root reaches each node (−1: not reached). Parents come
         // before their children, so it is final when the loop gets to the node.
-        var depth = [Int8](repeating: -1, count: nodeCount)
+        let depth = UnsafeMutablePointer<Int8>.allocate(capacity: nodeCount)
+        defer { depth.deallocate() }
+        depth.initialize(repeating: -1, count: nodeCount)
         depth[0] = 0
+        let chunkCount = UInt64(chunkStart.count), unitCount = UInt32(self.unitCount), indexDepth = self.indexDepth, bytes = self.bytes
         for node in 0..<nodeCount {
             let raw: UInt32 = Self.load(bytes, nodes.lowerBound + node * 4)
-            switch IndexNode(raw: raw) {
-            case let .uniform(unit):
-                if let unit, unit >= Int32(unitCount) { throw error(nodes.lowerBound + node * 4, "index node \(node): unit \(unit) out of range") }
-            case let .split(first):
+            let payload = raw & IndexNode.payloadMask
+            switch raw >> 30 {
+            case 0:
+                if payload > unitCount { throw error(nodes.lowerBound + node * 4, "index node \(node): unit \(Int64(payload) - 1) out of range") }
+            case 1:
                 // Children come after their parent, so descending always terminates.
-                guard Int(first) > node, Int(first) + 4 <= nodeCount else { throw error(nodes.lowerBound + node * 4, "index node \(node): children at \(first)") }
+                let first = Int(payload)
+                guard first > node, first + 4 <= nodeCount else { throw error(nodes.lowerBound + node * 4, "index node \(node): children at \(first)") }
                 // No cell below the depth (≤ root log2) is narrower than a quantum, so the walk east always advances.
                 if depth[node] >= 0 {
                     guard Int(depth[node]) < indexDepth else { throw error(nodes.lowerBound + node * 4, "index node \(node): split deeper than the index depth \(indexDepth)") }
-                    for child in Int(first)..<Int(first) + 4 { depth[child] = max(depth[child], depth[node] + 1) }
+                    for child in first..<first + 4 { depth[child] = max(depth[child], depth[node] + 1) }
                 }
-            case let .leaf(offset):
-                var position = leaves.lowerBound + Int(offset)
-                guard position < leaves.upperBound, let count = UnsignedVarint.read(bytes, &position, end: leaves.upperBound),
-                      count <= UInt64(chunkStart.count) else {
-                    throw error(nodes.lowerBound + node * 4, "index node \(node): leaf at \(offset) is out of range")
+            default:
+                var position = leaves.lowerBound + Int(payload)
+                guard position < leaves.upperBound, let count = UnsignedVarint.read(bytes, &position, end: leaves.upperBound), count <= chunkCount else {
+                    throw error(nodes.lowerBound + node * 4, "index node \(node): leaf at \(payload) is out of range")
                 }
                 var chunk: UInt64 = 0
                 for _ in 0..<count {
                     guard let delta = UnsignedVarint.read(bytes, &position, end: leaves.upperBound) else {
-                        throw error(position, "index leaf at \(offset) runs past the section")
+                        throw error(position, "index leaf at \(payload) runs past the section")
                     }
-                    chunk += delta
-                    guard chunk < UInt64(chunkStart.count) else { throw error(position, "index leaf at \(offset): chunk \(chunk) out of range") }
+                    chunk &+= delta
+                    guard delta < chunkCount, chunk < chunkCount else { throw error(position, "index leaf at \(payload): chunk out of range") }
                 }
             }
         }

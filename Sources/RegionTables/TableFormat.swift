@@ -4,7 +4,7 @@ public enum TableFormat {
     /// The first eight bytes of every table.
     public static let magic: [UInt8] = Array("AUREGION".utf8)
     /// The format version this reader understands; a table with another version is refused.
-    public static let version: UInt16 = 1
+    public static let version: UInt16 = 2
     /// Size of the fixed header; sections follow.
     public static let headerSize = 128
     /// Size of one section directory entry.
@@ -17,11 +17,17 @@ public enum TableFormat {
     public static let quantisationErrorMetres = 0.79
     /// Segments per chunk, the unit the spatial index refers to.
     public static let chunkSegments = 16
+    /// Stored deltas per coding group of the coordinates section (one width byte each).
+    public static let groupDeltas = 16
+    /// The largest coordinate step a table may declare (quanta; the header's `step`).
+    public static let maximumStep = 1024
+    /// Valid quantised coordinates: |x| ≤ 180°, |y| ≤ 90°.
+    public static let limitX: Int64 = 18_000_000, limitY: Int64 = 9_000_000
 
     /// Byte offsets of the header fields.
     public enum Header {
         public static let magic = 0, version = 8, headerSize = 10, flags = 12
-        public static let datum = 16, levelCount = 17, levels = 20
+        public static let datum = 16, levelCount = 17, step = 18, levels = 20
         public static let tolerance = 24, buffer = 32, sourceSHA256 = 40
         public static let payloadLength = 72, payloadChecksum = 80, sectionCount = 88
         /// XXH64 of header bytes 0..<120.
@@ -36,17 +42,20 @@ public enum TableFormat {
         case regions = 2
         /// For each unit, one Int32 region index per level (−1: none).
         case units = 3
-        /// Arc records, 24 bytes each: vertex count, left unit, right unit, coordinate byte offset,
-        /// first vertex x, y.
+        /// The arc count (UInt32), then one varint record per arc: stored vertex count and a
+        /// closed flag, left and right unit + 1, first vertex as zigzag deltas (in steps) from
+        /// the previous arc's first vertex.
         case arcs = 4
-        /// Arc coordinates as deltas, chunk by chunk: a width byte w, then the chunk's zigzag
-        /// x, y deltas in w bits each (least significant bit first), padded to a byte.
+        /// Each arc's stored vertices after the first as deltas, in groups of up to 16: a width
+        /// byte w, then the group's zigzag x, y deltas (in steps) in w bits each (least
+        /// significant bit first), padded to a byte.
         case coordinates = 5
         /// For each unit, where its rings start in `rings` (unit count + 1 UInt32).
         case unitRings = 6
-        /// Ring records: first arc reference (UInt32) and count (UInt32, top bit set for holes).
+        /// One varint per ring: its arc reference count << 1, plus 1 for a hole.
         case rings = 7
-        /// Arc references of rings: arc index, or its bitwise complement when used reversed.
+        /// Arc references of rings (arc index, or its bitwise complement when used reversed), as
+        /// zigzag varint deltas from the previous reference.
         case arcReferences = 8
         /// Index parameters: origin x, y (Int32), root size as log2 of quanta (UInt32), depth (UInt32).
         case indexMeta = 9
@@ -63,8 +72,6 @@ public enum TableFormat {
         public static let level = 0, codeLength = 2, codeOffset = 4, nameOffset = 8, nameLength = 12
         public static let englishLength = 14, englishOffset = 16, parent = 20, boundingBox = 24
     }
-
-    public static let arcRecordSize = 24
 }
 
 /// A quadtree node of the spatial index, packed in a UInt32: the top two bits say what it is.
@@ -110,8 +117,13 @@ public enum UnsignedVarint {
     }
 
     /// Reads one varint at `offset` (advancing it); nil past `end` or beyond 64 bits.
-    @inlinable
+    @inlinable @inline(__always)
     public static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, end: Int) -> UInt64? {
+        // Most varints are one byte.
+        if offset < end, case let byte = bytes.load(fromByteOffset: offset, as: UInt8.self), byte < 0x80 {
+            offset += 1
+            return UInt64(byte)
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while offset < end, shift < 64 {
@@ -128,7 +140,7 @@ public enum UnsignedVarint {
 /// Zigzag mapping of signed to unsigned integers (small magnitudes → small codes).
 public enum ZigZag {
     @inlinable public static func encode(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
-    @inlinable public static func decode(_ z: UInt64) -> Int64 { Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1) }
+    @inlinable public static func decode(_ z: UInt64) -> Int64 { Int64(bitPattern: z &>> 1) ^ (0 &- Int64(bitPattern: z & 1)) }
 }
 
 /// The datums a table can be in.

@@ -13,8 +13,10 @@ import Glibc
 //                                   the locator alone on real-place-like points (for profiling with perf)
 //   UnlocksBench agreement WHEEL [DIR]
 //                                   the locator's answers against the full-resolution source, by distance to its borders
-//   UnlocksBench world WHEEL        builds the world table alone, printing its progress
-//   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
+//   UnlocksBench world WHEEL [COAST BUFFER OUT]
+//                                   builds the world table alone, printing its progress
+//   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]
+//                                   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -36,8 +38,9 @@ case "make-tracks":
                                                      csv: !arguments.contains("--gpx-only"))
     print("\(gpx) \(csv)")
 case "world":
-    try WorldBuildProbe.run(arguments[1])
+    try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
+                            buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL | make-tracks DIR DAYS POINTS [--gpx-only]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | make-tracks DIR DAYS POINTS [--gpx-only]")
     exit(2)
 }

@@ -120,12 +120,76 @@ final class RegionLocatorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked, 10)
     }
 
+    /// Near China's border and at sea the world table is coarser than the China table, so the
+    /// China table decides there (docs/locator.md, rule 3).
+    func testTheChinaTableDecidesAtSeaAndNearChinasBorder() throws {
+        let l = Self.locator
+        func worldCountry(_ lat: Double, _ lon: Double) -> String? {
+            l.world.unit(atX: Int64((lon / 1e-5).rounded()), y: Int64((lat / 1e-5).rounded()))
+                .flatMap { l.world.region(ofUnit: $0, at: .country) }.map { l.world.region($0).code }
+        }
+        func chinaUnit(_ lat: Double, _ lon: Double) -> Int32? {
+            let g = GCJ02.fromWGS84(Coordinate(latitude: lat, longitude: lon))
+            return l.china.unit(atX: Int64((g.longitude / 1e-5).rounded()), y: Int64((g.latitude / 1e-5).rounded()))
+        }
+        // A point on a small Chinese island that the world table keeps only as a speck (a point in
+        // no polygon, docs/boundaries.md), where the China table has land.
+        let chn = try XCTUnwrap(l.world.regions.first { $0.code == "CHN" }?.index)
+        let arc = try XCTUnwrap((0..<l.world.arcCount).first { arc in
+            let v = l.world.arcVertices(arc)
+            return v.count == 2 && v[0] == v[1] && l.world.region(ofUnit: max(l.world.arcLeft[arc], l.world.arcRight[arc]), at: .country) == chn
+                && chinaUnit(Double(v[0].y) * 1e-5, Double(v[0].x) * 1e-5) != nil
+        })
+        let speck = l.world.arcVertices(arc)[0]
+        let (lat, lon) = (Double(speck.y) * 1e-5, Double(speck.x) * 1e-5)
+        XCTAssertNil(worldCountry(lat, lon))
+        let island = try l.locate(latitude: lat, longitude: lon)
+        XCTAssertEqual(code(island.country, l.world), "CHN")
+        XCTAssertNotNil(island.province.region)
+        XCTAssertEqual(island.county.status, .inside)
+        // Around China's land borders in the world table (every 25th vertex of the arcs with China
+        // on one side and a neighbour on the other): wherever the China table holds the point, it is in China
+        // with that unit's regions, whatever the world table says; elsewhere the world decides.
+        var overruled = 0, neighbour = 0
+        let china = try XCTUnwrap(l.world.regions.first { $0.code == "CHN" }?.index)
+        let borders = (0..<l.world.arcCount).filter { arc in
+            let sides = [l.world.arcLeft[arc], l.world.arcRight[arc]].map { $0 < 0 ? nil : l.world.region(ofUnit: $0, at: .country) }
+            return sides.contains(china) && !sides.contains(nil)
+        }
+        for v in borders.flatMap({ l.world.arcVertices($0) }).enumerated().filter({ $0.offset % 25 == 0 }).map(\.element) {
+            for angle in stride(from: 0.0, to: 2 * Double.pi, by: Double.pi / 4) {
+                for metres in [20.0, 60.0, 120.0] {
+                    let lat = Double(v.y) * 1e-5 + metres / 111_320 * sin(angle)
+                    let lon = Double(v.x) * 1e-5 + metres / (111_320 * cos(lat * .pi / 180)) * cos(angle)
+                    let p = try l.locate(latitude: lat, longitude: lon)
+                    if let unit = chinaUnit(lat, lon) {
+                        XCTAssertEqual(code(p.country, l.world), "CHN", "(\(lat), \(lon))")
+                        XCTAssertEqual(p.county.region, l.china.region(ofUnit: unit, at: .county), "(\(lat), \(lon))")
+                        if let other = worldCountry(lat, lon), other != "CHN" { overruled += 1 }
+                    } else if let other = worldCountry(lat, lon), other != "CHN" {
+                        XCTAssertEqual(code(p.country, l.world), other, "(\(lat), \(lon))")
+                        XCTAssertNil(p.gcj02, "(\(lat), \(lon)) is in \(other) by both tables: not shifted")
+                        neighbour += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(overruled, 5, "no point where the world table says a neighbour and the China table China")
+        XCTAssertGreaterThan(neighbour, 100)
+    }
+
     func testBadCoordinatesAreRejected() {
         let l = Self.locator
         for (lat, lon) in [(Double.nan, 1.0), (1, .infinity), (90.5, 1), (1, -180.01)] {
             XCTAssertThrowsError(try l.locate(latitude: lat, longitude: lon), "\(lat),\(lon)")
         }
         XCTAssertNoThrow(try l.locate(latitude: -90, longitude: 180))
+        for (lat, lon) in [(Double.nan, 116.0), (39.9, .infinity), (1e300, 1e300), (-91, 116)] {
+            XCTAssertNil(l.chinaRegions(gcj02Latitude: lat, longitude: lon).county, "\(lat),\(lon)")
+        }
+        // Tiananmen in GCJ-02, straight into the China table.
+        let tiananmen = l.chinaRegions(gcj02Latitude: 39.908722, longitude: 116.397245)
+        XCTAssertEqual(tiananmen.county.map { l.china.region($0).code }, "110101")
     }
 }
 

@@ -125,6 +125,7 @@ final class RegionTableTests: XCTestCase {
         XCTAssertEqual(table.levels, [.province, .city, .county])
         XCTAssertEqual(table.tolerance, 30)
         XCTAssertEqual(table.buffer, 100)
+        XCTAssertEqual(table.step, 1)
         XCTAssertEqual(table.byteCount, Self.fileBytes.count)
         XCTAssertEqual(table.byteCount, Self.manifest["bytes"] as? Int)
         XCTAssertEqual(table.unitCount, Self.manifest["units"] as? Int)
@@ -345,7 +346,8 @@ final class RegionTableTests: XCTestCase {
             func u32(_ o: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(d[o + $1]) << (8 * $1) } }
             func i32(_ o: Int) -> Int32 { Int32(bitPattern: u32(o)) }
             func u64(_ o: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(d[o + $1]) << (8 * $1) } }
-            precondition(Array(d[0..<8]) == Array("AUREGION".utf8) && u16(8) == 1 && u16(10) == 128)
+            precondition(Array(d[0..<8]) == Array("AUREGION".utf8) && u16(8) == 2 && u16(10) == 128)
+            let step = Int64(u16(18))
             let levelCount = Int(d[17])
             var sections: [UInt32: Range<Int>] = [:]
             for i in 0..<Int(u32(88)) {
@@ -363,15 +365,30 @@ final class RegionTableTests: XCTestCase {
             for u in stride(from: sections[3]!.lowerBound, to: sections[3]!.upperBound, by: 4 * levelCount) {
                 unitRegions.append((0..<levelCount).map { i32(u + 4 * $0) })
             }
-            // Arcs and their bit-packed coordinates.
-            let coordinates = sections[5]!.lowerBound
-            for a in stride(from: sections[4]!.lowerBound, to: sections[4]!.upperBound, by: 24) {
-                let count = Int(u32(a))
-                left.append(i32(a + 4)); right.append(i32(a + 8))
-                var position = coordinates + Int(u32(a + 12))
-                var x = Int64(i32(a + 16)), y = Int64(i32(a + 20))
+            func varint(_ p: inout Int) -> UInt64 {
+                var value: UInt64 = 0, shift: UInt64 = 0
+                while true {
+                    let byte = d[p]
+                    p += 1
+                    value |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { return value }
+                    shift += 7
+                }
+            }
+            func zigzag(_ z: UInt64) -> Int64 { Int64(z >> 1) ^ -Int64(z & 1) }
+            // Arc records (varints) and their bit-packed coordinates, in steps.
+            var record = sections[4]!.lowerBound + 4
+            var position = sections[5]!.lowerBound
+            var firstX: Int64 = 0, firstY: Int64 = 0
+            for _ in 0..<Int(u32(sections[4]!.lowerBound)) {
+                let head = varint(&record)
+                left.append(Int32(varint(&record)) - 1)
+                right.append(Int32(varint(&record)) - 1)
+                firstX += zigzag(varint(&record)) * step
+                firstY += zigzag(varint(&record)) * step
+                var x = firstX, y = firstY
                 vertices += [Int32(x), Int32(y)]
-                var remaining = count - 1
+                var remaining = Int(head >> 1)  // stored vertices after the first
                 while remaining > 0 {
                     let n = min(16, remaining)
                     let width = Int(d[position])
@@ -384,12 +401,12 @@ final class RegionTableTests: XCTestCase {
                             code |= UInt64((d[position + p / 8] >> UInt8(p % 8)) & 1) << UInt64(b)
                         }
                         bit += width
-                        let delta = Int64(code >> 1) ^ -Int64(code & 1)  // zigzag
-                        if k % 2 == 0 { x += delta } else { y += delta; vertices += [Int32(x), Int32(y)] }
+                        if k % 2 == 0 { x += zigzag(code) * step } else { y += zigzag(code) * step; vertices += [Int32(x), Int32(y)] }
                     }
                     position += (bit + 7) / 8
                     remaining -= n
                 }
+                if head & 1 == 1 { vertices += [Int32(firstX), Int32(firstY)] }  // closed
                 arcStart.append(vertices.count / 2)
             }
             for arc in 0..<(arcStart.count - 1) {
@@ -401,10 +418,17 @@ final class RegionTableTests: XCTestCase {
                 }
             }
             for o in stride(from: sections[6]!.lowerBound, to: sections[6]!.upperBound, by: 4) { unitRings.append(u32(o)) }
-            for o in stride(from: sections[7]!.lowerBound, to: sections[7]!.upperBound, by: 8) {
-                rings.append((Int(u32(o)), Int(u32(o + 4) & 0x7FFF_FFFF), u32(o + 4) & 0x8000_0000 != 0))
+            var ringPosition = sections[7]!.lowerBound, referenceCount = 0
+            while ringPosition < sections[7]!.upperBound {
+                let value = varint(&ringPosition)
+                rings.append((referenceCount, Int(value >> 1), value & 1 == 1))
+                referenceCount += Int(value >> 1)
             }
-            for o in stride(from: sections[8]!.lowerBound, to: sections[8]!.upperBound, by: 4) { references.append(i32(o)) }
+            var referencePosition = sections[8]!.lowerBound, reference: Int64 = 0
+            while referencePosition < sections[8]!.upperBound {
+                reference += zigzag(varint(&referencePosition))
+                references.append(Int32(reference))
+            }
             let meta = sections[9]!.lowerBound
             originX = Int64(i32(meta)); originY = Int64(i32(meta + 4)); rootLog2 = Int64(u32(meta + 8))
             for o in stride(from: sections[10]!.lowerBound, to: sections[10]!.upperBound, by: 4) { nodes.append(u32(o)) }
@@ -758,7 +782,7 @@ extension RegionTableTests {
     }
 
     func testOtherVersionsAreRefused() throws {
-        for version: UInt16 in [0, 2, 0x100, .max] {
+        for version: UInt16 in [0, 1, 3, 0x100, .max] {
             var bytes = Self.fileBytes
             Self.write(version, at: 8, in: &bytes)
             Self.fixHeaderChecksum(&bytes)
@@ -808,6 +832,8 @@ extension RegionTableTests {
         XCTAssertEqual(loadError(edited { $0[22] = 9 }, "unknown level")?.offset, 22)
         XCTAssertEqual(loadError(edited { Self.write(Double.nan.bitPattern, at: 24, in: &$0) }, "NaN tolerance")?.offset, 24)
         XCTAssertEqual(loadError(edited { Self.write((-1.0).bitPattern, at: 32, in: &$0) }, "negative buffer")?.offset, 24)
+        XCTAssertEqual(loadError(edited { Self.write(UInt16(0), at: 18, in: &$0) }, "step 0")?.offset, 18)
+        XCTAssertEqual(loadError(edited { Self.write(UInt16(1025), at: 18, in: &$0) }, "step 1025")?.offset, 18)
         XCTAssertEqual(loadError(edited { Self.write(UInt32(65), at: 88, in: &$0) }, "65 sections")?.offset, 88)
         XCTAssertNotNil(loadError(edited { Self.write(UInt32(10), at: 88, in: &$0) }, "a missing section"))
     }
@@ -890,35 +916,77 @@ extension RegionTableTests {
     func testRecordsAreValidated() throws {
         let original = Self.fileBytes
         let regions = Self.sectionRange(original, id: 2).lowerBound, units = Self.sectionRange(original, id: 3).lowerBound
-        let arcs = Self.sectionRange(original, id: 4).lowerBound, rings = Self.sectionRange(original, id: 7).lowerBound
-        let references = Self.sectionRange(original, id: 8).lowerBound
-        func refused(_ what: String, _ edit: (inout [UInt8]) -> Void, file: StaticString = #filePath, line: UInt = #line) {
+        let arcs = Self.sectionRange(original, id: 4), rings = Self.sectionRange(original, id: 7)
+        let references = Self.sectionRange(original, id: 8), unitRings = Self.sectionRange(original, id: 6)
+        func refused(_ what: String, _ reason: String, _ edit: (inout [UInt8]) -> Void, file: StaticString = #filePath, line: UInt = #line) {
             var bytes = original
             edit(&bytes)
             Self.fixChecksums(&bytes)
-            XCTAssertNotNil(loadError(bytes, what, file: file, line: line), file: file, line: line)
+            if let error = loadError(bytes, what, file: file, line: line) {
+                XCTAssertTrue(error.reason.contains(reason), "\(what): \(error)", file: file, line: line)
+            }
         }
-        refused("region level not in the table") { $0[regions] = 0 }
-        refused("region string past the strings") { Self.write(UInt32.max, at: regions + 4, in: &$0) }
-        refused("region string not UTF-8") { bytes in
+        /// The byte ranges of the varints from `start` to `end`.
+        func varints(_ start: Int, _ end: Int) -> [Range<Int>] {
+            var result: [Range<Int>] = []
+            var p = start
+            while p < end {
+                let first = p
+                while original[p] >= 0x80 { p += 1 }
+                p += 1
+                result.append(first..<p)
+            }
+            return result
+        }
+        /// A varint of `value` exactly `length` bytes long (padded with continuation bytes).
+        func varint(_ value: UInt64, length: Int) -> [UInt8] {
+            (0..<length).map { k in UInt8(truncatingIfNeeded: value >> (7 * UInt64(k))) & 0x7F | (k < length - 1 ? 0x80 : 0) }
+        }
+        let arcCount = Int(Self.read(original, arcs.lowerBound, as: UInt32.self))
+        let fields = varints(arcs.lowerBound + 4, arcs.upperBound)  // 5 per arc: head, left, right, dx, dy
+        XCTAssertEqual(fields.count, 5 * arcCount)
+        let twoByteLeft = try XCTUnwrap((0..<arcCount).first { (arc: Int) -> Bool in
+            fields[5 * arc + 1].count == 2 && fields[5 * arc + 2].count == 2
+        })
+        let openArc = try XCTUnwrap((0..<arcCount).first { (arc: Int) -> Bool in
+            let head: Range<Int> = fields[5 * arc]
+            return head.count == 1 && original[head.lowerBound] & 1 == 0
+        })
+        let longReference = try XCTUnwrap(varints(references.lowerBound, references.upperBound).first { $0.count == 3 })
+        refused("region level not in the table", "not in this table") { $0[regions] = 0 }
+        refused("region string past the strings", "not UTF-8") { Self.write(UInt32.max, at: regions + 4, in: &$0) }
+        refused("region string not UTF-8", "not UTF-8") { bytes in
             let strings = Self.sectionRange(original, id: 1).lowerBound
             bytes[strings + Int(Self.read(original, regions + 8, as: UInt32.self))] = 0xFF
         }
-        refused("region its own parent") { Self.write(Int32(0), at: regions + 20, in: &$0) }
-        refused("region parent out of range") { Self.write(Int32(1 << 20), at: regions + 20, in: &$0) }
-        refused("unit region out of range") { Self.write(Int32(-2), at: units, in: &$0) }
-        refused("unit region of the wrong level") { Self.write(Int32(0), at: units + 4, in: &$0) }
-        refused("arc with one vertex") { Self.write(UInt32(1), at: arcs, in: &$0) }
-        refused("arc with too many vertices") { Self.write(UInt32.max, at: arcs, in: &$0) }
-        refused("arc unit out of range") { Self.write(Int32(1 << 20), at: arcs + 4, in: &$0) }
-        refused("arc with the same unit on both sides") { Self.write(Self.read(original, arcs + 4, as: Int32.self), at: arcs + 8, in: &$0) }
-        refused("arc coordinates elsewhere") { Self.write(UInt32(1), at: arcs + 12, in: &$0) }
-        refused("arc first vertex off the globe") { Self.write(Int32(18_000_001), at: arcs + 16, in: &$0) }
-        refused("chunk width 34") { $0[Self.sectionRange(original, id: 5).lowerBound] = 34 }
-        refused("ring with no arcs") { Self.write(UInt32(0), at: rings + 4, in: &$0) }
-        refused("ring past the references") { Self.write(UInt32.max, at: rings, in: &$0) }
-        refused("reference to a missing arc") { Self.write(Int32.max, at: references, in: &$0) }
-        refused("complemented reference to a missing arc") { Self.write(~Int32(1 << 30), at: references, in: &$0) }
+        refused("region its own parent", "parent") { Self.write(Int32(0), at: regions + 20, in: &$0) }
+        refused("region parent out of range", "parent") { Self.write(Int32(1 << 20), at: regions + 20, in: &$0) }
+        refused("unit region out of range", "out of range") { Self.write(Int32(-2), at: units, in: &$0) }
+        refused("unit region of the wrong level", "is not a") { Self.write(Int32(0), at: units + 4, in: &$0) }
+        refused("arc count beyond the records", "arcs in") { Self.write(UInt32.max, at: arcs.lowerBound, in: &$0) }
+        refused("one arc record more than there are", "runs past the section") { Self.write(UInt32(arcCount + 1), at: arcs.lowerBound, in: &$0) }
+        refused("one arc record less than there are", "unused bytes after the last arc record") { Self.write(UInt32(arcCount - 1), at: arcs.lowerBound, in: &$0) }
+        refused("open arc with one vertex", "stored vertices") { $0[fields[5 * openArc].lowerBound] = 0 }
+        refused("arc unit out of range", "out of range") { $0.replaceSubrange(fields[5 * twoByteLeft + 1], with: varint(0x3FFF, length: 2)) }
+        refused("arc with the same unit on both sides", "out of range") { bytes in
+            bytes.replaceSubrange(fields[5 * twoByteLeft + 2], with: original[fields[5 * twoByteLeft + 1]])
+        }
+        refused("arc first vertex off the globe", "first vertex out of range") { bytes in
+            let dx = fields[3]
+            bytes.replaceSubrange(dx, with: varint(UInt64(2 * 18_000_001), length: dx.count))
+        }
+        refused("group width 34", "bad group width") { $0[Self.sectionRange(original, id: 5).lowerBound] = 34 }
+        refused("coordinate off the globe", "coordinate out of range") { bytes in
+            // The first group of the first arc at width 33, its first x delta the largest positive one.
+            let coordinates = Self.sectionRange(original, id: 5).lowerBound
+            bytes[coordinates] = 33
+            for k in 1...5 { bytes[coordinates + k] = k < 5 ? 0xFE : 0x01 }
+        }
+        refused("ring count beyond the ring bytes", "rings in") { Self.write(UInt32.max, at: unitRings.upperBound - 4, in: &$0) }
+        refused("ring with no arcs", "references") { $0[rings.lowerBound] = 0 }
+        refused("ring past the references", "reference") { $0[rings.upperBound - 1] = 0x7E }
+        refused("reference to a missing arc", "out of range") { $0.replaceSubrange(longReference, with: [0xFF, 0xFF, 0x7F]) }
+        refused("complemented reference to a missing arc", "out of range") { $0.replaceSubrange(longReference, with: [0xFE, 0xFF, 0x7F]) }
     }
 }
 
@@ -993,20 +1061,32 @@ extension RegionTableTests {
         // 3 units.
         for u in units { spec.unitRegions[u].forEach { i32($0 < 0 ? -1 : regionMap[Int($0)]!) } }
         let unitBytes = take()
-        // 4 arcs, 5 coordinates.
+        // 4 arcs (varint records), 5 coordinates; step 1.
+        func varint(_ value: UInt64, _ bytes: inout [UInt8]) {
+            var z = value
+            while z >= 0x80 { bytes.append(UInt8(z & 0x7F) | 0x80); z >>= 7 }
+            bytes.append(UInt8(z))
+        }
+        func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
         var coordinates: [UInt8] = []
+        var records: [UInt8] = []
+        var previous: (Int64, Int64) = (0, 0)
         for arc in arcs {
-            let v = vertices(arc)
-            u32(UInt32(v.count / 2)); i32(side(spec.left[arc])); i32(side(spec.right[arc])); u32(UInt32(coordinates.count)); i32(v[0]); i32(v[1])
+            var v = vertices(arc)
+            let closed = v[0] == v[v.count - 2] && v[1] == v[v.count - 1]
+            if closed { v.removeLast(2) }
+            varint(UInt64(v.count / 2 - 1) << 1 | (closed ? 1 : 0), &records)
+            varint(UInt64(side(spec.left[arc]) + 1), &records)
+            varint(UInt64(side(spec.right[arc]) + 1), &records)
+            varint(zigzag(Int64(v[0]) - previous.0), &records)
+            varint(zigzag(Int64(v[1]) - previous.1), &records)
+            previous = (Int64(v[0]), Int64(v[1]))
             var first = 0
             while first < v.count / 2 - 1 {
                 let n = min(16, v.count / 2 - 1 - first)
                 var codes: [UInt64] = []
                 for k in (first + 1)...(first + n) {
-                    for axis in 0..<2 {
-                        let delta = Int64(v[2 * k + axis]) - Int64(v[2 * k - 2 + axis])
-                        codes.append(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
-                    }
+                    for axis in 0..<2 { codes.append(zigzag(Int64(v[2 * k + axis]) - Int64(v[2 * k - 2 + axis]))) }
                 }
                 let width = codes.map { 64 - $0.leadingZeroBitCount }.max()!
                 coordinates.append(UInt8(width))
@@ -1020,8 +1100,9 @@ extension RegionTableTests {
                 first += n
             }
         }
-        let arcBytes = take()
-        // 6 unit rings, 7 rings, 8 arc references.
+        u32(UInt32(arcs.count))
+        let arcBytes = take() + records
+        // 6 unit rings, 7 rings, 8 arc references (varints).
         var ringCount: UInt32 = 0
         u32(0)
         for rings in unitRings {
@@ -1029,14 +1110,15 @@ extension RegionTableTests {
             u32(ringCount)
         }
         let unitRingBytes = take()
-        var referenceCount: UInt32 = 0
+        var ringBytes: [UInt8] = [], referenceBytes: [UInt8] = []
+        var previousReference: Int64 = 0
         for ring in unitRings.joined() {
-            u32(referenceCount); u32(UInt32(ring.references.count) | (ring.hole ? 0x8000_0000 : 0))
-            referenceCount += UInt32(ring.references.count)
+            varint(UInt64(ring.references.count) << 1 | (ring.hole ? 1 : 0), &ringBytes)
+            for reference in ring.references {
+                varint(zigzag(Int64(reference) - previousReference), &referenceBytes)
+                previousReference = Int64(reference)
+            }
         }
-        let ringBytes = take()
-        unitRings.joined().flatMap(\.references).forEach(i32)
-        let referenceBytes = take()
 
         // 9–11: a quadtree over the chunks (arc by arc, 16 segments each), leaves of ≤ 8 chunks.
         var chunks: [(arc: Int, first: Int, count: Int)] = []
@@ -1128,8 +1210,8 @@ extension RegionTableTests {
             payload += section
         }
         out = Array("AUREGION".utf8)
-        u16(1); u16(128); u32(0)
-        u8(1); u8(3); u16(0); out += [1, 2, 3, 0xFF]
+        u16(2); u16(128); u32(0)
+        u8(1); u8(3); u16(1); out += [1, 2, 3, 0xFF]
         u64(30.0.bitPattern); u64(100.0.bitPattern)
         out += RegionTableTests.fileBytes[40..<72]
         u64(UInt64(payload.count)); u64(XXH64.hash(payload)); u32(UInt32(sections.count))
