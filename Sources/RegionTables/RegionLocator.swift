@@ -43,11 +43,12 @@ public struct LocatorError: Error, Equatable, CustomStringConvertible {
 /// in (or at the edge of) China is shifted to GCJ-02 and tested against the China table, so
 /// Manila, Seoul and Thimphu are never shifted, while Hong Kong and Macau (GCJ-02 in the source,
 /// see docs/boundaries.md) are. Near China's border the world table is coarser than the China
-/// table (100 m on land borders, 400 m on coasts, against 30 m, and small islands dropped), so a
-/// point that the world table puts in no country, or within the world table's buffer (500 m,
-/// larger than both tolerances) of a world arc that bounds China, is also shifted and tested
+/// table (100 m on land borders against 30 m, coasts far coarser, small islands dropped), so a
+/// point that the world table puts in no country, or within the world table's buffer (wider than
+/// its land-border tolerance) of a world arc that bounds China, is also shifted and tested
 /// against the China table; when that table has it inside one of its units, the point is in
-/// China whatever the world table says: the finer table decides along its own border.
+/// China whatever the world table says: the finer table decides along its own border
+/// (docs/locator.md).
 public final class RegionLocator: @unchecked Sendable {
     public let world: RegionTable
     public let china: RegionTable
