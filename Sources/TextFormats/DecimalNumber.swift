@@ -8,44 +8,63 @@ import Darwin
 public enum DecimalNumber {
     /// A finite decimal number (`-12.5`, `3e-2`), or nil. Correctly rounded.
     ///
-    /// Plain decimals with at most 15 significant digits (every GPS coordinate) take Clinger's
-    /// exact fast path: the digits and the power of ten are both exact doubles, so one division
-    /// rounds correctly. Anything else goes to strtod.
+    /// Numbers whose digits, read as an integer m, are below 2⁵³ and whose decimal exponent e
+    /// (the written exponent less the fraction digits) is within ±22 (every GPS coordinate,
+    /// elevation and accuracy) take Clinger's fast path: m and 10^|e| are both exact doubles, so
+    /// one multiplication or division rounds correctly. Anything else goes to strtod.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
         let count = bytes.count
         guard count > 0, count < 64 else { return nil }
         var index = 0
-        var negative = false
-        if bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") {
-            negative = bytes[0] == UInt8(ascii: "-")
-            index = 1
-        }
+        let first = bytes[0]
+        let negative = first == UInt8(ascii: "-")
+        if negative || first == UInt8(ascii: "+") { index = 1 }
+
+        // Digits before and after the point, accumulated into one integer. At most 19 digits
+        // cannot overflow UInt64; more go to the slow path.
         var mantissa: UInt64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenPoint = false
-        var sawDigit = false
-        var simple = true
+        let integerStart = index
         while index < count {
-            let byte = bytes[index]
-            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                sawDigit = true
-                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
-                mantissa = mantissa &* 10 &+ UInt64(byte - UInt8(ascii: "0"))
-                if seenPoint { fractionDigits += 1 }
-            } else if byte == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-            } else {
-                simple = false
-                break
-            }
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
             index += 1
         }
-        if simple, sawDigit, digits <= 15, fractionDigits <= 22 {
-            let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
-            return negative ? -value : value
+        var digits = index - integerStart
+        var exponent = 0
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let fractionStart = index
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                index += 1
+            }
+            digits += index - fractionStart
+            exponent = fractionStart - index
         }
-        return parseWithStrtod(bytes)
+        guard digits > 0, digits <= 19 else { return parseWithStrtod(bytes) }
+        if index < count {
+            // An exponent: `e` or `E`, an optional sign, at least one digit.
+            guard bytes[index] | 0x20 == UInt8(ascii: "e"), index + 1 < count else { return parseWithStrtod(bytes) }
+            index += 1
+            let sign = bytes[index]
+            if sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { index += 1 }
+            let exponentStart = index
+            var written = 0
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return parseWithStrtod(bytes) }
+                written = min(written * 10 + Int(digit), 100_000)
+                index += 1
+            }
+            guard index > exponentStart else { return parseWithStrtod(bytes) }
+            exponent += sign == UInt8(ascii: "-") ? -written : written
+        }
+        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return parseWithStrtod(bytes) }
+        let value = exponent < 0 ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
+        return negative ? -value : value
     }
 
     /// 10⁰…10²², all exactly representable as doubles.

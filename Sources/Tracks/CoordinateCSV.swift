@@ -61,7 +61,8 @@ public enum CoordinateCSV {
     }
 
     /// The field starting at `start`: its trimmed, unquoted byte range, and where the next field
-    /// starts (nil when this is the last).
+    /// starts (nil when this is the last). Inlined: the track CSV reader calls it for every field.
+    @inline(__always)
     static func field(_ line: UnsafeRawBufferPointer, from start: Int) -> (range: Range<Int>, next: Int?) {
         var end = start
         while end < line.count, line[end] != UInt8(ascii: ",") { end += 1 }

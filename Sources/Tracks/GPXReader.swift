@@ -62,17 +62,13 @@ public enum GPXReader {
         var parser = GPXParser(path: path)
         defer { parser.deallocate() }
         while true {
-            var failure: Error?
-            do { try parser.parse() } catch { failure = error }
-            for event in parser.events {
+            while let event = try parser.next() {
                 switch event {
                 case .segmentBreak: sink.segmentBreak()
                 case let .point(point): sink.point(point)
                 case let .unreadable(problem): sink.unreadablePoint(problem)
                 }
             }
-            parser.events.removeAll(keepingCapacity: true)
-            if let failure { throw failure }
             if parser.finished { return parser.summary }
             let space = try parser.inputSpace()
             parser.received(try source.read(into: space))
@@ -80,14 +76,21 @@ public enum GPXReader {
     }
 }
 
-/// The GPX scanner. Not generic, so it compiles to one fast copy; `GPXReader.read` feeds it and
-/// hands its events to the sink. A struct, so property accesses need no run-time exclusivity
+/// The GPX scanner, a pull parser: `next()` returns one event at a time. Not generic, so it
+/// compiles to one fast copy; `GPXReader.read` feeds it and hands its events to the sink. A struct, so property accesses need no run-time exclusivity
 /// checks; its helpers are `mutating` even where they only read, because a non-mutating call from
 /// a mutating method copies the whole struct (measured: a third of the run time).
 ///
 /// Input lives in one buffer of ``GPXReader/maximumTokenLength`` + ``GPXReader/readSize`` bytes.
 /// Every token (tag, comment, a value being read) is handled only once it is wholly in the buffer;
-/// when it is not, `parse` returns and the unconsumed tail moves to the front for the next read.
+/// when it is not, `next` returns nil and the unconsumed tail moves to the front for the next read.
+///
+/// The tags nearly every point is made of have fast paths (`simpleElement`): an unprefixed
+/// `<trkpt …>`/`<rtept …>` start tag, and `<ele>`, `<time>` and `<hdop>` with their value and end
+/// tag, each read in one step when its value parses. Anything else about them (a prefix, an
+/// entity, a comment, a value that does not parse, a tag split across reads) makes the fast path
+/// decline without changing any state, and the general scanner reads the same bytes, so errors
+/// and problems are reported exactly as before.
 struct GPXParser {
     enum Event {
         case segmentBreak
@@ -104,7 +107,8 @@ struct GPXParser {
     }
 
     let path: String
-    var events: [Event] = []
+    /// The event the last token produced, returned by `next` (a token produces at most one).
+    private var pending: Event?
     var summary = GPXReader.Summary()
     private(set) var finished = false
 
@@ -245,22 +249,28 @@ struct GPXParser {
 
     // MARK: Scanning
 
-    /// Consumes every complete token in the buffer; sets `finished` at the end of the input.
-    mutating func parse() throws {
+    /// The next event, or nil when the buffer holds no further complete token (then `finished`
+    /// says whether the input is done, else it needs more bytes). Every check that can throw
+    /// runs before its token's event is produced, so no event is lost to an error.
+    mutating func next() throws -> Event? {
         if !started {
-            guard try begin() else { return }
+            guard try begin() else { return nil }
         }
         while true {
+            if let event = pending {
+                pending = nil
+                return event
+            }
             if position >= end {
                 if atEnd { try finish() }
-                return
+                return nil
             }
             if buffer[position] != UInt8(ascii: "<") {
                 let runEnd = try scanText(from: position)
                 if field != .none && depth == captureDepth && !valueInBuffer {
                     if runEnd == end {
                         if atEnd { throw error("the document ends inside an element's text (truncated?)", at: position) }
-                        return
+                        return nil
                     }
                     appendValue(position, runEnd, decode: true)
                 }
@@ -277,7 +287,7 @@ struct GPXParser {
             }
             guard let next = try markup(at: position) else {
                 if atEnd { throw error("the document ends inside a tag, comment or declaration (truncated?)", at: position) }
-                return
+                return nil
             }
             if next - position > GPXReader.maximumTokenLength { throw tooLong(at: position) }
             position = next
@@ -358,6 +368,7 @@ struct GPXParser {
             if end - start < 9 && !atEnd { return nil }
             throw error("unexpected markup '\(text(start, end, limit: 12))'", at: start)
         default:
+            if let next = simpleElement(at: start) { return next }
             return try startTag(at: start)
         }
     }
@@ -405,6 +416,108 @@ struct GPXParser {
         }
         return nil
     }
+
+    // MARK: Fast paths
+
+    /// Reads the start tag at `start` (a `<` followed by a name byte) at once when it is one of
+    /// the common point tags and in its plain form; returns the offset after what it read, or
+    /// nil, having changed nothing, for the general path (`startTag`) to read it instead.
+    private mutating func simpleElement(at start: Int) -> Int? {
+        guard field == .none, depth > 0, depth < GPXReader.maximumDepth else { return nil }
+        if pointDepth < 0 { return simplePointStart(at: start) }
+        if depth == pointDepth + 1 && problem == nil { return simpleValue(at: start) }
+        return nil
+    }
+
+    /// `<trkpt …>` or `<rtept …>` (no prefix, not self-closing) whose `lat` and `lon` attributes
+    /// are both present and parse as they are; other attributes are skipped, as `startTag` does.
+    private mutating func simplePointStart(at start: Int) -> Int? {
+        let limit = min(end, start + Self.simpleTagLimit)
+        guard start + 7 <= limit, equals(start + 1, "trkpt") || equals(start + 1, "rtept") else { return nil }
+        var lat: Range<Int>?, lon: Range<Int>?
+        var i = start + 6
+        while true {
+            guard i < limit else { return nil }
+            if buffer[i] == UInt8(ascii: ">") { break }
+            // White space, then `name="value"` (or `'value'`) or the tag's end.
+            guard Self.isSpace(buffer[i]) else { return nil }
+            repeat { i += 1 } while i < limit && Self.isSpace(buffer[i])
+            guard i < limit else { return nil }
+            if buffer[i] == UInt8(ascii: ">") { break }
+            let nameStart = i
+            guard Self.isNameStart(buffer[i]) else { return nil }
+            while i < limit, classes[Int(buffer[i])] & Self.nameByte != 0 { i += 1 }
+            guard i + 1 < limit, buffer[i] == UInt8(ascii: "="),
+                  buffer[i + 1] == UInt8(ascii: "\"") || buffer[i + 1] == UInt8(ascii: "'") else { return nil }
+            let nameLength = i - nameStart
+            let quote = buffer[i + 1]
+            let valueStart = i + 2
+            i = valueStart
+            while i < limit, buffer[i] != quote {
+                guard buffer[i] != UInt8(ascii: "<") else { return nil }
+                i += 1
+            }
+            guard i < limit else { return nil }
+            if nameLength == 3 && buffer[nameStart] == UInt8(ascii: "l") {
+                if buffer[nameStart + 1] == UInt8(ascii: "a") && buffer[nameStart + 2] == UInt8(ascii: "t") { lat = valueStart..<i }
+                if buffer[nameStart + 1] == UInt8(ascii: "o") && buffer[nameStart + 2] == UInt8(ascii: "n") { lon = valueStart..<i }
+            }
+            i += 1
+        }
+        guard let lat, let lon,
+              let latitude = DecimalNumber.parse(UnsafeRawBufferPointer(start: buffer + lat.lowerBound, count: lat.count)),
+              let longitude = DecimalNumber.parse(UnsafeRawBufferPointer(start: buffer + lon.lowerBound, count: lon.count))
+        else { return nil }
+        beginPoint(at: start, depth: depth)
+        self.latitude = latitude
+        self.longitude = longitude
+        open(.point, start + 1, start + 6)
+        return i + 1
+    }
+
+    /// `<ele>`, `<time>` or `<hdop>` directly inside the point, its value (at most
+    /// ``maximumValueLength`` bytes, no markup) and its end tag, when the value parses as it is.
+    /// A value that parses holds only digits, signs and the letters of a number or time, so the
+    /// general path would find no fault in its text and take it unchanged.
+    private mutating func simpleValue(at start: Int) -> Int? {
+        let which: Field, nameLength: Int
+        if equals(start + 1, "ele>") {
+            which = .elevation
+            nameLength = 3
+        } else if equals(start + 1, "time>") {
+            which = .time
+            nameLength = 4
+        } else if equals(start + 1, "hdop>") {
+            which = .hdop
+            nameLength = 4
+        } else {
+            return nil
+        }
+        let valueStart = start + nameLength + 2
+        let searched = min(end - valueStart, Self.maximumValueLength + 1)
+        guard searched > 0, let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), searched) else { return nil }
+        let valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+        let tagEnd = valueEnd + nameLength + 3
+        guard valueEnd > valueStart, tagEnd <= end, buffer[valueEnd + 1] == UInt8(ascii: "/"),
+              memcmp(buffer + valueEnd + 2, buffer + start + 1, nameLength + 1) == 0  // the name and '>'
+        else { return nil }
+        let value = UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)
+        switch which {
+        case .elevation:
+            guard let parsed = DecimalNumber.parse(value) else { return nil }
+            elevation = parsed
+        case .time:
+            guard let parsed = Timestamp.parse(value) else { return nil }
+            time = parsed
+        default:
+            guard let parsed = DecimalNumber.parse(value), parsed >= 0 else { return nil }
+            hdop = parsed
+        }
+        return tagEnd
+    }
+
+    /// How far `simplePointStart` looks for the end of a tag before leaving it to `startTag`.
+    private static var simpleTagLimit: Int { 1024 }
 
     private mutating func startTag(at start: Int) throws -> Int? {
         var i = start + 1
@@ -502,10 +615,12 @@ struct GPXParser {
         if pointDepth < 0 {
             switch kind {
             case .trkseg, .rte:
-                events.append(.segmentBreak)
+                pending = .segmentBreak
                 summary.segments += 1
             case .point:
-                beginPoint(at: start, depth: depth, lat: lat, lon: lon)
+                beginPoint(at: start, depth: depth)
+                latitude = coordinate(lat, name: "lat")
+                longitude = coordinate(lon, name: "lon")
             case .waypoint:
                 summary.waypoints += 1
             default:
@@ -530,15 +645,18 @@ struct GPXParser {
         if selfClosing {
             closed(depth: depth)
         } else {
-            kinds[depth] = kind
-            for k in nameStart..<nameEnd {
-                names.base[names.count] = buffer[k]
-                names.count += 1
-            }
-            nameEnds[depth] = names.count
-            depth += 1
+            open(kind, nameStart, nameEnd)
         }
         return tagEnd
+    }
+
+    /// Pushes an element whose name is at buffer `nameStart..<nameEnd` onto the open elements.
+    private mutating func open(_ kind: Kind, _ nameStart: Int, _ nameEnd: Int) {
+        kinds[depth] = kind
+        (names.base + names.count).update(from: buffer + nameStart, count: nameEnd - nameStart)
+        names.count += nameEnd - nameStart
+        nameEnds[depth] = names.count
+        depth += 1
     }
 
     private mutating func endTag(at start: Int) throws -> Int? {
@@ -563,6 +681,7 @@ struct GPXParser {
         guard matches else {
             throw error("'\(text(start, i + 1))' does not close <\(openName(top))>", at: start)
         }
+        if i + 1 - start > GPXReader.maximumTokenLength { throw tooLong(at: start) }  // before `closed` produces an event
         depth = top
         names.count = openStart
         valueEnd = start
@@ -581,7 +700,8 @@ struct GPXParser {
 
     // MARK: Points
 
-    private mutating func beginPoint(at start: Int, depth: Int, lat: Range<Int>?, lon: Range<Int>?) {
+    /// A point starts at buffer offset `start`, at `depth`; its coordinates are set next.
+    private mutating func beginPoint(at start: Int, depth: Int) {
         pointDepth = depth
         pointStart = start
         pointLine = nil
@@ -590,8 +710,6 @@ struct GPXParser {
         hdop = nil
         accuracy = nil
         problem = nil
-        latitude = coordinate(lat, name: "lat")
-        longitude = coordinate(lon, name: "lon")
     }
 
     private mutating func coordinate(_ range: Range<Int>?, name: String) -> Double? {
@@ -655,12 +773,12 @@ struct GPXParser {
         pointDepth = -1
         field = .none
         if let problem {
-            events.append(.unreadable(InputError(path: path, line: pointLine ?? line(at: pointStart), reason: problem)))
+            pending = .unreadable(InputError(path: path, line: pointLine ?? line(at: pointStart), reason: problem))
             summary.unreadablePoints += 1
             return
         }
         let metres = accuracy ?? hdop.map { hdopIsMetres ? $0 : $0 * 5 }
-        events.append(.point(TrackPoint(latitude: latitude!, longitude: longitude!, time: time, accuracy: metres, elevation: elevation)))
+        pending = .point(TrackPoint(latitude: latitude!, longitude: longitude!, time: time, accuracy: metres, elevation: elevation))
         summary.points += 1
     }
 

@@ -112,50 +112,57 @@ public enum TrackCSVReader {
 
     /// One data line as a point.
     static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns) throws -> TrackPoint {
-        // The fields the columns name, found in one pass without allocating.
-        var latitudeField: UnsafeRawBufferPointer?, longitudeField: UnsafeRawBufferPointer?
-        var timeField: UnsafeRawBufferPointer?, accuracyField: UnsafeRawBufferPointer?, elevationField: UnsafeRawBufferPointer?
+        // The fields the columns name, found in one pass without allocating; empty means absent.
+        var latitudeField = 0..<0, longitudeField = 0..<0, timeField = 0..<0, accuracyField = 0..<0, elevationField = 0..<0
         let last = max(columns.latitude, columns.longitude, columns.time ?? 0, columns.accuracy ?? 0, columns.elevation ?? 0)
         var index = 0
-        var start: Int? = 0
-        while let from = start, index <= last {
-            let field = CoordinateCSV.field(line, from: from)
+        var start = 0
+        while index <= last {
+            let field = CoordinateCSV.field(line, from: start)
             if !field.range.isEmpty {
-                let bytes = UnsafeRawBufferPointer(rebasing: line[field.range])
-                if index == columns.latitude { latitudeField = bytes }
-                if index == columns.longitude { longitudeField = bytes }
-                if index == columns.time { timeField = bytes }
-                if index == columns.accuracy { accuracyField = bytes }
-                if index == columns.elevation { elevationField = bytes }
+                if index == columns.latitude { latitudeField = field.range }
+                if index == columns.longitude { longitudeField = field.range }
+                if index == columns.time { timeField = field.range }
+                if index == columns.accuracy { accuracyField = field.range }
+                if index == columns.elevation { elevationField = field.range }
             }
+            guard let next = field.next else { break }
             index += 1
-            start = field.next
+            start = next
         }
-        func shown(_ value: UnsafeRawBufferPointer) -> String {
-            String(decoding: value.prefix(40), as: UTF8.self)
-        }
-        func number(_ field: UnsafeRawBufferPointer?, _ name: String, required: Bool, nonNegative: Bool = false) throws -> Double? {
-            guard let field else {
-                if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
-                return nil
-            }
-            guard let parsed = DecimalNumber.parse(field), !nonNegative || parsed >= 0 else {
-                throw LineProblem(reason: "\(name) '\(shown(field))' is not a\(nonNegative ? " non-negative" : "") number")
-            }
-            return parsed
-        }
-        let latitude = try number(latitudeField, "latitude", required: true)!
-        let longitude = try number(longitudeField, "longitude", required: true)!
+        let latitude = try number(line, latitudeField, "latitude", required: true) ?? 0
+        let longitude = try number(line, longitudeField, "longitude", required: true) ?? 0
         var time: Int64?
-        if let timeField {
-            guard let parsed = Timestamp.parse(timeField) ?? epochMilliseconds(timeField) else {
-                throw LineProblem(reason: "time '\(shown(timeField))' is neither ISO-8601 nor epoch seconds or milliseconds")
+        if !timeField.isEmpty {
+            let bytes = UnsafeRawBufferPointer(rebasing: line[timeField])
+            guard let parsed = Timestamp.parse(bytes) ?? epochMilliseconds(bytes) else {
+                throw LineProblem(reason: "time '\(shown(bytes))' is neither ISO-8601 nor epoch seconds or milliseconds")
             }
             time = parsed
         }
-        let accuracy = try number(accuracyField, "accuracy", required: false, nonNegative: true)
-        let elevation = try number(elevationField, "elevation", required: false)
+        let accuracy = try number(line, accuracyField, "accuracy", required: false, nonNegative: true)
+        let elevation = try number(line, elevationField, "elevation", required: false)
         return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
+    }
+
+    /// The number in `line[field]`; nil when the field is empty and not `required`.
+    @inline(__always)
+    private static func number(_ line: UnsafeRawBufferPointer, _ field: Range<Int>, _ name: StaticString,
+                               required: Bool, nonNegative: Bool = false) throws -> Double? {
+        guard !field.isEmpty else {
+            if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
+            return nil
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[field])
+        guard let parsed = DecimalNumber.parse(bytes), !nonNegative || parsed >= 0 else {
+            throw LineProblem(reason: "\(name) '\(shown(bytes))' is not a\(nonNegative ? " non-negative" : "") number")
+        }
+        return parsed
+    }
+
+    /// A field as shown in a problem: its first 40 bytes.
+    private static func shown(_ value: UnsafeRawBufferPointer) -> String {
+        String(decoding: value.prefix(40), as: UTF8.self)
     }
 
     /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on.
