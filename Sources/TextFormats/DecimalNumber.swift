@@ -8,20 +8,34 @@ import Darwin
 public enum DecimalNumber {
     /// A finite decimal number (`-12.5`, `3e-2`), or nil. Correctly rounded.
     ///
-    /// Numbers whose digits, read as an integer m, are below 2⁵³ and whose decimal exponent e
+    /// Numbers whose digits, read as an integer m, are at most 2⁵³ and whose decimal exponent e
     /// (the written exponent less the fraction digits) is within ±22 (every GPS coordinate,
-    /// elevation and accuracy) take Clinger's fast path: m and 10^|e| are both exact doubles, so
-    /// one multiplication or division rounds correctly. Anything else goes to strtod.
+    /// elevation and accuracy) take Clinger's fast path (`parsePrefix`): m and 10^|e| are both
+    /// exact doubles, so one multiplication or division rounds correctly. Anything else goes to
+    /// strtod.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        let count = bytes.count
-        guard count > 0, count < 64 else { return nil }
+        guard bytes.count > 0, bytes.count < 64 else { return nil }
+        if let number = parsePrefix(bytes), number.length == bytes.count { return number.value }
+        return parseWithStrtod(bytes)
+    }
+
+    /// The number at the start of `bytes` and its length, when it is one the fast path reads
+    /// exactly: an optional sign, digits with an optional point (at most 19 digits, with at
+    /// least one), an optional exponent, then anything that cannot continue it. Nil when it is
+    /// not such a number. A caller that finds its own delimiter right after the number has
+    /// what `parse` gives for the delimited text, without finding the delimiter first; any
+    /// other byte there means the text is for `parse` to judge.
+    @inline(__always)
+    public static func parsePrefix(_ bytes: UnsafeRawBufferPointer) -> (value: Double, length: Int)? {
+        let count = min(bytes.count, 63)  // `parse` reads no longer number
+        guard count > 0 else { return nil }
         var index = 0
         let first = bytes[0]
         let negative = first == UInt8(ascii: "-")
         if negative || first == UInt8(ascii: "+") { index = 1 }
 
         // Digits before and after the point, accumulated into one integer. At most 19 digits
-        // cannot overflow UInt64; more go to the slow path.
+        // cannot overflow UInt64.
         var mantissa: UInt64 = 0
         let integerStart = index
         while index < count {
@@ -44,27 +58,29 @@ public enum DecimalNumber {
             digits += index - fractionStart
             exponent = fractionStart - index
         }
-        guard digits > 0, digits <= 19 else { return parseWithStrtod(bytes) }
-        if index < count {
+        guard digits > 0, digits <= 19 else { return nil }
+        if index < count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             // An exponent: `e` or `E`, an optional sign, at least one digit.
-            guard bytes[index] | 0x20 == UInt8(ascii: "e"), index + 1 < count else { return parseWithStrtod(bytes) }
             index += 1
-            let sign = bytes[index]
-            if sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { index += 1 }
+            var negativeExponent = false
+            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                negativeExponent = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
             let exponentStart = index
             var written = 0
             while index < count {
                 let digit = bytes[index] &- UInt8(ascii: "0")
-                guard digit < 10 else { return parseWithStrtod(bytes) }
+                guard digit < 10 else { break }
                 written = min(written * 10 + Int(digit), 100_000)
                 index += 1
             }
-            guard index > exponentStart else { return parseWithStrtod(bytes) }
-            exponent += sign == UInt8(ascii: "-") ? -written : written
+            guard index > exponentStart else { return nil }
+            exponent += negativeExponent ? -written : written
         }
-        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return parseWithStrtod(bytes) }
+        guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
         let value = exponent < 0 ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
-        return negative ? -value : value
+        return (negative ? -value : value, index)
     }
 
     /// 10⁰…10²², all exactly representable as doubles.

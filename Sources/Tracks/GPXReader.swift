@@ -58,8 +58,13 @@ public enum GPXReader {
     /// - Throws: ``InputError`` for problems that stop the file (see the type's description).
     @discardableResult
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> Summary {
+        try read(source, path: path, into: &sink, fastPaths: true)
+    }
+
+    /// `read`, optionally without the parser's fast paths: tests check both deliver the same.
+    static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink, fastPaths: Bool) throws -> Summary {
         var source = source
-        var parser = GPXParser(path: path)
+        var parser = GPXParser(path: path, fastPaths: fastPaths)
         defer { parser.deallocate() }
         while true {
             while let event = try parser.next() {
@@ -107,6 +112,8 @@ struct GPXParser {
     }
 
     let path: String
+    /// Whether `simpleElement` may read tags (false only in tests, which compare the two ways).
+    let fastPaths: Bool
     /// The event the last token produced, returned by `next` (a token produces at most one).
     private var pending: Event?
     var summary = GPXReader.Summary()
@@ -160,8 +167,9 @@ struct GPXParser {
     private var captureOverflow = false
     private static let maximumValueLength = 128
 
-    init(path: String) {
+    init(path: String, fastPaths: Bool = true) {
         self.path = path
+        self.fastPaths = fastPaths
         capacity = GPXReader.maximumTokenLength + GPXReader.readSize
         buffer = .allocate(capacity: capacity)
         classes = .allocate(capacity: 256)
@@ -423,18 +431,18 @@ struct GPXParser {
     /// the common point tags and in its plain form; returns the offset after what it read, or
     /// nil, having changed nothing, for the general path (`startTag`) to read it instead.
     private mutating func simpleElement(at start: Int) -> Int? {
-        guard field == .none, depth > 0, depth < GPXReader.maximumDepth else { return nil }
+        guard fastPaths, field == .none, depth > 0, depth < GPXReader.maximumDepth else { return nil }
         if pointDepth < 0 { return simplePointStart(at: start) }
         if depth == pointDepth + 1 && problem == nil { return simpleValue(at: start) }
         return nil
     }
 
     /// `<trkpt …>` or `<rtept …>` (no prefix, not self-closing) whose `lat` and `lon` attributes
-    /// are both present and parse as they are; other attributes are skipped, as `startTag` does.
+    /// are both present and hold just a number; other attributes are skipped, as `startTag` does.
     private mutating func simplePointStart(at start: Int) -> Int? {
         let limit = min(end, start + Self.simpleTagLimit)
         guard start + 7 <= limit, equals(start + 1, "trkpt") || equals(start + 1, "rtept") else { return nil }
-        var lat: Range<Int>?, lon: Range<Int>?
+        var latitude: Double?, longitude: Double?
         var i = start + 6
         while true {
             guard i < limit else { return nil }
@@ -449,25 +457,26 @@ struct GPXParser {
             while i < limit, classes[Int(buffer[i])] & Self.nameByte != 0 { i += 1 }
             guard i + 1 < limit, buffer[i] == UInt8(ascii: "="),
                   buffer[i + 1] == UInt8(ascii: "\"") || buffer[i + 1] == UInt8(ascii: "'") else { return nil }
-            let nameLength = i - nameStart
+            let isLat = i - nameStart == 3 && equals(nameStart, "lat")
+            let isLon = i - nameStart == 3 && equals(nameStart, "lon")
             let quote = buffer[i + 1]
-            let valueStart = i + 2
-            i = valueStart
-            while i < limit, buffer[i] != quote {
-                guard buffer[i] != UInt8(ascii: "<") else { return nil }
-                i += 1
-            }
-            guard i < limit else { return nil }
-            if nameLength == 3 && buffer[nameStart] == UInt8(ascii: "l") {
-                if buffer[nameStart + 1] == UInt8(ascii: "a") && buffer[nameStart + 2] == UInt8(ascii: "t") { lat = valueStart..<i }
-                if buffer[nameStart + 1] == UInt8(ascii: "o") && buffer[nameStart + 2] == UInt8(ascii: "n") { lon = valueStart..<i }
+            i += 2
+            if isLat || isLon {
+                // The number, then the closing quote right after it.
+                guard let number = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(start: buffer + i, count: limit - i)),
+                      i + number.length < limit, buffer[i + number.length] == quote else { return nil }
+                if isLat { latitude = number.value } else { longitude = number.value }
+                i += number.length
+            } else {
+                while i < limit, buffer[i] != quote {
+                    guard buffer[i] != UInt8(ascii: "<") else { return nil }
+                    i += 1
+                }
+                guard i < limit else { return nil }
             }
             i += 1
         }
-        guard let lat, let lon,
-              let latitude = DecimalNumber.parse(UnsafeRawBufferPointer(start: buffer + lat.lowerBound, count: lat.count)),
-              let longitude = DecimalNumber.parse(UnsafeRawBufferPointer(start: buffer + lon.lowerBound, count: lon.count))
-        else { return nil }
+        guard let latitude, let longitude else { return nil }
         beginPoint(at: start, depth: depth)
         self.latitude = latitude
         self.longitude = longitude
@@ -494,24 +503,31 @@ struct GPXParser {
             return nil
         }
         let valueStart = start + nameLength + 2
-        let searched = min(end - valueStart, Self.maximumValueLength + 1)
-        guard searched > 0, let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), searched) else { return nil }
-        let valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+        let available = min(end - valueStart, Self.maximumValueLength + 1)
+        guard available > 0 else { return nil }
+        // The value ends at the first '<': after the number, or found for a time.
+        var number = 0.0
+        let valueEnd: Int
+        if which == .time {
+            guard let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), available) else { return nil }
+            valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+        } else {
+            guard let parsed = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(start: buffer + valueStart, count: available)) else { return nil }
+            number = parsed.value
+            valueEnd = valueStart + parsed.length
+        }
         let tagEnd = valueEnd + nameLength + 3
-        guard valueEnd > valueStart, tagEnd <= end, buffer[valueEnd + 1] == UInt8(ascii: "/"),
-              memcmp(buffer + valueEnd + 2, buffer + start + 1, nameLength + 1) == 0  // the name and '>'
-        else { return nil }
-        let value = UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)
+        guard valueEnd > valueStart, tagEnd <= end, buffer[valueEnd] == UInt8(ascii: "<"), buffer[valueEnd + 1] == UInt8(ascii: "/") else { return nil }
+        for k in 0...nameLength where buffer[valueEnd + 2 + k] != buffer[start + 1 + k] { return nil }  // the name and '>'
         switch which {
-        case .elevation:
-            guard let parsed = DecimalNumber.parse(value) else { return nil }
-            elevation = parsed
         case .time:
-            guard let parsed = Timestamp.parse(value) else { return nil }
+            guard let parsed = Timestamp.parse(UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)) else { return nil }
             time = parsed
+        case .elevation:
+            elevation = number
         default:
-            guard let parsed = DecimalNumber.parse(value), parsed >= 0 else { return nil }
-            hdop = parsed
+            guard number >= 0 else { return nil }
+            hdop = number
         }
         return tagEnd
     }
