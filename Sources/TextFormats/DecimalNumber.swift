@@ -25,7 +25,7 @@ public enum DecimalNumber {
     /// not such a number. A caller that finds its own delimiter right after the number has
     /// what `parse` gives for the delimited text, without finding the delimiter first; any
     /// other byte there means the text is for `parse` to judge.
-    @inline(__always)
+    @inlinable
     public static func parsePrefix(_ bytes: UnsafeRawBufferPointer) -> (value: Double, length: Int)? {
         let count = min(bytes.count, 63)  // `parse` reads no longer number
         guard count > 0 else { return nil }
@@ -83,12 +83,12 @@ public enum DecimalNumber {
         return (negative ? -value : value, index)
     }
 
-    /// 10⁰…10²², all exactly representable as doubles.
-    private static let exactPowersOfTen: [Double] = (0...22).map { e in
-        var p = 1.0
-        for _ in 0..<e { p *= 10 }
-        return p
-    }
+    /// 10⁰…10²², all exactly representable as doubles (a literal, so no lazy initialisation).
+    @usableFromInline
+    static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     private static func parseWithStrtod(_ bytes: UnsafeRawBufferPointer) -> Double? {
         let count = bytes.count

@@ -91,11 +91,12 @@ public enum GPXReader {
 /// when it is not, `next` returns nil and the unconsumed tail moves to the front for the next read.
 ///
 /// The tags nearly every point is made of have fast paths (`simpleElement`): an unprefixed
-/// `<trkpt …>`/`<rtept …>` start tag, and `<ele>`, `<time>` and `<hdop>` with their value and end
-/// tag, each read in one step when its value parses. Anything else about them (a prefix, an
-/// entity, a comment, a value that does not parse, a tag split across reads) makes the fast path
-/// decline without changing any state, and the general scanner reads the same bytes, so errors
-/// and problems are reported exactly as before.
+/// `<trkpt …>`/`<rtept …>` start tag, `<ele>`, `<time>` and `<hdop>` each with its value and end
+/// tag, the white space between them and the point's end tag, read in one go when the values
+/// parse. At the first thing that is not in that form (a prefix, an entity, a comment, another
+/// element, a value that does not parse, a tag split across reads) the fast path stops, with
+/// the state exactly as the general scanner leaves it after the tokens read so far, and the
+/// general scanner reads on from there; so errors and problems are reported exactly as before.
 struct GPXParser {
     enum Event {
         case segmentBreak
@@ -293,6 +294,10 @@ struct GPXParser {
                 appendValue(valueStart, position, decode: true)
                 valueInBuffer = false
             }
+            if fastPaths, let next = simpleElement(at: position) {
+                position = next
+                continue
+            }
             guard let next = try markup(at: position) else {
                 if atEnd { throw error("the document ends inside a tag, comment or declaration (truncated?)", at: position) }
                 return nil
@@ -376,7 +381,6 @@ struct GPXParser {
             if end - start < 9 && !atEnd { return nil }
             throw error("unexpected markup '\(text(start, end, limit: 12))'", at: start)
         default:
-            if let next = simpleElement(at: start) { return next }
             return try startTag(at: start)
         }
     }
@@ -427,14 +431,45 @@ struct GPXParser {
 
     // MARK: Fast paths
 
-    /// Reads the start tag at `start` (a `<` followed by a name byte) at once when it is one of
-    /// the common point tags and in its plain form; returns the offset after what it read, or
-    /// nil, having changed nothing, for the general path (`startTag`) to read it instead.
+    /// Reads from the markup at `start` (a `<`) as much of a point as is in the plain forms the
+    /// fast paths know; returns the offset after what it read, or nil, having changed nothing,
+    /// when it read nothing.
     private mutating func simpleElement(at start: Int) -> Int? {
-        guard fastPaths, field == .none, depth > 0, depth < GPXReader.maximumDepth else { return nil }
-        if pointDepth < 0 { return simplePointStart(at: start) }
-        if depth == pointDepth + 1 && problem == nil { return simpleValue(at: start) }
-        return nil
+        guard field == .none, depth > 0, depth < GPXReader.maximumDepth else { return nil }
+        var i: Int
+        if pointDepth < 0 {
+            guard let next = simplePointStart(at: start) else { return nil }
+            i = next
+        } else {
+            i = start
+        }
+        // The point's children and end tag, with white space between them.
+        while pointDepth >= 0 && depth == pointDepth + 1 && problem == nil && depth < GPXReader.maximumDepth {
+            var k = i
+            while k < end, Self.isSpace(buffer[k]) { k += 1 }
+            guard k + 1 < end, buffer[k] == UInt8(ascii: "<") else { break }
+            if buffer[k + 1] == UInt8(ascii: "/") {
+                if let next = simplePointEnd(at: k) { i = next }
+                break
+            }
+            guard let next = simpleValue(at: k) else { break }
+            i = next
+        }
+        return i > start ? i : nil
+    }
+
+    /// The end tag of the open point, `</name>` exactly; the point is delivered.
+    private mutating func simplePointEnd(at start: Int) -> Int? {
+        let top = depth - 1
+        let openStart = top > 0 ? nameEnds[top - 1] : 0
+        let length = nameEnds[top] - openStart
+        guard start + length + 3 <= end, buffer[start + length + 2] == UInt8(ascii: ">") else { return nil }
+        for k in 0..<length where names.base[openStart + k] != buffer[start + 2 + k] { return nil }
+        depth = top
+        names.count = openStart
+        valueEnd = start
+        closed(depth: top)
+        return start + length + 3
     }
 
     /// `<trkpt …>` or `<rtept …>` (no prefix, not self-closing) whose `lat` and `lon` attributes
