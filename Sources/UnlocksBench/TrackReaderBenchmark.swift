@@ -47,7 +47,7 @@ enum TrackReaderBenchmark {
 
         let megabytes = { (size: Int, seconds: Double) in fixed(Double(size) / seconds / 1e6, 0) }
         return [
-            "| reader (one core, file in the page cache) | points/s | MB/s |",
+            "| reader (one core, CPU time, file in the page cache) | points/s | MB/s |",
             "|---|---|---|",
             "| GPX, \(count) `trkpt` with `ele` and `time` (\(gpxBytes / count) bytes each) | \(millions(Double(count) / gpx)) M | \(megabytes(gpxBytes, gpx)) |",
             "| CSV `lat,lon,time,accuracy`, same points | \(millions(Double(count) / csv)) M | \(megabytes(csvBytes, csv)) |",
