@@ -81,10 +81,11 @@ public enum GPXReader {
     }
 }
 
-/// The GPX scanner, a pull parser: `next()` returns one event at a time. Not generic, so it
-/// compiles to one fast copy; `GPXReader.read` feeds it and hands its events to the sink. A struct, so property accesses need no run-time exclusivity
-/// checks; its helpers are `mutating` even where they only read, because a non-mutating call from
-/// a mutating method copies the whole struct (measured: a third of the run time).
+/// The GPX scanner, a pull parser: `next()` returns one event at a time, so no event is
+/// stored. Not generic, so it compiles to one fast copy; `GPXReader.read` feeds it and hands its
+/// events to the sink. A struct, so property accesses need no run-time exclusivity checks; its
+/// helpers are `mutating` even where they only read, because a non-mutating call from a mutating
+/// method copies the whole struct (measured: a third of the run time).
 ///
 /// Input lives in one buffer of ``GPXReader/maximumTokenLength`` + ``GPXReader/readSize`` bytes.
 /// Every token (tag, comment, a value being read) is handled only once it is wholly in the buffer;

@@ -19,7 +19,7 @@ public enum Timestamp {
               bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
               bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
         else { return nil }
-        // Each field's digits; `bad` collects every digit's offset from '0', which is ≥ 10 for a non-digit.
+        // Each field's digits, read without a branch per digit; `bad` is set when one is not a digit.
         var bad: UInt8 = 0
         func number(_ start: Int, _ length: Int) -> Int64 {
             var value: Int64 = 0
