@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TextFormats
 
 /// One parsed `lat,lon[,…]` line: the coordinates and where the rest of the line starts.
@@ -61,10 +66,14 @@ public enum CoordinateCSV {
     }
 
     /// The field starting at `start`: its trimmed, unquoted byte range, and where the next field
-    /// starts (nil when this is the last).
+    /// starts (nil when this is the last). Inlined: the track CSV reader calls it for every field.
+    @inline(__always)
     static func field(_ line: UnsafeRawBufferPointer, from start: Int) -> (range: Range<Int>, next: Int?) {
-        var end = start
-        while end < line.count, line[end] != UInt8(ascii: ",") { end += 1 }
+        // memchr: vector compares, and no mispredicted branch at the end of each short field.
+        var end = line.count
+        if start < end, let comma = memchr(line.baseAddress! + start, Int32(UInt8(ascii: ",")), end - start) {
+            end = line.baseAddress!.distance(to: UnsafeRawPointer(comma))
+        }
         var lower = start, upper = end
         while lower < upper, line[lower] == UInt8(ascii: " ") || line[lower] == UInt8(ascii: "\t") { lower += 1 }
         while upper > lower, line[upper - 1] == UInt8(ascii: " ") || line[upper - 1] == UInt8(ascii: "\t") { upper -= 1 }

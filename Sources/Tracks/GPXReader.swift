@@ -58,21 +58,22 @@ public enum GPXReader {
     /// - Throws: ``InputError`` for problems that stop the file (see the type's description).
     @discardableResult
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> Summary {
+        try read(source, path: path, into: &sink, fastPaths: true)
+    }
+
+    /// `read`, optionally without the parser's fast paths: tests check both deliver the same.
+    static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink, fastPaths: Bool) throws -> Summary {
         var source = source
-        var parser = GPXParser(path: path)
+        var parser = GPXParser(path: path, fastPaths: fastPaths)
         defer { parser.deallocate() }
         while true {
-            var failure: Error?
-            do { try parser.parse() } catch { failure = error }
-            for event in parser.events {
+            while let event = try parser.next() {
                 switch event {
                 case .segmentBreak: sink.segmentBreak()
                 case let .point(point): sink.point(point)
                 case let .unreadable(problem): sink.unreadablePoint(problem)
                 }
             }
-            parser.events.removeAll(keepingCapacity: true)
-            if let failure { throw failure }
             if parser.finished { return parser.summary }
             let space = try parser.inputSpace()
             parser.received(try source.read(into: space))
@@ -80,14 +81,23 @@ public enum GPXReader {
     }
 }
 
-/// The GPX scanner. Not generic, so it compiles to one fast copy; `GPXReader.read` feeds it and
-/// hands its events to the sink. A struct, so property accesses need no run-time exclusivity
-/// checks; its helpers are `mutating` even where they only read, because a non-mutating call from
-/// a mutating method copies the whole struct (measured: a third of the run time).
+/// The GPX scanner, a pull parser: `next()` returns one event at a time, so no event is
+/// stored. Not generic, so it compiles to one fast copy; `GPXReader.read` feeds it and hands its
+/// events to the sink. A struct, so property accesses need no run-time exclusivity checks; its
+/// helpers are `mutating` even where they only read, because a non-mutating call from a mutating
+/// method copies the whole struct (measured: a third of the run time).
 ///
 /// Input lives in one buffer of ``GPXReader/maximumTokenLength`` + ``GPXReader/readSize`` bytes.
 /// Every token (tag, comment, a value being read) is handled only once it is wholly in the buffer;
-/// when it is not, `parse` returns and the unconsumed tail moves to the front for the next read.
+/// when it is not, `next` returns nil and the unconsumed tail moves to the front for the next read.
+///
+/// The tags nearly every point is made of have fast paths (`simpleElement`): an unprefixed
+/// `<trkpt …>`/`<rtept …>` start tag, `<ele>`, `<time>` and `<hdop>` each with its value and end
+/// tag, the white space between them and the point's end tag, read in one go when the values
+/// parse. At the first thing that is not in that form (a prefix, an entity, a comment, another
+/// element, a value that does not parse, a tag split across reads) the fast path stops, with
+/// the state exactly as the general scanner leaves it after the tokens read so far, and the
+/// general scanner reads on from there; so errors and problems are reported exactly as before.
 struct GPXParser {
     enum Event {
         case segmentBreak
@@ -104,7 +114,10 @@ struct GPXParser {
     }
 
     let path: String
-    var events: [Event] = []
+    /// Whether `simpleElement` may read tags (false only in tests, which compare the two ways).
+    let fastPaths: Bool
+    /// The event the last token produced, returned by `next` (a token produces at most one).
+    private var pending: Event?
     var summary = GPXReader.Summary()
     private(set) var finished = false
 
@@ -156,8 +169,9 @@ struct GPXParser {
     private var captureOverflow = false
     private static let maximumValueLength = 128
 
-    init(path: String) {
+    init(path: String, fastPaths: Bool = true) {
         self.path = path
+        self.fastPaths = fastPaths
         capacity = GPXReader.maximumTokenLength + GPXReader.readSize
         buffer = .allocate(capacity: capacity)
         classes = .allocate(capacity: 256)
@@ -245,22 +259,28 @@ struct GPXParser {
 
     // MARK: Scanning
 
-    /// Consumes every complete token in the buffer; sets `finished` at the end of the input.
-    mutating func parse() throws {
+    /// The next event, or nil when the buffer holds no further complete token (then `finished`
+    /// says whether the input is done, else it needs more bytes). Every check that can throw
+    /// runs before its token's event is produced, so no event is lost to an error.
+    mutating func next() throws -> Event? {
         if !started {
-            guard try begin() else { return }
+            guard try begin() else { return nil }
         }
         while true {
+            if let event = pending {
+                pending = nil
+                return event
+            }
             if position >= end {
                 if atEnd { try finish() }
-                return
+                return nil
             }
             if buffer[position] != UInt8(ascii: "<") {
                 let runEnd = try scanText(from: position)
                 if field != .none && depth == captureDepth && !valueInBuffer {
                     if runEnd == end {
                         if atEnd { throw error("the document ends inside an element's text (truncated?)", at: position) }
-                        return
+                        return nil
                     }
                     appendValue(position, runEnd, decode: true)
                 }
@@ -275,9 +295,13 @@ struct GPXParser {
                 appendValue(valueStart, position, decode: true)
                 valueInBuffer = false
             }
+            if fastPaths, let next = simpleElement(at: position) {
+                position = next
+                continue
+            }
             guard let next = try markup(at: position) else {
                 if atEnd { throw error("the document ends inside a tag, comment or declaration (truncated?)", at: position) }
-                return
+                return nil
             }
             if next - position > GPXReader.maximumTokenLength { throw tooLong(at: position) }
             position = next
@@ -406,6 +430,147 @@ struct GPXParser {
         return nil
     }
 
+    // MARK: Fast paths
+
+    /// Reads from the markup at `start` (a `<`) as much of a point as is in the plain forms the
+    /// fast paths know; returns the offset after what it read, or nil, having changed nothing,
+    /// when it read nothing.
+    private mutating func simpleElement(at start: Int) -> Int? {
+        guard field == .none, depth > 0, depth < GPXReader.maximumDepth else { return nil }
+        var i: Int
+        if pointDepth < 0 {
+            guard let next = simplePointStart(at: start) else { return nil }
+            i = next
+        } else {
+            i = start
+        }
+        // The point's children and end tag, with white space between them.
+        while pointDepth >= 0 && depth == pointDepth + 1 && problem == nil && depth < GPXReader.maximumDepth {
+            var k = i
+            while k < end, Self.isSpace(buffer[k]) { k += 1 }
+            guard k + 1 < end, buffer[k] == UInt8(ascii: "<") else { break }
+            if buffer[k + 1] == UInt8(ascii: "/") {
+                if let next = simplePointEnd(at: k) { i = next }
+                break
+            }
+            guard let next = simpleValue(at: k) else { break }
+            i = next
+        }
+        return i > start ? i : nil
+    }
+
+    /// The end tag of the open point, `</name>` exactly; the point is delivered.
+    private mutating func simplePointEnd(at start: Int) -> Int? {
+        let top = depth - 1
+        let openStart = top > 0 ? nameEnds[top - 1] : 0
+        let length = nameEnds[top] - openStart
+        guard start + length + 3 <= end, buffer[start + length + 2] == UInt8(ascii: ">") else { return nil }
+        for k in 0..<length where names.base[openStart + k] != buffer[start + 2 + k] { return nil }
+        depth = top
+        names.count = openStart
+        valueEnd = start
+        closed(depth: top)
+        return start + length + 3
+    }
+
+    /// `<trkpt …>` or `<rtept …>` (no prefix, not self-closing) whose `lat` and `lon` attributes
+    /// are both present and hold just a number; other attributes are skipped, as `startTag` does.
+    private mutating func simplePointStart(at start: Int) -> Int? {
+        let limit = min(end, start + Self.simpleTagLimit)
+        guard start + 7 <= limit, equals(start + 1, "trkpt") || equals(start + 1, "rtept") else { return nil }
+        var latitude: Double?, longitude: Double?
+        var i = start + 6
+        while true {
+            guard i < limit else { return nil }
+            if buffer[i] == UInt8(ascii: ">") { break }
+            // White space, then `name="value"` (or `'value'`) or the tag's end.
+            guard Self.isSpace(buffer[i]) else { return nil }
+            repeat { i += 1 } while i < limit && Self.isSpace(buffer[i])
+            guard i < limit else { return nil }
+            if buffer[i] == UInt8(ascii: ">") { break }
+            let nameStart = i
+            guard Self.isNameStart(buffer[i]) else { return nil }
+            while i < limit, classes[Int(buffer[i])] & Self.nameByte != 0 { i += 1 }
+            guard i + 1 < limit, buffer[i] == UInt8(ascii: "="),
+                  buffer[i + 1] == UInt8(ascii: "\"") || buffer[i + 1] == UInt8(ascii: "'") else { return nil }
+            let isLat = i - nameStart == 3 && equals(nameStart, "lat")
+            let isLon = i - nameStart == 3 && equals(nameStart, "lon")
+            let quote = buffer[i + 1]
+            i += 2
+            if isLat || isLon {
+                // The number, then the closing quote right after it.
+                guard let number = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(start: buffer + i, count: limit - i)),
+                      i + number.length < limit, buffer[i + number.length] == quote else { return nil }
+                if isLat { latitude = number.value } else { longitude = number.value }
+                i += number.length
+            } else {
+                while i < limit, buffer[i] != quote {
+                    guard buffer[i] != UInt8(ascii: "<") else { return nil }
+                    i += 1
+                }
+                guard i < limit else { return nil }
+            }
+            i += 1
+        }
+        guard let latitude, let longitude else { return nil }
+        beginPoint(at: start, depth: depth)
+        self.latitude = latitude
+        self.longitude = longitude
+        open(.point, start + 1, start + 6)
+        return i + 1
+    }
+
+    /// `<ele>`, `<time>` or `<hdop>` directly inside the point, its value (at most
+    /// ``maximumValueLength`` bytes, no markup) and its end tag, when the value parses as it is.
+    /// A value that parses holds only digits, signs and the letters of a number or time, so the
+    /// general path would find no fault in its text and take it unchanged.
+    private mutating func simpleValue(at start: Int) -> Int? {
+        let which: Field, nameLength: Int
+        if equals(start + 1, "ele>") {
+            which = .elevation
+            nameLength = 3
+        } else if equals(start + 1, "time>") {
+            which = .time
+            nameLength = 4
+        } else if equals(start + 1, "hdop>") {
+            which = .hdop
+            nameLength = 4
+        } else {
+            return nil
+        }
+        let valueStart = start + nameLength + 2
+        let available = min(end - valueStart, Self.maximumValueLength + 1)
+        guard available > 0 else { return nil }
+        // The value ends at the first '<': after the number, or found for a time.
+        var number = 0.0
+        let valueEnd: Int
+        if which == .time {
+            guard let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), available) else { return nil }
+            valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+        } else {
+            guard let parsed = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(start: buffer + valueStart, count: available)) else { return nil }
+            number = parsed.value
+            valueEnd = valueStart + parsed.length
+        }
+        let tagEnd = valueEnd + nameLength + 3
+        guard valueEnd > valueStart, tagEnd <= end, buffer[valueEnd] == UInt8(ascii: "<"), buffer[valueEnd + 1] == UInt8(ascii: "/") else { return nil }
+        for k in 0...nameLength where buffer[valueEnd + 2 + k] != buffer[start + 1 + k] { return nil }  // the name and '>'
+        switch which {
+        case .time:
+            guard let parsed = Timestamp.parse(UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)) else { return nil }
+            time = parsed
+        case .elevation:
+            elevation = number
+        default:
+            guard number >= 0 else { return nil }
+            hdop = number
+        }
+        return tagEnd
+    }
+
+    /// How far `simplePointStart` looks for the end of a tag before leaving it to `startTag`.
+    private static var simpleTagLimit: Int { 1024 }
+
     private mutating func startTag(at start: Int) throws -> Int? {
         var i = start + 1
         var local = i
@@ -502,10 +667,12 @@ struct GPXParser {
         if pointDepth < 0 {
             switch kind {
             case .trkseg, .rte:
-                events.append(.segmentBreak)
+                pending = .segmentBreak
                 summary.segments += 1
             case .point:
-                beginPoint(at: start, depth: depth, lat: lat, lon: lon)
+                beginPoint(at: start, depth: depth)
+                latitude = coordinate(lat, name: "lat")
+                longitude = coordinate(lon, name: "lon")
             case .waypoint:
                 summary.waypoints += 1
             default:
@@ -530,15 +697,18 @@ struct GPXParser {
         if selfClosing {
             closed(depth: depth)
         } else {
-            kinds[depth] = kind
-            for k in nameStart..<nameEnd {
-                names.base[names.count] = buffer[k]
-                names.count += 1
-            }
-            nameEnds[depth] = names.count
-            depth += 1
+            open(kind, nameStart, nameEnd)
         }
         return tagEnd
+    }
+
+    /// Pushes an element whose name is at buffer `nameStart..<nameEnd` onto the open elements.
+    private mutating func open(_ kind: Kind, _ nameStart: Int, _ nameEnd: Int) {
+        kinds[depth] = kind
+        (names.base + names.count).update(from: buffer + nameStart, count: nameEnd - nameStart)
+        names.count += nameEnd - nameStart
+        nameEnds[depth] = names.count
+        depth += 1
     }
 
     private mutating func endTag(at start: Int) throws -> Int? {
@@ -563,6 +733,7 @@ struct GPXParser {
         guard matches else {
             throw error("'\(text(start, i + 1))' does not close <\(openName(top))>", at: start)
         }
+        if i + 1 - start > GPXReader.maximumTokenLength { throw tooLong(at: start) }  // before `closed` produces an event
         depth = top
         names.count = openStart
         valueEnd = start
@@ -581,7 +752,8 @@ struct GPXParser {
 
     // MARK: Points
 
-    private mutating func beginPoint(at start: Int, depth: Int, lat: Range<Int>?, lon: Range<Int>?) {
+    /// A point starts at buffer offset `start`, at `depth`; its coordinates are set next.
+    private mutating func beginPoint(at start: Int, depth: Int) {
         pointDepth = depth
         pointStart = start
         pointLine = nil
@@ -590,8 +762,6 @@ struct GPXParser {
         hdop = nil
         accuracy = nil
         problem = nil
-        latitude = coordinate(lat, name: "lat")
-        longitude = coordinate(lon, name: "lon")
     }
 
     private mutating func coordinate(_ range: Range<Int>?, name: String) -> Double? {
@@ -655,12 +825,12 @@ struct GPXParser {
         pointDepth = -1
         field = .none
         if let problem {
-            events.append(.unreadable(InputError(path: path, line: pointLine ?? line(at: pointStart), reason: problem)))
+            pending = .unreadable(InputError(path: path, line: pointLine ?? line(at: pointStart), reason: problem))
             summary.unreadablePoints += 1
             return
         }
         let metres = accuracy ?? hdop.map { hdopIsMetres ? $0 : $0 * 5 }
-        events.append(.point(TrackPoint(latitude: latitude!, longitude: longitude!, time: time, accuracy: metres, elevation: elevation)))
+        pending = .point(TrackPoint(latitude: latitude!, longitude: longitude!, time: time, accuracy: metres, elevation: elevation))
         summary.points += 1
     }
 

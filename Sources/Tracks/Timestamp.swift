@@ -6,6 +6,46 @@
 public enum Timestamp {
     /// Milliseconds since the Unix epoch, or nil when `bytes` is not such a timestamp.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        if let milliseconds = parseFixedLayout(bytes) { return milliseconds }
+        return parseGeneral(bytes)
+    }
+
+    /// The layout devices write almost always, `YYYY-MM-DDThh:mm:ssZ` or
+    /// `YYYY-MM-DDThh:mm:ss.sssZ`, read by position; nil for anything else (including an invalid
+    /// date or time in that layout), which `parseGeneral` then decides.
+    private static func parseFixedLayout(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        let count = bytes.count
+        guard count == 20 || count == 24, bytes[count - 1] == UInt8(ascii: "Z"),
+              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
+        // Each field's digits, read without a branch per digit; `bad` is set when one is not a digit.
+        var bad: UInt8 = 0
+        func number(_ start: Int, _ length: Int) -> Int64 {
+            var value: Int64 = 0
+            for i in start..<(start + length) {
+                let digit = bytes[i] &- UInt8(ascii: "0")
+                bad |= digit > 9 ? 0x80 : 0
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        let year = number(0, 4), month = number(5, 2), day = number(8, 2)
+        let hour = number(11, 2), minute = number(14, 2), second = number(17, 2)
+        var milliseconds: Int64 = 0
+        if count == 24 {
+            guard bytes[19] == UInt8(ascii: ".") else { return nil }
+            milliseconds = number(20, 3)
+        }
+        guard bad == 0, month >= 1, month <= 12, day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        return (((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + milliseconds
+    }
+
+    /// Every accepted form (see the type's description), read field by field.
+    private static func parseGeneral(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         var reader = DigitReader(bytes: bytes)
         guard let year = reader.digits(4), reader.take(UInt8(ascii: "-")),
               let month = reader.digits(2), reader.take(UInt8(ascii: "-")),

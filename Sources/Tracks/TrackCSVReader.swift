@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TextFormats
 
 /// Reads CSV tracks, `lat,lon[,time][,accuracy]`, as a stream (one line at a time).
@@ -69,6 +74,9 @@ public enum TrackCSVReader {
 
         /// Positional: lat, lon, time, accuracy.
         init() {}
+
+        /// The last column read.
+        var last: Int { max(latitude, longitude, time ?? 0, accuracy ?? 0, elevation ?? 0) }
     }
 
     /// Reads the CSV in `source` into `sink`; `path` names it in errors.
@@ -96,7 +104,7 @@ public enum TrackCSVReader {
                 columns = Columns()
             }
             do {
-                sink.point(try parse(line, columns!))
+                sink.point(try parseSimple(line, columns!) ?? parse(line, columns!))
                 summary.points += 1
             } catch let problem as LineProblem {
                 sink.unreadablePoint(InputError(path: path, line: number, reason: problem.reason))
@@ -110,52 +118,102 @@ public enum TrackCSVReader {
         var reason: String
     }
 
+    /// `parse` for a line whose fields are plain (unpadded, unquoted, not empty) numbers and
+    /// ISO-8601 times, nearly every line: each number is read where it starts, without first
+    /// searching for its comma. Nil, having decided nothing, for anything else (an empty or
+    /// padded field, an epoch time, a value that does not parse): `parse` then reads the line
+    /// and words its problem. A field this reads has no padding or quotes to remove, so `parse`
+    /// would read the same bytes and find the same value.
+    static func parseSimple(_ line: UnsafeRawBufferPointer, _ columns: Columns) -> TrackPoint? {
+        var latitude: Double?, longitude: Double?, time: Int64?, accuracy: Double?, elevation: Double?
+        let count = line.count, last = columns.last
+        var start = 0
+        var index = 0
+        while index <= last {
+            let fieldEnd: Int
+            if index == columns.latitude || index == columns.longitude || index == columns.accuracy || index == columns.elevation {
+                guard let number = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(rebasing: line[start...])) else { return nil }
+                fieldEnd = start + number.length
+                guard fieldEnd == count || line[fieldEnd] == UInt8(ascii: ",") else { return nil }
+                if index == columns.latitude {
+                    latitude = number.value
+                } else if index == columns.longitude {
+                    longitude = number.value
+                } else if index == columns.accuracy {
+                    guard number.value >= 0 else { return nil }
+                    accuracy = number.value
+                } else {
+                    elevation = number.value
+                }
+            } else {
+                let comma = start < count ? memchr(line.baseAddress! + start, Int32(UInt8(ascii: ",")), count - start) : nil
+                fieldEnd = comma.map { line.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? count
+                if index == columns.time {
+                    guard fieldEnd > start, let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd])) else { return nil }
+                    time = parsed
+                }
+            }
+            if fieldEnd == count { break }
+            start = fieldEnd + 1
+            index += 1
+        }
+        guard let latitude, let longitude else { return nil }
+        return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
+    }
+
     /// One data line as a point.
     static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns) throws -> TrackPoint {
-        // The fields the columns name, found in one pass without allocating.
-        var latitudeField: UnsafeRawBufferPointer?, longitudeField: UnsafeRawBufferPointer?
-        var timeField: UnsafeRawBufferPointer?, accuracyField: UnsafeRawBufferPointer?, elevationField: UnsafeRawBufferPointer?
-        let last = max(columns.latitude, columns.longitude, columns.time ?? 0, columns.accuracy ?? 0, columns.elevation ?? 0)
+        // The fields the columns name, found in one pass without allocating; empty means absent.
+        var latitudeField = 0..<0, longitudeField = 0..<0, timeField = 0..<0, accuracyField = 0..<0, elevationField = 0..<0
+        let last = columns.last
         var index = 0
-        var start: Int? = 0
-        while let from = start, index <= last {
-            let field = CoordinateCSV.field(line, from: from)
+        var start = 0
+        while index <= last {
+            let field = CoordinateCSV.field(line, from: start)
             if !field.range.isEmpty {
-                let bytes = UnsafeRawBufferPointer(rebasing: line[field.range])
-                if index == columns.latitude { latitudeField = bytes }
-                if index == columns.longitude { longitudeField = bytes }
-                if index == columns.time { timeField = bytes }
-                if index == columns.accuracy { accuracyField = bytes }
-                if index == columns.elevation { elevationField = bytes }
+                if index == columns.latitude { latitudeField = field.range }
+                if index == columns.longitude { longitudeField = field.range }
+                if index == columns.time { timeField = field.range }
+                if index == columns.accuracy { accuracyField = field.range }
+                if index == columns.elevation { elevationField = field.range }
             }
+            guard let next = field.next else { break }
             index += 1
-            start = field.next
+            start = next
         }
-        func shown(_ value: UnsafeRawBufferPointer) -> String {
-            String(decoding: value.prefix(40), as: UTF8.self)
-        }
-        func number(_ field: UnsafeRawBufferPointer?, _ name: String, required: Bool, nonNegative: Bool = false) throws -> Double? {
-            guard let field else {
-                if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
-                return nil
-            }
-            guard let parsed = DecimalNumber.parse(field), !nonNegative || parsed >= 0 else {
-                throw LineProblem(reason: "\(name) '\(shown(field))' is not a\(nonNegative ? " non-negative" : "") number")
-            }
-            return parsed
-        }
-        let latitude = try number(latitudeField, "latitude", required: true)!
-        let longitude = try number(longitudeField, "longitude", required: true)!
+        let latitude = try number(line, latitudeField, "latitude", required: true) ?? 0
+        let longitude = try number(line, longitudeField, "longitude", required: true) ?? 0
         var time: Int64?
-        if let timeField {
-            guard let parsed = Timestamp.parse(timeField) ?? epochMilliseconds(timeField) else {
-                throw LineProblem(reason: "time '\(shown(timeField))' is neither ISO-8601 nor epoch seconds or milliseconds")
+        if !timeField.isEmpty {
+            let bytes = UnsafeRawBufferPointer(rebasing: line[timeField])
+            guard let parsed = Timestamp.parse(bytes) ?? epochMilliseconds(bytes) else {
+                throw LineProblem(reason: "time '\(shown(bytes))' is neither ISO-8601 nor epoch seconds or milliseconds")
             }
             time = parsed
         }
-        let accuracy = try number(accuracyField, "accuracy", required: false, nonNegative: true)
-        let elevation = try number(elevationField, "elevation", required: false)
+        let accuracy = try number(line, accuracyField, "accuracy", required: false, nonNegative: true)
+        let elevation = try number(line, elevationField, "elevation", required: false)
         return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
+    }
+
+    /// The number in `line[field]`; nil when the field is empty and not `required`.
+    @inline(__always)
+    private static func number(_ line: UnsafeRawBufferPointer, _ field: Range<Int>, _ name: StaticString,
+                               required: Bool, nonNegative: Bool = false) throws -> Double? {
+        guard !field.isEmpty else {
+            if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
+            return nil
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[field])
+        guard let parsed = DecimalNumber.parse(bytes), !nonNegative || parsed >= 0 else {
+            throw LineProblem(reason: "\(name) '\(shown(bytes))' is not a\(nonNegative ? " non-negative" : "") number")
+        }
+        return parsed
+    }
+
+    /// A field as shown in a problem: its first 40 bytes.
+    private static func shown(_ value: UnsafeRawBufferPointer) -> String {
+        String(decoding: value.prefix(40), as: UTF8.self)
     }
 
     /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on.

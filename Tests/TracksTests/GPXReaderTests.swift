@@ -371,4 +371,85 @@ final class GPXReaderTests: XCTestCase {
         let (sink, _) = try readGPX(text)
         XCTAssertEqual(sink.problems.map(\.line), expected)
     }
+    // MARK: Fast paths
+
+    /// The parser reads common point tags through fast paths; with and without them, whole and
+    /// in 7-byte reads, it must deliver the same points, problems, summary and error.
+    private func assertFastPathsChangeNothing(_ bytes: [UInt8], _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        func run(fast: Bool, trickle: Bool) -> (events: [RecordingSink.Event], summary: GPXReader.Summary?, error: InputError?) {
+            var sink = RecordingSink()
+            do {
+                let summary = trickle ? try GPXReader.read(TrickleSource(bytes: bytes, step: 7), path: "f.gpx", into: &sink, fastPaths: fast)
+                                      : try GPXReader.read(BytesSource(bytes: bytes), path: "f.gpx", into: &sink, fastPaths: fast)
+                return (sink.events, summary, nil)
+            } catch {
+                return (sink.events, nil, error as? InputError)
+            }
+        }
+        for trickle in [false, true] {
+            let general = run(fast: false, trickle: trickle), fast = run(fast: true, trickle: trickle)
+            XCTAssertEqual(fast.events, general.events, "\(name), trickle \(trickle)", file: file, line: line)
+            XCTAssertEqual(fast.summary, general.summary, "\(name), trickle \(trickle)", file: file, line: line)
+            XCTAssertEqual(fast.error, general.error, "\(name), trickle \(trickle)", file: file, line: line)
+        }
+    }
+
+    static let pointVariants = gpx("""
+    <trk><trkseg>
+    <trkpt lat="39.9" lon="116.4"><ele>43.5</ele><time>2024-03-01T00:00:00Z</time><hdop>1.5</hdop></trkpt>
+    <rtept lat='1' lon='2'><time>2024-03-01T00:00:00.123Z</time></rtept>
+    <trkpt lon="116.4"  lat="39.9" x="a&amp;b"><ele> 43.5 </ele><time>2024-02-30T00:00:00Z</time></trkpt>
+    <trkpt lat=" 39.9" lon="1e2"><ele>1e400</ele></trkpt>
+    <trkpt lat="39.9" lon="116.4" lat="40"><ele></ele><hdop>-1</hdop></trkpt>
+    <trkpt lat="39.9" lon="116.4" ><time>2016-12-31T23:59:60Z</time><ele>12<!-- c -->3</ele></trkpt>
+    <gpx:trkpt lat="1" lon="2"><gpx:ele>3</gpx:ele></gpx:trkpt>
+    <trkpt lat="1" lon="2"><ele>1</ele ><time>2024-03-01T00:00:00Z</time ><time>2024-03-01T00:00:01Z</time></trkpt>
+    <trkpt lat="1" lon="2"><ELE>1</ELE><extensions><hacc>3</hacc></extensions><ele>&#52;</ele></trkpt>
+    <trkpt lat="1" lon="2"><ele>1</ele><ele>x</ele><ele>2</ele></trkpt>
+    <trkpt lat="1" lon="2"><time>2024-03-01 00:00:00+08:00</time><hdop>0</hdop><hdop>7</hdop></trkpt>
+    <trkpt lat="1" lon="2"><time>\(String(repeating: "1", count: 140))</time></trkpt>
+    <trkpt lat="1" lon="2"><time>2024-03-01T00:00:00.\(String(repeating: "1", count: 120))Z</time></trkpt>
+    <trkpt lat="1" lon="2"/><trkpt lat="1" lon="2"></trkpt><trkpt lat="1"><ele>1</ele></trkpt>
+    <trkpt lat="-0" lon="+7"><ele>-12.25e1</ele><hdop>.5</hdop><time>2024-13-01T00:00:00Z</time></trkpt>
+    <trkpt lat="1" lon="2"><sat>4</sat><time>2024-03-01T00:00:00Z<![CDATA[]]></time><wpt/></trkpt>
+    <trkpt lat="1" lon="2"><trkpt lat="3" lon="4"><ele>5</ele></trkpt><ele>6</ele></trkpt>
+    </trkseg></trk>
+    <wpt lat="1" lon="2"><ele>3</ele></wpt>
+    """)
+
+    func testFastPathsReadAsTheGeneralPathDoes() throws {
+        let variants = Array(Self.pointVariants.utf8)
+        assertFastPathsChangeNothing(variants, "variants")
+        XCTAssertGreaterThan(try readGPX(variants).0.points.count, 5)
+        for fixture in ["gpx1.1_with_all_fields.gpx", "korita-zbevnica.gpx"] {
+            assertFastPathsChangeNothing(Array(try Data(contentsOf: Self.fixtures.appendingPathComponent(fixture))), fixture)
+        }
+        // Errors the fast paths must leave to the general path, and nesting at the depth limit.
+        let deep = String(repeating: "<e>", count: GPXReader.maximumDepth - 2)
+        for (k, text) in [
+            "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><ele>1</elev></trkpt></trkseg></trk></gpx>",
+            "<gpx><trk><trkseg><trkpt lat=\"1\"lon=\"2\"></trkpt></trkseg></trk></gpx>",
+            "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><ele>1\u{1}</ele></trkpt></trkseg></trk></gpx>",
+            "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2<\"></trkpt></trkseg></trk></gpx>",
+            "<trkpt lat=\"1\" lon=\"2\"><ele>1</ele></trkpt>",
+            "<gpx>\(deep)<trkpt lat=\"1\" lon=\"2\"></trkpt><trkpt lat=\"1\" lon=\"2\"><ele>1</ele></trkpt></gpx>",
+            "<gpx>\(deep)<e><trkpt lat=\"1\" lon=\"2\"></trkpt></e></gpx>",
+        ].enumerated() {
+            assertFastPathsChangeNothing(Array(text.utf8), "case \(k)")
+        }
+        // Every cut, and damaged copies with bytes from XML's own alphabet.
+        for cut in stride(from: 0, to: variants.count, by: 3) {
+            assertFastPathsChangeNothing(Array(variants[..<cut]), "cut at \(cut)")
+        }
+        let alphabet = Array("<>/=\"' &;#!-.:\n\t1e9Zlatonhp\u{1}".utf8)
+        var seed: UInt64 = 20_261_130
+        for round in 0..<1500 {
+            var damaged = variants
+            for _ in 0..<1 + Int(seed % 3) {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                damaged[Int(seed >> 33) % damaged.count] = alphabet[Int(seed >> 20) % alphabet.count]
+            }
+            assertFastPathsChangeNothing(damaged, "damaged copy \(round)")
+        }
+    }
 }

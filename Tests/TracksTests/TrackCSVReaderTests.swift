@@ -73,4 +73,34 @@ final class TrackCSVReaderTests: XCTestCase {
         }
         XCTAssertEqual(sink.points.count, 1)
     }
+    /// `parseSimple` reads the common lines at once; wherever it answers, `parse` must give the
+    /// same point, on lines damaged with bytes from CSV's own alphabet.
+    func testSimpleLinesReadAsTheGeneralParserDoes() throws {
+        let header = Array("time,lon,acc,lat,ele,name".utf8)
+        let layouts = [TrackCSVReader.Columns(), try XCTUnwrap(header.withUnsafeBytes { TrackCSVReader.Columns(header: $0) })]
+        let lines = [
+            "39.9012345,116.4012345,2024-03-01T00:00:00Z,5", "1,2", "-0.5,1e2,2024-03-01T00:00:00.123Z,0,12",
+            "2024-03-01T00:00:00Z,116.4,3.5,39.9,44,x", "2024-02-29T23:59:59Z,-116.4,0,-39.9,-1e1,\"a\"", "+.5,5.,,1",
+        ].map { Array($0.utf8) }
+        let alphabet = Array("0123456789.,-+eE Z:T\"\tx".utf8)
+        var seed: UInt64 = 20_261_130
+        var simple = 0
+        for round in 0..<20_000 {
+            var line = lines[round % lines.count]
+            if round >= lines.count {
+                for _ in 0..<1 + Int(seed % 3) {
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    line[Int(seed >> 33) % line.count] = alphabet[Int(seed >> 20) % alphabet.count]
+                }
+            }
+            for columns in layouts {
+                line.withUnsafeBytes { bytes in
+                    guard let fast = TrackCSVReader.parseSimple(bytes, columns) else { return }
+                    simple += 1
+                    XCTAssertEqual(fast, try? TrackCSVReader.parse(bytes, columns), String(decoding: line, as: UTF8.self))
+                }
+            }
+        }
+        XCTAssertGreaterThan(simple, 2000)
+    }
 }
