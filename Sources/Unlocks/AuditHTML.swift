@@ -41,12 +41,12 @@ extension AuditReport {
         .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}
         .trk{stroke:#2563eb;stroke-width:1.6;opacity:.55}
         svg text{font:11px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
-        .facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
+        .facts{flex:1;min-width:320px}.facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
         </style></head><body>
         <h1>Border audit</h1>
 
         """
-        out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodes.count) episodes; near-border means within \(fixed(within, 0)) m. "
+        out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodes.count) episodes; near-border means within \(fixed(within, 0)) m; times at UTC\(ClassifyReport.offsetText(options.utcOffsetMinutes)). "
         out += "Simplification-flip: \(escape(simplification.note))."
         out += "</p>\n<h2>Summary</h2>\n<table><tr><th>category</th><th class=\"n\">points</th><th class=\"n\">episodes</th>"
         out += RegionLevel.allCases.map { "<th class=\"n\">\($0.name)</th>" }.joined() + "</tr>\n"
@@ -77,7 +77,7 @@ extension AuditReport {
     private func section(_ e: AuditEpisode) -> String {
         let categories = AuditCategory.decode(e.flags)
         let tags = Self.palette.filter { categories.contains($0.0) }.map { "<span class=\"tag\" style=\"background:\($0.1)\">\($0.0.rawValue)</span>" }.joined()
-        var out = "<section class=\"ep\" id=\"e\(e.id)\"><h3>#\(e.id) · \(escape(timeText(e.points.first?.point.time) ?? "untimed")) · \(e.points.count) points \(tags)</h3><div class=\"row\">"
+        var out = "<section class=\"ep\" id=\"e\(e.id)\"><h3>#\(e.id) · \(escape(shortTime(e.points.first?.point.time))) · \(e.points.count) points \(tags)</h3><div class=\"row\">"
         out += map(e)
         out += facts(e)
         out += "</div></section>\n"
@@ -147,8 +147,8 @@ extension AuditReport {
     /// The facts beside a map.
     private func facts(_ e: AuditEpisode) -> String {
         var rows: [(String, String)] = [("input", escape(e.input)), ("segment", "\(e.segment)")]
-        let start = timeText(e.points.first?.point.time) ?? "untimed", end = timeText(e.points.last?.point.time) ?? "untimed"
-        rows.append(("time", escape(start == end ? start : "\(start) – \(String(end.suffix(from: end.index(end.startIndex, offsetBy: min(11, end.count)))))")))
+        let start = shortTime(e.points.first?.point.time), end = shortTime(e.points.last?.point.time)
+        rows.append(("time", escape(start == end ? start : "\(start) – \(end.hasPrefix(start.prefix(11)) ? String(end.dropFirst(11)) : end)")))
         var perCategory: [AuditCategory: Int] = [:]
         for p in e.points { for c in AuditCategory.decode(p.flags) { perCategory[c, default: 0] += 1 } }
         rows.append(("points", "\(e.points.count): " + AuditCategory.allCases.compactMap { c in perCategory[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")))
@@ -159,7 +159,7 @@ extension AuditReport {
         }
         for c in e.crossings.prefix(4) {
             let from = c.from.map { code(c.level, $0)! } ?? "none", to = c.to.map { code(c.level, $0)! } ?? "none"
-            rows.append(("crossing", "\(c.level.name) \(from) → \(to) at \(escape(timeText(c.time).map { String($0.prefix(19)) } ?? "untimed")), \(fixed(c.latitude, 5)), \(fixed(c.longitude, 5))"))
+            rows.append(("crossing", "\(c.level.name) \(from) → \(to) at \(escape(shortTime(c.time))), \(fixed(c.latitude, 5)), \(fixed(c.longitude, 5))"))
         }
         if e.crossings.count > 4 { rows.append(("crossings", "\(e.crossings.count) in all")) }
         let margins = e.points.flatMap { p in RegionLevel.allCases.compactMap { p.placement.level($0).marginMetres } }
@@ -178,6 +178,11 @@ extension AuditReport {
             rows.append(("source says", source.sorted { $0.key < $1.key }.map { "\($0.key.name) \($0.value.isEmpty ? "none" : $0.value)" }.joined(separator: ", ")))
         }
         return "<table class=\"facts\">" + rows.map { "<tr><td>\($0.0)</td><td>\($0.1)</td></tr>" }.joined() + "</table>"
+    }
+
+    /// Local time as `YYYY-MM-DD HH:MM:SS` (the offset is in the page's header), or "untimed".
+    func shortTime(_ time: Int64?) -> String {
+        timeText(time).map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
     }
 
     /// SVG path data for a polyline, dropping vertices within 1.5 px of the last one kept.
