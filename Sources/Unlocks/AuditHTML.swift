@@ -1,3 +1,4 @@
+import ChinaDatum
 import Foundation
 import RegionTables
 import TextFormats
@@ -116,8 +117,18 @@ extension AuditReport {
             used.insert(colour)
             out += "<circle cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3.5\" fill=\"\(colour)\" stroke=\"#fff\" stroke-width=\".8\"/>"
         }
+        // Datum-flip points where they would be without the shift (hollow).
+        var lastGhost: (Double, Double)?
+        for p in e.points {
+            guard let ghost = p.unshiftedPosition else { continue }
+            let (x, y) = project(ghost.latitude, ghost.longitude)
+            if let last = lastGhost, (last.0 - x) * (last.0 - x) + (last.1 - y) * (last.1 - y) < 9 { continue }
+            lastGhost = (x, y)
+            out += "<circle cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3\" fill=\"none\" stroke=\"#dc2626\" stroke-width=\".9\"/>"
+        }
         // Legend (top left): the colours and line styles on this map.
         let entries = Self.palette.filter { used.contains($0.1) }.map { ("c", $0.1, $0.0.rawValue) }
+            + (lastGhost == nil ? [] : [("g", "#dc2626", "datum-flip point without the shift")])
             + Self.lineStyles.filter { styles.contains($0.0) }.map { ("l", $0.0, $0.1) }
         let legendHeight = Double(entries.count) * 15 + 8
         out += "<rect class=\"lg\" x=\"6\" y=\"6\" width=\"218\" height=\"\(Int(legendHeight))\" rx=\"4\"/>"
@@ -125,6 +136,8 @@ extension AuditReport {
             let y = 18 + Double(i) * 15
             if entry.0 == "c" {
                 out += "<circle cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3.5\" fill=\"\(entry.1)\"/>"
+            } else if entry.0 == "g" {
+                out += "<circle cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3\" fill=\"none\" stroke=\"\(entry.1)\"/>"
             } else {
                 out += "<path class=\"\(entry.1)\" d=\"M10 \(Int(y - 4))h16\"/>"
             }

@@ -143,13 +143,18 @@ public struct AuditReport {
 
     // MARK: Frames and border lines
 
-    /// The WGS-84 box an episode is drawn in: its points and crossings, padded by `within`
+    /// The WGS-84 box an episode is drawn in: its points (and where datum-flip points would be
+    /// without the shift), padded by `within`
     /// (at least 300 m across).
     public func frame(of episode: AuditEpisode) -> (south: Double, west: Double, north: Double, east: Double) {
         var s = 90.0, w = 180.0, n = -90.0, e = -180.0
         for p in episode.points {
             s = min(s, p.point.latitude); n = max(n, p.point.latitude)
             w = min(w, p.point.longitude); e = max(e, p.point.longitude)
+            if let ghost = p.unshiftedPosition {
+                s = min(s, ghost.latitude); n = max(n, ghost.latitude)
+                w = min(w, ghost.longitude); e = max(e, ghost.longitude)
+            }
         }
         let midLat = (s + n) / 2
         let padNorth = max(within, 150) / 111_320

@@ -51,6 +51,12 @@ public struct AuditedPoint: Sendable {
     /// The union of the categories over all levels.
     public var flags: UInt8 { levelFlags.reduce(0, |) }
 
+    /// Where a datum-flip point falls among the WGS-84 border lines when the shift is skipped: its
+    /// coordinates taken as GCJ-02 and converted back (nil for other points).
+    public var unshiftedPosition: Coordinate? {
+        unshifted == nil ? nil : GCJ02.toWGS84(Coordinate(latitude: point.latitude, longitude: point.longitude))
+    }
+
     /// The region at `level` (inside or edge), nil when outside.
     public func region(_ level: RegionLevel) -> Int32? { placement.level(level).region }
 }

@@ -155,8 +155,9 @@ final class AuditCommandTests: XCTestCase {
     func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let directory = try temporaryDirectory()
         let outPath = directory + "/stdout", errPath = directory + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        guard FileManager.default.createFile(atPath: outPath, contents: nil), FileManager.default.createFile(atPath: errPath, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
