@@ -132,8 +132,11 @@ public final class BorderAuditor {
     private var scale = LocalScale()
     /// The last point placed afresh with every level inside, and its smallest margin.
     private var lastFresh: (point: TrackPoint, clearance: Double)?
-    /// The last unshifted China lookup: quantised position, unit, and the clearance of its cell.
-    private var unshiftedCache: (x: Int64, y: Int64, unit: Int32?, cx: Int64, cy: Int64)?
+    /// The last unshifted China lookup: where, its unit, and how far the nearest China arc is at
+    /// least (metres): a later point that moved less keeps the unit.
+    private var unshiftedCache: (point: TrackPoint, unit: Int32?, clearance: Double)?
+    /// How far the unshifted lookup searches for the nearest arc (metres).
+    static let unshiftedSearchMetres = 300.0
     /// The last seam query: where, and how far China's land border is at least (metres).
     private var seamCache: (point: TrackPoint, clearance: Double)?
     /// The previous ground point of the current segment (for crossings), as audited.
@@ -304,12 +307,18 @@ public final class BorderAuditor {
             let china = locator.china
             let x = quantise(point.longitude), y = quantise(point.latitude)
             let unit: Int32?
-            if let c = unshiftedCache, abs(x - c.x) < c.cx, abs(y - c.y) < c.cy {
+            if let c = unshiftedCache, scale.metres(from: c.point, to: point) * 1.01 + 1 < c.clearance {
                 unit = c.unit
             } else {
                 let found = china.unitAndClearance(atX: x, y: y)
                 unit = found.unit
-                unshiftedCache = (x, y, found.unit, found.clearanceX, found.clearanceY)
+                // A uniform index cell bounds the distance to every arc; otherwise search for the nearest.
+                var clearance = min(Double(found.clearanceX) * cosine(point.latitude), Double(found.clearanceY)) * metresPerQuantum
+                if clearance <= 0 {
+                    let radius = Int64((Self.unshiftedSearchMetres / metresPerQuantum).rounded(.up))
+                    clearance = china.nearestSegment(toX: x, y: y, radius: radius, accept: { _ in true })?.metres ?? Self.unshiftedSearchMetres
+                }
+                unshiftedCache = (point, found.unit, clearance)
             }
             let levels: [RegionLevel] = [.province, .city, .county]
             let unshifted = levels.map { level in unit.flatMap { china.region(ofUnit: $0, at: level) } }

@@ -71,9 +71,10 @@ enum AuditCommand {
         let simplification = try checkSimplification(auditor, source: sourcePath(arguments))
         let report = AuditReport(auditor: auditor, ledger: ledger, simplification: simplification)
         try writeOutputs(to: out, [
-            ("audit.json", report.json().rendered() + "\n"),
-            ("audit.geojson", report.geoJSON().compactRendered() + "\n"),
-            ("audit.html", report.html()),
+            // Each point (and each crossing) on one line: episodes, points, point (depth 4).
+            ("audit.json", report.json().renderedUTF8(compactDepth: 4) + [0x0A]),
+            ("audit.geojson", report.geoJSON().compactRenderedUTF8() + [0x0A]),
+            ("audit.html", Array(report.html().utf8)),
         ])
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
@@ -89,7 +90,7 @@ enum AuditCommand {
     }
 
     /// Creates `directory` if needed and writes each file into it atomically.
-    static func writeOutputs(to directory: String, _ files: [(name: String, text: String)]) throws {
+    static func writeOutputs(to directory: String, _ files: [(name: String, bytes: [UInt8])]) throws {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             do {
@@ -100,7 +101,7 @@ enum AuditCommand {
         } else if !isDirectory.boolValue {
             throw AtomicFile.WriteError(path: directory, reason: "is not a folder")
         }
-        for file in files { try AtomicFile.write(file.text, to: directory + "/" + file.name) }
+        for file in files { try AtomicFile.write(file.bytes, to: directory + "/" + file.name) }
     }
 
     /// Checks the episodes' points against the full-resolution source (China levels, GEOS prepared

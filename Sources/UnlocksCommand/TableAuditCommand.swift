@@ -19,8 +19,8 @@ enum TableAuditCommand {
         }
         let audit = TableAudit(world: world, china: china, manifest: manifest)
         try AuditCommand.writeOutputs(to: out, [
-            ("tables-audit.json", audit.json().rendered() + "\n"),
-            ("tables-audit.html", audit.html()),
+            ("tables-audit.json", audit.json().renderedUTF8() + [0x0A]),
+            ("tables-audit.html", Array(audit.html().utf8)),
         ])
         let output = BufferedOutput()
         try output.write(audit.text() + "\nWrote \(out)/tables-audit.json, tables-audit.html\n")
