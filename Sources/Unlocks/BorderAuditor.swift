@@ -130,8 +130,12 @@ public final class BorderAuditor {
     /// World arcs on China's land border (China on one side, another country on the other).
     private let chinaLandBorder: [Bool]
     private var scale = LocalScale()
-    /// The last point placed afresh with every level inside, and its smallest margin.
-    private var lastFresh: (point: TrackPoint, clearance: Double)?
+    /// The last point placed afresh with every level inside, its placement and smallest margin.
+    private var lastFresh: (point: TrackPoint, placement: Placement, clearance: Double)?
+    /// Border arcs around a recent point, for the margins of the points that reused its lookup.
+    private var neighbourhood: MarginNeighbourhood?
+    /// How far a neighbourhood serves (metres).
+    static let neighbourhoodReach = 200.0
     /// The last unshifted China lookup: where, its unit, and how far the nearest China arc is at
     /// least (metres): a later point that moved less keeps the unit.
     private var unshiftedCache: (point: TrackPoint, unit: Int32?, clearance: Double)?
@@ -246,13 +250,33 @@ public final class BorderAuditor {
         quiet = 0
     }
 
-    /// The point located afresh (margins up to the locator's radius), its flags kept.
+    /// The point with margins up to the locator's radius, its flags kept.
     private func relocated(_ audited: AuditedPoint) -> AuditedPoint {
         var result = audited
-        if let placement = try? locator.locate(latitude: audited.point.latitude, longitude: audited.point.longitude) {
-            result.placement = placement
-        }
+        result.placement = withMargins(audited.point, audited.placement)
         return result
+    }
+
+    /// The placement of a point that reused the classifier's lookup (`reused`: its regions, margins
+    /// dropped), with the margins a fresh lookup gives: measured to the arcs of a neighbourhood
+    /// in the same regions when one is near, else by a fresh lookup.
+    private func withMargins(_ point: TrackPoint, _ reused: Placement) -> Placement {
+        func sameRegions(_ a: Placement) -> Bool {
+            RegionLevel.allCases.allSatisfy { a.level($0).region == reused.level($0).region && a.level($0).status == reused.level($0).status }
+        }
+        for attempt in 0..<2 {
+            if let n = neighbourhood, sameRegions(n.placement),
+               let placement = locator.placement(latitude: point.latitude, longitude: point.longitude, in: n) {
+                return placement
+            }
+            // Make one around the last fresh lookup (the one this point reused), once.
+            guard attempt == 0, let fresh = lastFresh, sameRegions(fresh.placement) else { break }
+            neighbourhood = locator.neighbourhood(latitude: fresh.point.latitude, longitude: fresh.point.longitude,
+                                                  placement: fresh.placement, reach: Self.neighbourhoodReach)
+        }
+        guard let fresh = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return reused }
+        neighbourhood = locator.neighbourhood(latitude: point.latitude, longitude: point.longitude, placement: fresh, reach: Self.neighbourhoodReach)
+        return fresh
     }
 
     /// The categories of one point, except crossings.
@@ -263,13 +287,11 @@ public final class BorderAuditor {
         if observed.reused {
             // The classifier vouched for margins ≥ accuracy; the audit needs them beyond `within`.
             let moved = lastFresh.map { scale.metres(from: $0.point, to: point) * 1.01 + 1 } ?? .infinity
-            if (lastFresh?.clearance ?? 0) - moved < within, let fresh = try? locator.locate(latitude: point.latitude, longitude: point.longitude) {
-                placement = fresh
-            }
+            if (lastFresh?.clearance ?? 0) - moved < within { placement = withMargins(point, placement) }
         } else {
             let levels = RegionLevel.allCases.map(placement.level).filter { $0.region != nil }
             lastFresh = !levels.isEmpty && levels.allSatisfy({ $0.status == .inside })
-                ? (point, levels.map { $0.marginMetres ?? locator.marginRadius }.min()!) : nil
+                ? (point, placement, levels.map { $0.marginMetres ?? locator.marginRadius }.min()!) : nil
         }
         let inRectangle = ChinaRectangle().appliesShift(latitude: point.latitude, longitude: point.longitude)
         var audited = AuditedPoint(point: point, placement: placement,
