@@ -42,6 +42,8 @@ extension AuditReport {
         .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}
         .trk{stroke:#2563eb;stroke-width:1.6;opacity:.55}
         svg text{font:11px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
+        svg circle{stroke:#fff;stroke-width:.8}svg circle.g{fill:none;stroke:#dc2626;stroke-width:.9}
+        \(Self.palette.enumerated().map { ".c\($0.offset){fill:\($0.element.1)}" }.joined())
         .facts{flex:1;min-width:320px}.facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
         </style></head><body>
         <h1>Border audit</h1>
@@ -105,39 +107,36 @@ extension AuditReport {
             out += "<path class=\"\(style)\" d=\"\(d)\"/>"
         }
         out += "<path class=\"trk\" d=\"\(Self.pathData(e.points.map { project($0.point.latitude, $0.point.longitude) }))\"/>"
-        // Points: one circle per few pixels and colour.
-        var lastDrawn: [String: (Double, Double)] = [:]
-        var used = Set<String>()
-        for p in e.points {
+        // Points: one circle per few pixels and colour, spaced wider until a map has at most
+        // `maximumCircles` (a long walk along a border stays a few kB).
+        let coloured: [(Int, Double, Double)] = e.points.compactMap { p in
             let categories = AuditCategory.decode(p.flags)
-            guard let (_, colour) = Self.palette.first(where: { categories.contains($0.0) }) else { continue }
+            guard let k = Self.palette.firstIndex(where: { categories.contains($0.0) }) else { return nil }
             let (x, y) = project(p.point.latitude, p.point.longitude)
-            if let last = lastDrawn[colour], (last.0 - x) * (last.0 - x) + (last.1 - y) * (last.1 - y) < 9 { continue }
-            lastDrawn[colour] = (x, y)
-            used.insert(colour)
-            out += "<circle cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3.5\" fill=\"\(colour)\" stroke=\"#fff\" stroke-width=\".8\"/>"
+            return (k, x, y)
         }
+        let ghosts = e.points.compactMap { $0.unshiftedPosition.map { project($0.latitude, $0.longitude) } }
+        var circles = Self.thin(coloured, spacing: 3)
+        var spacing = 3.0
+        while circles.count > Self.maximumCircles {
+            spacing *= 1.5
+            circles = Self.thin(coloured, spacing: spacing)
+        }
+        let used = Set(circles.map(\.0))
+        for (k, x, y) in circles { out += "<circle class=\"c\(k)\" cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3.5\"/>" }
         // Datum-flip points where they would be without the shift (hollow).
-        var lastGhost: (Double, Double)?
-        for p in e.points {
-            guard let ghost = p.unshiftedPosition else { continue }
-            let (x, y) = project(ghost.latitude, ghost.longitude)
-            if let last = lastGhost, (last.0 - x) * (last.0 - x) + (last.1 - y) * (last.1 - y) < 9 { continue }
-            lastGhost = (x, y)
-            out += "<circle cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3\" fill=\"none\" stroke=\"#dc2626\" stroke-width=\".9\"/>"
-        }
+        let hollow = Self.thin(ghosts.map { (0, $0.0, $0.1) }, spacing: spacing)
+        for (_, x, y) in hollow { out += "<circle class=\"g\" cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3\"/>" }
         // Legend (top left): the colours and line styles on this map.
-        let entries = Self.palette.filter { used.contains($0.1) }.map { ("c", $0.1, $0.0.rawValue) }
-            + (lastGhost == nil ? [] : [("g", "#dc2626", "datum-flip point without the shift")])
+        let entries = Self.palette.indices.filter { used.contains($0) }.map { ("c\($0)", Self.palette[$0].1, Self.palette[$0].0.rawValue) }
+            + (hollow.isEmpty ? [] : [("g", "", "datum-flip point without the shift")])
             + Self.lineStyles.filter { styles.contains($0.0) }.map { ("l", $0.0, $0.1) }
         let legendHeight = Double(entries.count) * 15 + 8
         out += "<rect class=\"lg\" x=\"6\" y=\"6\" width=\"218\" height=\"\(Int(legendHeight))\" rx=\"4\"/>"
         for (i, entry) in entries.enumerated() {
             let y = 18 + Double(i) * 15
-            if entry.0 == "c" {
-                out += "<circle cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3.5\" fill=\"\(entry.1)\"/>"
-            } else if entry.0 == "g" {
-                out += "<circle cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3\" fill=\"none\" stroke=\"\(entry.1)\"/>"
+            if entry.0.hasPrefix("c") || entry.0 == "g" {
+                out += "<circle class=\"\(entry.0)\" cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3.5\"/>"
             } else {
                 out += "<path class=\"\(entry.1)\" d=\"M10 \(Int(y - 4))h16\"/>"
             }
@@ -196,6 +195,20 @@ extension AuditReport {
     /// Local time as `YYYY-MM-DD HH:MM:SS` (the offset is in the page's header), or "untimed".
     func shortTime(_ time: Int64?) -> String {
         timeText(time).map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
+    }
+
+    /// Most circles one map draws.
+    static let maximumCircles = 300
+
+    /// The points (colour index, x, y) with those within `spacing` px of the last kept one of
+    /// their colour dropped.
+    static func thin(_ points: [(Int, Double, Double)], spacing: Double) -> [(Int, Double, Double)] {
+        var last: [Int: (Double, Double)] = [:]
+        return points.filter { k, x, y in
+            if let l = last[k], (l.0 - x) * (l.0 - x) + (l.1 - y) * (l.1 - y) < spacing * spacing { return false }
+            last[k] = (x, y)
+            return true
+        }
     }
 
     /// SVG path data for a polyline, dropping vertices within 1.5 px of the last one kept.
