@@ -97,14 +97,6 @@ extension Placement {
         }
     }
 
-    mutating func setLevel(_ level: RegionLevel, _ value: LevelPlacement) {
-        switch level {
-        case .country: country = value
-        case .province: province = value
-        case .city: city = value
-        case .county: county = value
-        }
-    }
 }
 
 /// Watches a classification (`TrackClassifier.observer`) and flags the shaky points near

@@ -47,6 +47,11 @@ final class AuditCommandTests: XCTestCase {
         let options = try XCTUnwrap(audit["options"] as? [String: Any])
         let source = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"] ?? ""
         XCTAssertEqual(options["simplificationChecked"] as? Bool, !source.isEmpty)
+        // A simplification-flip point says what the source answered, and only such points do.
+        for point in episodes.flatMap({ $0["points"] as! [[String: Any]] }) {
+            let flipped = (point["categories"] as! [String]).contains("simplification-flip")
+            XCTAssertEqual(point["source"] != nil, flipped)
+        }
 
         let geo = try json(out + "/audit.geojson")
         XCTAssertEqual(geo["type"] as? String, "FeatureCollection")
