@@ -40,10 +40,9 @@ extension AuditReport {
         svg path{fill:none;stroke-linejoin:round;stroke-linecap:round}
         .lw{stroke:#ea580c;stroke-width:2;stroke-dasharray:6 3}.l1{stroke:#111827;stroke-width:2.4}.l2{stroke:#4b5563;stroke-width:1.5}
         .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}
-        .trk{stroke:#2563eb;stroke-width:1.6;opacity:.55}
         svg text{font:11px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
-        svg circle{stroke:#fff;stroke-width:.8}svg circle.g{fill:none;stroke:#dc2626;stroke-width:.9}
-        \(Self.palette.enumerated().map { ".c\($0.offset){fill:\($0.element.1)}" }.joined())
+        svg circle.g{fill:none;stroke:#dc2626;stroke-width:.9}
+        \(Self.palette.enumerated().map { ".r\($0.offset){stroke:\($0.element.1);stroke-width:5}" }.joined())
         .facts{flex:1;min-width:320px}.facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
         </style></head><body>
         <h1>Border audit</h1>
@@ -106,41 +105,45 @@ extension AuditReport {
             let d = line.runs.map { Self.pathData($0.map { project($0.latitude, $0.longitude) }) }.joined()
             out += "<path class=\"\(style)\" d=\"\(d)\"/>"
         }
-        out += "<path class=\"trk\" d=\"\(Self.pathData(e.points.map { project($0.point.latitude, $0.point.longitude) }))\"/>"
-        // Points: one circle per few pixels and colour, spaced wider until a map has at most
-        // `maximumCircles` (a long walk along a border stays a few kB).
-        let coloured: [(Int, Double, Double)] = e.points.compactMap { p in
+        // The track, coloured by category: runs of consecutive points of one colour as thick
+        // lines (a lone point is a dot), each run starting where the previous ended.
+        var runs: [(colour: Int, points: [(Double, Double)])] = []
+        for p in e.points {
             let categories = AuditCategory.decode(p.flags)
-            guard let k = Self.palette.firstIndex(where: { categories.contains($0.0) }) else { return nil }
-            let (x, y) = project(p.point.latitude, p.point.longitude)
-            return (k, x, y)
+            let k = Self.palette.firstIndex { categories.contains($0.0) } ?? Self.palette.count - 1
+            let xy = project(p.point.latitude, p.point.longitude)
+            if runs.last?.colour == k {
+                runs[runs.count - 1].points.append(xy)
+            } else {
+                runs.append((k, (runs.last?.points.last.map { [$0] } ?? []) + [xy]))
+            }
         }
+        for run in runs {
+            let points = run.points.count == 1 ? run.points + [(run.points[0].0 + 0.1, run.points[0].1)] : run.points
+            out += "<path class=\"r\(run.colour)\" d=\"\(Self.pathData(points, tolerance: 2.5))\"/>"
+        }
+        let used = Set(runs.map(\.colour))
+        let spacing = 3.0
         let ghosts = e.points.compactMap { $0.unshiftedPosition.map { project($0.latitude, $0.longitude) } }
-        var circles = Self.thin(coloured, spacing: 3)
-        var spacing = 3.0
-        while circles.count > Self.maximumCircles {
-            spacing *= 1.5
-            circles = Self.thin(coloured, spacing: spacing)
-        }
-        let used = Set(circles.map(\.0))
-        for (k, x, y) in circles { out += "<circle class=\"c\(k)\" cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3.5\"/>" }
         // Datum-flip points where they would be without the shift (hollow).
-        let hollow = Self.thin(ghosts.map { (0, $0.0, $0.1) }, spacing: spacing)
+        var hollow = Self.thin(ghosts.map { (0, $0.0, $0.1) }, spacing: spacing)
+        if hollow.count > Self.maximumCircles { hollow = stride(from: 0, to: hollow.count, by: hollow.count / Self.maximumCircles + 1).map { hollow[$0] } }
         for (_, x, y) in hollow { out += "<circle class=\"g\" cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3\"/>" }
         // Legend (top left): the colours and line styles on this map.
-        let entries = Self.palette.indices.filter { used.contains($0) }.map { ("c\($0)", Self.palette[$0].1, Self.palette[$0].0.rawValue) }
-            + (hollow.isEmpty ? [] : [("g", "", "datum-flip point without the shift")])
-            + Self.lineStyles.filter { styles.contains($0.0) }.map { ("l", $0.0, $0.1) }
+        // Each entry: a line's CSS class (or "g", the hollow circle) and its description.
+        let entries = Self.palette.indices.filter { used.contains($0) }.map { ("r\($0)", Self.palette[$0].0.rawValue) }
+            + (hollow.isEmpty ? [] : [("g", "datum-flip point without the shift")])
+            + Self.lineStyles.filter { styles.contains($0.0) }
         let legendHeight = Double(entries.count) * 15 + 8
         out += "<rect class=\"lg\" x=\"6\" y=\"6\" width=\"218\" height=\"\(Int(legendHeight))\" rx=\"4\"/>"
         for (i, entry) in entries.enumerated() {
             let y = 18 + Double(i) * 15
-            if entry.0.hasPrefix("c") || entry.0 == "g" {
-                out += "<circle class=\"\(entry.0)\" cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3.5\"/>"
+            if entry.0 == "g" {
+                out += "<circle class=\"g\" cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3\"/>"
             } else {
-                out += "<path class=\"\(entry.1)\" d=\"M10 \(Int(y - 4))h16\"/>"
+                out += "<path class=\"\(entry.0)\" d=\"M10 \(Int(y - 4))h16\"/>"
             }
-            out += "<text x=\"32\" y=\"\(Int(y))\">\(escape(entry.2))</text>"
+            out += "<text x=\"32\" y=\"\(Int(y))\">\(escape(entry.1))</text>"
         }
         // Scale bar (bottom left): a round length near a quarter of the width.
         let target = Self.mapWidth / 4 / pxPerMetre
@@ -197,8 +200,8 @@ extension AuditReport {
         timeText(time).map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
     }
 
-    /// Most circles one map draws.
-    static let maximumCircles = 300
+    /// Most hollow circles one map draws.
+    static let maximumCircles = 60
 
     /// The points (colour index, x, y) with those within `spacing` px of the last kept one of
     /// their colour dropped.
@@ -211,14 +214,14 @@ extension AuditReport {
         }
     }
 
-    /// SVG path data for a polyline, dropping vertices within 1.5 px of the last one kept.
-    static func pathData(_ points: [(Double, Double)]) -> String {
+    /// SVG path data for a polyline, dropping vertices within `tolerance` px of the last one kept.
+    static func pathData(_ points: [(Double, Double)], tolerance: Double = 1.5) -> String {
         guard let first = points.first else { return "" }
         var d = "M\(px(first.0)) \(px(first.1))"
         var last = first
         for (i, p) in points.enumerated().dropFirst() {
             let dx = p.0 - last.0, dy = p.1 - last.1
-            guard dx * dx + dy * dy >= 2.25 || i == points.count - 1 else { continue }
+            guard dx * dx + dy * dy >= tolerance * tolerance || i == points.count - 1 else { continue }
             d += "L\(px(p.0)) \(px(p.1))"
             last = p
         }
