@@ -120,10 +120,10 @@ extension AuditReport {
         }
         for run in runs {
             let points = run.points.count == 1 ? run.points + [(run.points[0].0 + 0.1, run.points[0].1)] : run.points
-            out += "<path class=\"r\(run.colour)\" d=\"\(Self.pathData(points, tolerance: 2.5))\"/>"
+            out += "<path class=\"r\(run.colour)\" d=\"\(Self.pathData(points, tolerance: 3))\"/>"
         }
         let used = Set(runs.map(\.colour))
-        let spacing = 3.0
+        let spacing = 6.0
         let ghosts = e.points.compactMap { $0.unshiftedPosition.map { project($0.latitude, $0.longitude) } }
         // Datum-flip points where they would be without the shift (hollow).
         var hollow = Self.thin(ghosts.map { (0, $0.0, $0.1) }, spacing: spacing)
@@ -201,7 +201,7 @@ extension AuditReport {
     }
 
     /// Most hollow circles one map draws.
-    static let maximumCircles = 60
+    static let maximumCircles = 30
 
     /// The points (colour index, x, y) with those within `spacing` px of the last kept one of
     /// their colour dropped.
