@@ -66,7 +66,7 @@ extension RegionTable {
 
     /// ``unit(atX:y:)``, plus, when a uniform cell answered, how far (quanta, along x and along y)
     /// the point is from that cell's sides: no border lies closer than that.
-    public func unitAndClearance(atX x: Int64, y: Int64) -> (unit: Int32?, clearanceX: Int64, clearanceY: Int64) {
+    func unitAndClearance(atX x: Int64, y: Int64) -> (unit: Int32?, clearanceX: Int64, clearanceY: Int64) {
         let nodes = section(.indexNodes), leaves = section(.indexLeaves)
         let rootSize = Int64(1) << Int64(indexRootLog2)
         var qx = x

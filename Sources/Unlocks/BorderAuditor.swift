@@ -324,15 +324,10 @@ public final class BorderAuditor {
             if let c = unshiftedCache, scale.metres(from: c.point, to: point) * 1.01 + 1 < c.clearance {
                 unit = c.unit
             } else {
-                let found = china.unitAndClearance(atX: x, y: y)
-                unit = found.unit
-                // A uniform index cell bounds the distance to every arc; otherwise search for the nearest.
-                var clearance = min(Double(found.clearanceX) * cosine(point.latitude), Double(found.clearanceY)) * metresPerQuantum
-                if clearance <= 0 {
-                    let radius = Int64((Self.unshiftedSearchMetres / metresPerQuantum).rounded(.up))
-                    clearance = china.nearestSegment(toX: x, y: y, radius: radius, accept: { _ in true })?.metres ?? Self.unshiftedSearchMetres
-                }
-                unshiftedCache = (point, found.unit, clearance)
+                unit = china.unit(atX: x, y: y)
+                let radius = Int64((Self.unshiftedSearchMetres / metresPerQuantum).rounded(.up))
+                let clearance = china.nearestSegment(toX: x, y: y, radius: radius, accept: { _ in true })?.metres ?? Self.unshiftedSearchMetres
+                unshiftedCache = (point, unit, clearance)
             }
             let levels: [RegionLevel] = [.province, .city, .county]
             let unshifted = levels.map { level in unit.flatMap { china.region(ofUnit: $0, at: level) } }
