@@ -54,6 +54,8 @@ public struct TableAudit {
     public let tables: [TableFigures]
     public let smallRegions: [SmallRegion]
     public let seam: Seam
+    /// Where the map excerpts of the seam are drawn: its vertices of the widest and narrowest shift.
+    let seamExcerpts: [(lat: Double, lon: Double, shift: Double)]
     /// manifest.json's per-table, per-level build figures (deviation, overlap, gap), when present.
     public let manifest: JSONValue?
     let world: RegionTable
@@ -87,6 +89,7 @@ public struct TableAudit {
 
         let chinaIndex = world.regions.first { $0.code == "CHN" }?.index
         var arcs = 0, length = 0.0, shifts: [Double] = []
+        var widest: (lat: Double, lon: Double, shift: Double)?, narrowest: (lat: Double, lon: Double, shift: Double)?
         for arc in 0..<world.arcCount {
             let l = world.arcLeft[arc], r = world.arcRight[arc]
             guard l >= 0, r >= 0 else { continue }
@@ -98,10 +101,14 @@ public struct TableAudit {
                 if i > 0 { length += Self.metres(vertices[i - 1], v) }
                 if ChinaRectangle().appliesShift(latitude: v.lat, longitude: v.lon) {
                     let g = GCJ02.fromWGS84(Coordinate(latitude: v.lat, longitude: v.lon))
-                    shifts.append(Self.metres(v, (g.latitude, g.longitude)))
+                    let shift = Self.metres(v, (g.latitude, g.longitude))
+                    shifts.append(shift)
+                    if shift > (widest?.shift ?? -1) { widest = (v.lat, v.lon, shift) }
+                    if shift < (narrowest?.shift ?? .infinity) { narrowest = (v.lat, v.lon, shift) }
                 }
             }
         }
+        seamExcerpts = [widest, narrowest].compactMap { $0 }
         seam = Seam(arcs: arcs, lengthKm: length / 1000, shiftMinimum: shifts.min() ?? 0,
                     shiftMean: shifts.isEmpty ? 0 : shifts.reduce(0, +) / Double(shifts.count), shiftMaximum: shifts.max() ?? 0)
     }
@@ -170,6 +177,7 @@ public struct TableAudit {
                 ("arcs", .number(Double(seam.arcs))), ("lengthKm", .number(rounded(seam.lengthKm, 1))),
                 ("shiftMinimumMetres", .number(rounded(seam.shiftMinimum, 1))), ("shiftMeanMetres", .number(rounded(seam.shiftMean, 1))),
                 ("shiftMaximumMetres", .number(rounded(seam.shiftMaximum, 1))),
+                ("beforeRepair", manifest?["datumSeamBeforeRepair"] ?? .null),
             ])),
         ])
     }
@@ -199,6 +207,9 @@ public struct TableAudit {
         out += "\nRegions under \(fixed(Self.tinyKm2, 0)) km² or with degenerate rings: \(smallRegions.count)\n"
         for r in smallRegions.prefix(10) { out += "  \(r.table) \(r.level.name) \(r.code) \(r.name): \(fixed(r.areaKm2, 4)) km²\(r.degenerateRings > 0 ? ", \(r.degenerateRings) degenerate rings" : "")\n" }
         out += "\nDatum seam: \(seam.arcs) world arcs on China's land border, \(fixed(seam.lengthKm, 0)) km; GCJ-02 shift there \(fixed(seam.shiftMinimum, 0))–\(fixed(seam.shiftMaximum, 0)) m (mean \(fixed(seam.shiftMean, 0)) m)\n"
+        if let before = manifest?["datumSeamBeforeRepair"], let gap = before["gapKm2"]?.numberValue, let overlap = before["overlapKm2"]?.numberValue {
+            out += "  in the source, before the build's repair: \(fixed(overlap, 0)) km² of overlap and \(fixed(gap, 0)) km² of gap between China and its neighbours (build)\n"
+        }
         return out
     }
 
@@ -231,7 +242,46 @@ public struct TableAudit {
             out += "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"220\" height=\"220\"><path fill-rule=\"evenodd\" d=\"\(d)\"/></svg>"
             out += "<figcaption>\(escape(r.code)) \(escape(r.name)) · \(fixed(r.areaKm2, 3)) km²</figcaption></figure>"
         }
+        out += "</div>\n<h2>Datum seam</h2>\n<p>China's land border in WGS-84: as the world table has it (orange, dashed) and as the China table has it (blue: its GCJ-02 outline converted back; the build repaired the seam, so the two coincide within the tolerances), and where the China outline would lie if its GCJ-02 coordinates were taken for WGS-84 (red, dotted). Between the red and the blue lines the country depends on the datum: points there are flagged <code>datum-flip</code>.</p>\n<div class=\"maps\">"
+        for excerpt in seamExcerpts {
+            out += seamMap(latitude: excerpt.lat, longitude: excerpt.lon, caption: "\(fixed(excerpt.lat, 4)), \(fixed(excerpt.lon, 4)) · shift \(fixed(excerpt.shift, 0)) m")
+        }
         out += "</div></body></html>\n"
+        return out
+    }
+
+    /// A 3 km map around a point of China's land border: the world table's line and the China
+    /// table's outline (converted to WGS-84), with a scale bar.
+    func seamMap(latitude: Double, longitude: Double, caption: String) -> String {
+        let half = 1500.0, size = 300.0
+        let metresPerQuantum = 111_320 * TableFormat.quantum
+        let radius = Int64((half * 1.5 / metresPerQuantum).rounded(.up))
+        let cosLat = cosine(latitude)
+        func project(_ lat: Double, _ lon: Double) -> (Double, Double) {
+            (size / 2 + (lon - longitude) * 111_320 * cosLat / (2 * half) * size, size / 2 - (lat - latitude) * 111_320 / (2 * half) * size)
+        }
+        func path(_ table: RegionTable, _ arcs: [Int], convert: Bool, style: String) -> String {
+            let d = arcs.map { arc in
+                AuditReport.pathData(table.arcVertices(arc).map { v -> (Double, Double) in
+                    let c = Coordinate(latitude: Double(v.y) * TableFormat.quantum, longitude: Double(v.x) * TableFormat.quantum)
+                    let w = convert ? GCJ02.toWGS84(c) : c
+                    return project(w.latitude, w.longitude)
+                })
+            }.joined()
+            return "<path style=\"\(style)\" d=\"\(d)\"/>"
+        }
+        let x = Int64((longitude / TableFormat.quantum).rounded()), y = Int64((latitude / TableFormat.quantum).rounded())
+        let worldArcs = world.arcsNear(x: x, y: y, radius: radius).map(\.arc).filter { world.arcLeft[$0] >= 0 && world.arcRight[$0] >= 0 }
+        let g = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
+        let chinaArcs = china.arcsNear(x: Int64((g.longitude / TableFormat.quantum).rounded()), y: Int64((g.latitude / TableFormat.quantum).rounded()), radius: radius)
+            .map(\.arc).filter { china.arcLeft[$0] < 0 || china.arcRight[$0] < 0 }
+        var out = "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(size))\" height=\"\(Int(size))\">"
+        out += path(china, chinaArcs, convert: false, style: "fill:none;stroke:#dc2626;stroke-width:1.5;stroke-dasharray:2 3")
+        out += path(china, chinaArcs, convert: true, style: "fill:none;stroke:#1e3a8a;stroke-width:3")
+        out += path(world, worldArcs, convert: false, style: "fill:none;stroke:#ea580c;stroke-width:1.5;stroke-dasharray:6 4")
+        let bar = 500.0 / (2 * half) * size
+        out += "<path style=\"fill:none;stroke:#111827;stroke-width:1.5\" d=\"M10 \(Int(size - 16))v6h\(AuditReport.px(bar))v-6\"/><text x=\"\(Int(bar + 16))\" y=\"\(Int(size - 10))\" style=\"font:11px sans-serif\">500 m</text>"
+        out += "</svg><figcaption>\(escape(caption))</figcaption></figure>"
         return out
     }
 }
