@@ -124,8 +124,11 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertGreaterThan(seam["lengthKm"] as! Double, 15_000)
         XCTAssertGreaterThan(seam["shiftMeanMetres"] as! Double, 100)
         XCTAssertLessThan(seam["shiftMaximumMetres"] as! Double, 1_500)
+        // The source's seam before the build repaired it, from the manifest.
+        XCTAssertGreaterThan((seam["beforeRepair"] as? [String: Any])?["gapKm2"] as? Double ?? 0, 0)
         let html = try String(contentsOfFile: out + "/tables-audit.html", encoding: .utf8)
-        XCTAssertTrue(html.contains("<svg"))
+        // Map excerpts: the six smallest regions and the seam at its widest and narrowest shift.
+        XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, 8)
     }
 
     /// The HTML in headless Chromium: the expected number of maps, no console errors, and a
