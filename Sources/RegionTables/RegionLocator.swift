@@ -268,3 +268,97 @@ public final class RegionLocator: @unchecked Sendable {
         return result
     }
 }
+
+/// The border arcs around a located point: nearby points in the same regions get the margins a
+/// fresh lookup would give by measuring to these arcs alone, without searching the index again
+/// (the audit needs exact margins for every point near a border, most of them close together).
+public struct MarginNeighbourhood: Sendable {
+    /// Where it was made (WGS-84), and how far from there it serves (metres).
+    public let latitude: Double
+    public let longitude: Double
+    public let reach: Double
+    /// The regions it serves (every level inside at the centre).
+    public let placement: Placement
+    /// World arcs bounding the centre's country; China arcs with bit k set when the arc bounds the
+    /// centre's region at level slot k.
+    let worldArcs: [Int]
+    let chinaArcs: [(arc: Int, slots: UInt8)]
+}
+
+extension RegionLocator {
+    /// A neighbourhood of `placement` (the fresh answer at the point), serving points within
+    /// `reach` metres; nil when the answer is not inside at every level it has, or came through
+    /// the China gate, or lies outside the datum's rectangle for a point in China.
+    public func neighbourhood(latitude: Double, longitude: Double, placement: Placement, reach: Double) -> MarginNeighbourhood? {
+        guard let country = placement.country.region, placement.country.status == .inside else { return nil }
+        let inChina = country == chinaCountry
+        guard !inChina || (placement.gcj02 != nil && [placement.province, placement.city, placement.county].allSatisfy({ $0.status == .inside })) else { return nil }
+        guard inChina || (placement.gcj02 == nil && !ChinaRectangle().appliesShift(latitude: latitude, longitude: longitude)) else { return nil }
+        let radius = Int64(((marginRadius + reach) / Self.metresPerQuantum).rounded(.up))
+        let x = Int64((longitude / TableFormat.quantum).rounded()), y = Int64((latitude / TableFormat.quantum).rounded())
+        let worldArcs = world.arcsNear(x: x, y: y, radius: radius).map(\.arc).filter { arc in
+            arcBounds(worldView, arc: arc, slot: 0, region: country)
+        }
+        var chinaArcs: [(arc: Int, slots: UInt8)] = []
+        if inChina, let gcj = placement.gcj02 {
+            let regions = [placement.province.region, placement.city.region, placement.county.region]
+            let gx = Int64((gcj.longitude / TableFormat.quantum).rounded()), gy = Int64((gcj.latitude / TableFormat.quantum).rounded())
+            for (arc, _) in china.arcsNear(x: gx, y: gy, radius: radius) {
+                var slots: UInt8 = 0
+                for k in 0..<3 where regions[k].map({ arcBounds(chinaView, arc: arc, slot: k, region: $0) }) == true { slots |= 1 << UInt8(k) }
+                if slots != 0 { chinaArcs.append((arc, slots)) }
+            }
+        }
+        let result = MarginNeighbourhood(latitude: latitude, longitude: longitude, reach: reach, placement: placement, worldArcs: worldArcs, chinaArcs: chinaArcs)
+        // It must reproduce the fresh answer where it was made (the gate's answers do not).
+        return self.placement(latitude: latitude, longitude: longitude, in: result) == placement ? result : nil
+    }
+
+    /// The placement of a point within the neighbourhood's reach that is in the neighbourhood's
+    /// regions at every level (the caller knows: e.g. it reused the same lookup): the regions,
+    /// and margins as a fresh lookup gives them. Nil beyond the reach.
+    public func placement(latitude: Double, longitude: Double, in neighbourhood: MarginNeighbourhood) -> Placement? {
+        let dy = (latitude - neighbourhood.latitude) * 111_320
+        let dx = (longitude - neighbourhood.longitude) * 111_320 * cosineOfLatitude(latitude)
+        guard (dx * dx + dy * dy).squareRoot() * 1.01 + 1 <= neighbourhood.reach else { return nil }
+        var result = neighbourhood.placement
+        let radius = Int64((marginRadius / Self.metresPerQuantum).rounded(.up))
+        let x = Int64((longitude / TableFormat.quantum).rounded()), y = Int64((latitude / TableFormat.quantum).rounded())
+        result.country.marginMetres = Self.nearest(world, arcs: neighbourhood.worldArcs.map { ($0, 1) }, x: x, y: y, radius: radius)[0]
+        if result.gcj02 != nil {
+            let position = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
+            let gx = Int64((position.longitude / TableFormat.quantum).rounded()), gy = Int64((position.latitude / TableFormat.quantum).rounded())
+            let margins = Self.nearest(china, arcs: neighbourhood.chinaArcs, x: gx, y: gy, radius: radius)
+            (result.province.marginMetres, result.city.marginMetres, result.county.marginMetres) = (margins[0], margins[1], margins[2])
+            result.gcj02 = position
+        }
+        return result
+    }
+
+    /// True when `arc` is a border at level slot `k` with `region` on one side.
+    private func arcBounds(_ view: TableView, arc: Int, slot k: Int, region: Int32) -> Bool {
+        guard view.arcBorders[arc] & (1 << UInt8(k)) != 0 else { return false }
+        let left = view.table.arcLeft[arc], right = view.table.arcRight[arc]
+        return (left >= 0 && view.region(ofUnit: left, slot: k) == region) || (right >= 0 && view.region(ofUnit: right, slot: k) == region)
+    }
+
+    /// Per level slot k: the distance (metres) from (x, y) to the nearest of the arcs with bit k
+    /// set, when within `radius` quanta, measured exactly as ``RegionTable/arcsNear(x:y:radius:)`` measures.
+    private static func nearest(_ table: RegionTable, arcs: [(arc: Int, slots: UInt8)], x: Int64, y: Int64, radius: Int64) -> [Double?] {
+        let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
+        let vertices = table.vertices, arcStart = table.arcStart
+        let limit = Double(radius) * metresPerQuantum
+        var best: [Double?] = [nil, nil, nil]
+        for (arc, slots) in arcs {
+            var arcBest = Double.infinity
+            for i in Int(arcStart[arc])..<Int(arcStart[arc + 1]) - 1 {
+                let ax = Double(Int64(vertices[2 * i]) - x) * cosine, ay = Double(Int64(vertices[2 * i + 1]) - y)
+                let bx = Double(Int64(vertices[2 * i + 2]) - x) * cosine, by = Double(Int64(vertices[2 * i + 3]) - y)
+                arcBest = min(arcBest, RegionTable.distanceToOrigin(ax, ay, bx, by) * metresPerQuantum)
+            }
+            guard arcBest <= limit else { continue }
+            for k in 0..<3 where slots & (1 << UInt8(k)) != 0 { best[k] = min(best[k] ?? arcBest, arcBest) }
+        }
+        return best
+    }
+}

@@ -47,6 +47,11 @@ public struct TrackClassifier: TrackSink {
     /// The local day last added to the ledger (consecutive points share it).
     private var lastDay = Int64.min
     private var scale = LocalScale()
+    /// Ground segments started so far in this run (numbers the observed points' segments).
+    private var segmentCount = 0
+    /// Called with every kept ground point, after it is weighed (the audit listens here; nil for
+    /// `classify`, which then pays one nil check per point).
+    public var observer: ((ObservedPoint) -> Void)?
 
     struct Located {
         var point: TrackPoint
@@ -207,6 +212,7 @@ public struct TrackClassifier: TrackSink {
                               row: rows.rowCoordinate(latitude: point.latitude))
         if breakPending {
             breakPending = false
+            segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
             ledger.cells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
         } else if let from = anchor {
@@ -235,6 +241,7 @@ public struct TrackClassifier: TrackSink {
             weigh(located)
         }
         anchor = located
+        observer?(ObservedPoint(input: record.path, segment: segmentCount, point: point, placement: placement, reused: reused))
     }
 
     /// The placement of a ground point. A point near the last located one reuses its answer
@@ -321,6 +328,21 @@ public struct TrackClassifier: TrackSink {
         }
     }
 
+}
+
+/// A kept ground point as the classifier placed it (flight and dropped points are not observed).
+public struct ObservedPoint: Sendable {
+    /// The input it came from (archive members as `archive.zip:member`).
+    public var input: String
+    /// The ground segment, numbered from 1 over the run: a new input, a gap, a break in the file or a
+    /// landing starts the next.
+    public var segment: Int
+    /// The point in WGS-84 (converted from `--datum` already).
+    public var point: TrackPoint
+    public var placement: Placement
+    /// True when the placement was reused from the previous lookup: every level is `inside` and the
+    /// margins (dropped, nil) are at least the point's accuracy.
+    public var reused: Bool
 }
 
 /// Metres between nearby points: the ellipsoid's radii of curvature at the legs' mean latitude,

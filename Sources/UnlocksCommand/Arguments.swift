@@ -5,9 +5,16 @@ struct OptionSpec {
     /// Placeholder shown in help for the value (nil for a flag that takes none).
     let valueName: String?
     let help: String
+    /// The value may be left out (`--tables` alone, or followed by another option): the option
+    /// is then recorded as a flag.
+    var valueOptional = false
 
     static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help)
+    }
+
+    static func optionalValue(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, valueOptional: true)
     }
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
@@ -85,6 +92,8 @@ struct ParsedArguments {
             }
             if let inlineValue {
                 values[name, default: []].append(inlineValue)
+            } else if option.valueOptional, index == arguments.count || (arguments[index].hasPrefix("-") && arguments[index] != "-") {
+                flags.insert(name)
             } else {
                 guard index < arguments.count else {
                     throw UsageError(message: "option '--\(name)' needs a value (\(option.valueName!))")

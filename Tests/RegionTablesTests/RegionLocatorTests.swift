@@ -353,6 +353,34 @@ final class RegionGeometryLookupTests: XCTestCase {
         let next = normalised.filter { $0.angle >= Double.pi }.min { $0.angle < $1.angle } ?? normalised.min { $0.angle < $1.angle }!
         return .some(next.unit < 0 ? nil : next.unit)
     }
+
+    /// A neighbourhood gives exactly the fresh lookup's margins for nearby points in its regions,
+    /// and nothing beyond its reach (central Beijing, county borders all around; Yanjiao; Paris).
+    func testNeighbourhoodMarginsEqualFreshLookups() throws {
+        let locator = RegionLocatorTests.locator
+        var served = 0
+        for (lat, lon) in [(39.9263, 116.3931), (39.94, 116.7740), (48.8566, 2.3522)] {
+            let centre = try locator.locate(latitude: lat, longitude: lon)
+            let n = try XCTUnwrap(locator.neighbourhood(latitude: lat, longitude: lon, placement: centre, reach: 200), "\(lat),\(lon)")
+            for i in 0..<400 {
+                // A spiral out to about 250 m.
+                let r = Double(i) * 0.6, a = Double(i) * 0.7
+                let p = (lat + r * sin(a) / 111_320, lon + r * cos(a) / (111_320 * cos(lat * .pi / 180)))
+                let fresh = try locator.locate(latitude: p.0, longitude: p.1)
+                let same = [fresh.country, fresh.province, fresh.city, fresh.county].map(\.region) == [centre.country, centre.province, centre.city, centre.county].map(\.region)
+                guard let near = locator.placement(latitude: p.0, longitude: p.1, in: n) else {
+                    XCTAssertGreaterThan(r, 190)
+                    continue
+                }
+                XCTAssertLessThanOrEqual(r, 200)
+                if same {
+                    XCTAssertEqual(near, fresh, "\(p)")
+                    served += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(served, 600)
+    }
 }
 
 /// The locator's fast paths (jump table, chunk boxes, allocation-free nearby-arc walk) give

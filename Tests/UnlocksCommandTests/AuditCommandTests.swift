@@ -1,0 +1,178 @@
+import Foundation
+import XCTest
+
+/// `unlocks audit` end to end: the three files on the bundled archive, bad input as in classify,
+/// the table self-audit's figures, and the HTML in a real browser (headless Chromium).
+final class AuditCommandTests: XCTestCase {
+    static let root = ClassifyCommandTests.root
+    static let tables = ClassifyCommandTests.tables
+    static let samples = ClassifyCommandTests.samples
+
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "audit-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    func json(_ path: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    }
+
+    /// The sample archive: the three files, consistent with classify and with each other. With
+    /// the source wheel at hand ($ADMINUNLOCKS_SOURCE, as Scripts/test sets it) simplification is
+    /// checked; without, the report says it was not.
+    func testTheSampleArchiveGivesTheThreeFiles() throws {
+        let out = try temporaryDirectory() + "/report"
+        let result = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("Audit: "))
+        let audit = try json(out + "/audit.json")
+        let summary = try XCTUnwrap(audit["summary"] as? [String: Any])
+        let episodes = try XCTUnwrap(audit["episodes"] as? [[String: Any]])
+        XCTAssertEqual(summary["episodes"] as? Int, episodes.count)
+        XCTAssertGreaterThan(episodes.count, 5)
+
+        // Ground points are classify's kept points less those in flight.
+        let classify = try CommandRunner.run(["classify", "--tables", Self.tables, Self.samples])
+        let points = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(classify.stdout.utf8)) as? [String: Any])?["points"] as? [String: Any])
+        XCTAssertEqual(summary["groundPoints"] as? Int, (points["kept"] as! Int) - (points["inFlight"] as! Int))
+        XCTAssertEqual(summary["pointsInFlight"] as? Int, points["inFlight"] as? Int)
+        XCTAssertEqual(summary["flaggedPoints"] as? Int, episodes.reduce(0) { $0 + ($1["pointCount"] as! Int) })
+
+        // The sample walks through central Beijing along county borders: datum flips there.
+        let categories = try XCTUnwrap(summary["categories"] as? [String: [String: Any]])
+        XCTAssertGreaterThan(categories["datum-flip"]?["points"] as? Int ?? 0, 0)
+        XCTAssertTrue(episodes.contains { ($0["crossings"] as? [[String: Any]])?.contains { $0["level"] as? String == "province" } == true })
+        let options = try XCTUnwrap(audit["options"] as? [String: Any])
+        let source = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"] ?? ""
+        XCTAssertEqual(options["simplificationChecked"] as? Bool, !source.isEmpty)
+        // A simplification-flip point says what the source answered, and only such points do.
+        for point in episodes.flatMap({ $0["points"] as! [[String: Any]] }) {
+            let flipped = (point["categories"] as! [String]).contains("simplification-flip")
+            XCTAssertEqual(point["source"] != nil, flipped)
+        }
+
+        let geo = try json(out + "/audit.geojson")
+        XCTAssertEqual(geo["type"] as? String, "FeatureCollection")
+        let features = try XCTUnwrap(geo["features"] as? [[String: Any]])
+        let pointFeatures = features.filter { ($0["properties"] as? [String: Any])?["kind"] as? String == "point" }
+        XCTAssertEqual(pointFeatures.count, summary["flaggedPoints"] as? Int)
+        XCTAssertTrue(features.contains { ($0["properties"] as? [String: Any])?["kind"] as? String == "border" })
+
+        let html = try String(contentsOfFile: out + "/audit.html", encoding: .utf8)
+        XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, episodes.count)
+        XCTAssertFalse(html.contains("<script"))
+        XCTAssertFalse(html.contains("<link"))
+
+        // A second run gives the same bytes.
+        let again = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", out + "2"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        for name in ["audit.json", "audit.geojson", "audit.html"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)), try Data(contentsOf: URL(fileURLWithPath: out + "2/" + name)), name)
+        }
+    }
+
+    func testBadInputBehavesAsInClassify() throws {
+        let dir = try temporaryDirectory()
+        try "<gpx><trk><trkseg><trkpt lat=\"39.94\" lon=\"116.77\"><time>2024-05-01T01:00:00Z</time></trkpt><trkpt lat=".write(toFile: dir + "/broken.gpx", atomically: true, encoding: .utf8)
+        let broken = try CommandRunner.run(["audit", dir + "/broken.gpx", "--tables", Self.tables, "--out", dir + "/out", "--source", ""])
+        XCTAssertEqual(broken.status, 3, broken.stderr)
+        XCTAssertTrue(broken.stderr.contains("broken.gpx"), broken.stderr)
+        let audit = try json(dir + "/out/audit.json")
+        let failed = try XCTUnwrap((audit["summary"] as? [String: Any])?["inputsWithErrors"] as? [[String: Any]])
+        XCTAssertEqual(failed.first?["path"] as? String, dir + "/broken.gpx")
+
+        let missing = try CommandRunner.run(["audit", dir + "/nothing.gpx", "--tables", Self.tables, "--out", dir + "/out2"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("nothing.gpx"), missing.stderr)
+
+        XCTAssertEqual(try CommandRunner.run(["audit"]).status, 2)
+        XCTAssertEqual(try CommandRunner.run(["audit", Self.samples, "--within", "-5"]).status, 2)
+        try "x".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
+        let notFolder = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", dir + "/file", "--source", ""])
+        XCTAssertEqual(notFolder.status, 1)
+        XCTAssertTrue(notFolder.stderr.contains("is not a folder"), notFolder.stderr)
+    }
+
+    /// The figures part of the table self-audit on the committed tables (CI runs this).
+    func testTheCommittedTablesAuditClean() throws {
+        let out = try temporaryDirectory()
+        let result = try CommandRunner.run(["audit", "--tables", Self.tables, "--out", out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let audit = try json(out + "/tables-audit.json")
+        let tables = try XCTUnwrap(audit["tables"] as? [[String: Any]])
+        let china = try XCTUnwrap(tables.first { $0["file"] as? String == "china.bin" })
+        let world = try XCTUnwrap(tables.first { $0["file"] as? String == "world.bin" })
+        XCTAssertEqual(china["regions"] as? [String: Int], ["province": 34, "city": 370, "county": 2875])
+        XCTAssertEqual(world["regions"] as? [String: Int], ["country": 256])
+        for table in [china, world] {
+            XCTAssertEqual(table["nestingErrors"] as? Int, 0)
+            XCTAssertEqual(table["selfArcs"] as? Int, 0)
+            XCTAssertEqual(table["regionsWithoutUnits"] as? Int, 0)
+        }
+        // The build's figures (manifest.json): deviation within the tolerance, no overlap.
+        let build = try XCTUnwrap(china["build"] as? [[String: Any]])
+        XCTAssertEqual(build.count, 3)
+        for level in build {
+            XCTAssertLessThanOrEqual(level["maximumDeviationMetres"] as! Double, 30)
+            XCTAssertEqual(level["overlapKm2"] as? Double, 0)
+        }
+        // China's land border in the world table is long (over 20,000 km) and shifted by
+        // hundreds of metres where the datum applies.
+        let seam = try XCTUnwrap(audit["datumSeam"] as? [String: Any])
+        XCTAssertGreaterThan(seam["lengthKm"] as! Double, 15_000)
+        XCTAssertGreaterThan(seam["shiftMeanMetres"] as! Double, 100)
+        XCTAssertLessThan(seam["shiftMaximumMetres"] as! Double, 1_500)
+        // The source's seam before the build repaired it, from the manifest.
+        XCTAssertGreaterThan((seam["beforeRepair"] as? [String: Any])?["gapKm2"] as? Double ?? 0, 0)
+        let html = try String(contentsOfFile: out + "/tables-audit.html", encoding: .utf8)
+        // Map excerpts: the six smallest regions and the seam at its widest and narrowest shift.
+        XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, 8)
+    }
+
+    /// The HTML in headless Chromium: the expected number of maps, no console errors, and a
+    /// screenshot (ADMINUNLOCKS_SCREENSHOT names where to keep it). Scripts/test installs
+    /// Chromium (Scripts/bootstrap --audit) and sets ADMINUNLOCKS_REQUIRE_CHROMIUM, so CI cannot skip it.
+    func testTheReportRendersInHeadlessChromium() throws {
+        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            if ProcessInfo.processInfo.environment["ADMINUNLOCKS_REQUIRE_CHROMIUM"] == "1" { return XCTFail("chromium is not installed (Scripts/bootstrap --audit)") }
+            throw XCTSkip("chromium is not installed (Scripts/bootstrap --audit)")
+        }
+        let out = try temporaryDirectory()
+        let result = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", out, "--source", ""])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let episodes = try XCTUnwrap(try json(out + "/audit.json")["episodes"] as? [[String: Any]]).count
+        let page = "file://" + out + "/audit.html"
+        let flags = ["--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + out + "/profile"]
+        let dom = try run(chromium, flags + ["--dump-dom", page])
+        XCTAssertEqual(dom.status, 0, dom.stderr)
+        // The DOM as the browser built it: one SVG element per episode.
+        XCTAssertEqual(dom.stdout.components(separatedBy: "<svg ").count - 1, episodes)
+        let console = dom.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }
+        XCTAssertEqual(console, [], "console messages")
+        let screenshot = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SCREENSHOT"] ?? out + "/audit.png"
+        let shot = try run(chromium, flags + ["--hide-scrollbars", "--window-size=1200,1700", "--screenshot=" + screenshot, page])
+        XCTAssertEqual(shot.status, 0, shot.stderr)
+        let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
+        XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        XCTAssertGreaterThan(png.count, 20_000)
+    }
+
+    /// Runs a program to completion, its output captured in files (no pipe to drain concurrently).
+    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let directory = try temporaryDirectory()
+        let outPath = directory + "/stdout", errPath = directory + "/stderr"
+        guard FileManager.default.createFile(atPath: outPath, contents: nil), FileManager.default.createFile(atPath: errPath, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: outPath)
+        process.standardError = FileHandle(forWritingAtPath: errPath)
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try String(contentsOfFile: outPath, encoding: .utf8), try String(contentsOfFile: errPath, encoding: .utf8))
+    }
+}
