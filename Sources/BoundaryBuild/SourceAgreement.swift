@@ -339,11 +339,12 @@ public enum AgreementPoints {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64) so generated inputs are the same on every run.
-struct SplitMix64 {
+/// A small, fast, seedable generator (SplitMix64) so generated inputs are the same on every run
+/// (the agreement harness here, the benchmarks' inputs in UnlocksBench).
+public struct SplitMix64 {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -351,7 +352,7 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
     /// Uniform in [low, high).
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
         low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }

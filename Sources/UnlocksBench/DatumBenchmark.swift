@@ -1,3 +1,4 @@
+import BoundaryBuild
 import ChinaDatum
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import BoundaryBuild
 import Foundation
 import Tracks
 
@@ -16,18 +17,9 @@ enum TrackArchiveGenerator {
         (51.5072, -0.1276), (40.7128, -74.0060), (-33.8688, 151.2093), (41.0082, 28.9784), (55.7558, 37.6173),
     ]
 
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
-        mutating func gaussian() -> Double {
-            (next() + next() + next() + next() - 2) * 1.7320508
-        }
+    /// Roughly normal (Irwin–Hall of four uniforms), enough for GPS noise and heading drift.
+    static func gaussian(_ random: inout SplitMix64) -> Double {
+        (random.uniform(0, 1) + random.uniform(0, 1) + random.uniform(0, 1) + random.uniform(0, 1) - 2) * 1.7320508
     }
 
     /// Appends `value` with `decimals` fixed decimals (String(format:) is far too slow for GBs).
@@ -66,14 +58,14 @@ enum TrackArchiveGenerator {
     static func write(directory: String, days: Int, pointsPerDay: Int, csv writeCSV: Bool = true) throws -> (Int, Int) {
         try FileManager.default.createDirectory(atPath: directory + "/gpx", withIntermediateDirectories: true)
         if writeCSV { try FileManager.default.createDirectory(atPath: directory + "/csv", withIntermediateDirectories: true) }
-        var random = Generator(state: 2024)
+        var random = SplitMix64(seed: 2024)
         var gpxBytes = 0, csvBytes = 0
         let start = Timestamp.parse("2024-01-01T00:00:00Z")!
         var gpx: [UInt8] = [], csv: [UInt8] = []
         for day in 0..<days {
             let city = cities[day % cities.count]
-            var lat = city.0 + (random.next() - 0.5) * 0.1, lon = city.1 + (random.next() - 0.5) * 0.1
-            var heading = random.next() * 2 * .pi
+            var lat = city.0 + (random.uniform(0, 1) - 0.5) * 0.1, lon = city.1 + (random.uniform(0, 1) - 0.5) * 0.1
+            var heading = random.uniform(0, 1) * 2 * .pi
             var noiseNorth = 0.0, noiseEast = 0.0
             gpx.removeAll(keepingCapacity: true)
             csv.removeAll(keepingCapacity: true)
@@ -81,17 +73,17 @@ enum TrackArchiveGenerator {
             append("lat,lon,time,accuracy\n", to: &csv)
             let dayStart = start + Int64(day) * 86_400_000 + 7 * 3_600_000
             for i in 0..<pointsPerDay {
-                heading += random.gaussian() * 0.08
+                heading += gaussian(&random) * 0.08
                 lat += 1.4 * cos(heading) / 111_320
                 lon += 1.4 * sin(heading) / (111_320 * cos(lat * .pi / 180))
-                noiseNorth = 0.97 * noiseNorth + random.gaussian() * 0.8
-                noiseEast = 0.97 * noiseEast + random.gaussian() * 0.8
+                noiseNorth = 0.97 * noiseNorth + gaussian(&random) * 0.8
+                noiseEast = 0.97 * noiseEast + gaussian(&random) * 0.8
                 let pLat = lat + noiseNorth / 111_320, pLon = lon + noiseEast / (111_320 * cos(lat * .pi / 180))
-                let hdop = 0.8 + random.next() * 1.5
+                let hdop = 0.8 + random.uniform(0, 1) * 1.5
                 let time = dayStart + Int64(i) * 1000
                 append("   <trkpt lat=\"", to: &gpx); append(pLat, decimals: 7, to: &gpx)
                 append("\" lon=\"", to: &gpx); append(pLon, decimals: 7, to: &gpx)
-                append("\"><ele>", to: &gpx); append(40 + random.gaussian() * 3, decimals: 1, to: &gpx)
+                append("\"><ele>", to: &gpx); append(40 + gaussian(&random) * 3, decimals: 1, to: &gpx)
                 append("</ele><time>", to: &gpx); appendTime(time, to: &gpx)
                 append("</time><hdop>", to: &gpx); append(hdop, decimals: 1, to: &gpx)
                 append("</hdop></trkpt>\n", to: &gpx)

@@ -1,3 +1,4 @@
+import BoundaryBuild
 import Tracks
 #if canImport(Glibc)
 import Glibc
