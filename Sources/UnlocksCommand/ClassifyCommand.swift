@@ -49,19 +49,20 @@ enum ClassifyCommand {
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: 120)
 
-        var ledger = UnlockLedger()
         let statePath = arguments.value("state")
-        if let statePath, let bytes = try AtomicFile.readIfPresent(statePath) {
-            ledger = try LedgerState.decode(bytes, path: statePath, options: options, world: locator.world, china: locator.china)
-        }
         let found = try InputWalk.files(under: arguments.positionals)
-        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options, ledger: ledger),
+        // The state's ledger goes straight into the classifier: a second reference to it would
+        // make the first new cell copy every stored one.
+        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
+                                                          ledger: try statePath.flatMap(AtomicFile.readIfPresent).map {
+                                                              try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
+                                                          } ?? UnlockLedger()),
                               inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
         for file in found {
             try run.classify(file)
         }
         run.progress.clear()
-        ledger = run.sink.classifier.takeLedger()
+        let ledger = run.sink.classifier.takeLedger()
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
