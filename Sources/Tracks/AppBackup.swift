@@ -65,15 +65,7 @@ enum AppBackup {
     private static func forEachObject<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink,
                                                        what: String, arrayMember: StaticString,
                                                        body: (inout JSONStreamReader, inout Sink) throws -> Void) throws {
-        while true {
-            let event = try reader.next()
-            if event == .arrayEnd { return }
-            let start = RecordStart(reader)
-            guard event == .objectStart else {
-                try reader.skip(from: event)
-                sink.unreadablePoint(context.problem("backup \(what) is not an object", at: start))
-                continue
-            }
+        try forEachObjectElement(&reader, context, &sink, what: "backup \(what)") { reader, sink, _ in
             while try reader.next() == .key {
                 let keyStart = RecordStart(reader)
                 let isMember = reader.tokenIs(arrayMember)
@@ -105,15 +97,7 @@ enum AppBackup {
 
     /// A segment's `points` array whose `[` was just read.
     private static func readPoints<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
-        while true {
-            let event = try reader.next()
-            if event == .arrayEnd { return }
-            let start = RecordStart(reader)
-            guard event == .objectStart else {
-                try reader.skip(from: event)
-                sink.unreadablePoint(context.problem("backup point is not an object", at: start))
-                continue
-            }
+        try forEachObjectElement(&reader, context, &sink, what: "backup point") { reader, sink, start in
             var latitude: Double?
             var longitude: Double?
             var point = TrackPoint(latitude: 0, longitude: 0)

@@ -153,6 +153,24 @@ struct RecordContext {
     }
 }
 
+/// Walks the array whose `[` was just read without materialising it: `body` reads each object
+/// element from just past its `{` to its `}` (`start` is where the element began); any other
+/// element is skipped and reported as unreadable ("`what` is not an object").
+func forEachObjectElement<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink, what: String,
+                                           _ body: (inout JSONStreamReader, inout Sink, RecordStart) throws -> Void) throws {
+    while true {
+        let event = try reader.next()
+        if event == .arrayEnd { return }
+        let start = RecordStart(reader)
+        guard event == .objectStart else {
+            try reader.skip(from: event)
+            sink.unreadablePoint(context.problem("\(what) is not an object", at: start))
+            continue
+        }
+        try body(&reader, &sink, start)
+    }
+}
+
 /// Reads the elements of an array whose `[` was just read, one materialised value at a time.
 func forEachElement(_ reader: inout JSONStreamReader, maximumBytes: Int, _ body: (JSONValue, RecordStart) throws -> Void) throws {
     while true {

@@ -23,15 +23,7 @@ enum TakeoutRecords {
 
     /// Reads the `locations` array whose `[` was just read.
     static func readLocations<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
-        while true {
-            let event = try reader.next()
-            if event == .arrayEnd { return }
-            let start = RecordStart(reader)
-            guard event == .objectStart else {
-                try reader.skip(from: event)
-                sink.unreadablePoint(context.problem("location record is not an object", at: start))
-                continue
-            }
+        try forEachObjectElement(&reader, context, &sink, what: "location record") { reader, sink, start in
             var latitudeE7: Double?
             var longitudeE7: Double?
             var accuracy: Double?
@@ -80,11 +72,11 @@ enum TakeoutRecords {
             }
             if let problem {
                 sink.unreadablePoint(context.problem(problem, at: start))
-                continue
+                return
             }
             guard let latitudeE7, let longitudeE7 else {
                 sink.unreadablePoint(context.problem(latitudeE7 == nil ? "location record without latitudeE7" : "location record without longitudeE7", at: start))
-                continue
+                return
             }
             sink.point(TrackPoint(latitude: unwrapped(latitudeE7, above: 900_000_000) / 1e7,
                                   longitude: unwrapped(longitudeE7, above: 1_800_000_000) / 1e7,

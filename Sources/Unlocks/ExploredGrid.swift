@@ -200,11 +200,8 @@ public enum ExploredGrid {
     }
 
     /// The cell of one point.
-    @inline(__always)
     public static func key(latitude: Double, longitude: Double) -> Int64 {
-        let row = Int64(rowCoordinate(latitude: latitude).rounded(.down))
-        let columns = columnCount(row: row)
-        let column = Int64(((longitude + 180) / (360 / Double(columns))).rounded(.down))
-        return key(row: row, column: ((column % columns) + columns) % columns)
+        var rows = RowCache()
+        return rows.key(rowCoordinate: rowCoordinate(latitude: latitude), longitude: longitude)
     }
 }

@@ -37,8 +37,6 @@ struct ReplayingSource<Base: ByteSource>: ByteSource {
     var prefix: [UInt8]
     var prefixOffset = 0
     var base: Base
-    /// Bytes handed out so far (for progress).
-    var delivered: Int64 = 0
 
     /// Reads up to `count` bytes ahead from `base`.
     init(_ base: Base, lookahead count: Int = 512) throws {
@@ -59,12 +57,9 @@ struct ReplayingSource<Base: ByteSource>: ByteSource {
             let n = min(buffer.count, prefix.count - prefixOffset)
             prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + prefixOffset, byteCount: n) }
             prefixOffset += n
-            delivered += Int64(n)
             return n
         }
-        let n = try base.read(into: buffer)
-        delivered += Int64(n)
-        return n
+        return try base.read(into: buffer)
     }
 }
 
