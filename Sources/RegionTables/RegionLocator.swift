@@ -279,10 +279,12 @@ public struct MarginNeighbourhood: Sendable {
     public let reach: Double
     /// The regions it serves (every level inside at the centre).
     public let placement: Placement
-    /// World arcs bounding the centre's country; China arcs with bit k set when the arc bounds the
-    /// centre's region at level slot k.
-    let worldArcs: [Int]
-    let chinaArcs: [(arc: Int, slots: UInt8)]
+    /// The segments (x0, y0, x1, y1 quantised, four entries each) near enough to matter of the
+    /// world arcs bounding the centre's country, and of the China arcs bounding the centre's
+    /// regions, with bit k of `chinaSlots` set when the segment's arc bounds the region at level slot k.
+    let worldSegments: [Int32]
+    let chinaSegments: [Int32]
+    let chinaSlots: [UInt8]
 }
 
 extension RegionLocator {
@@ -296,20 +298,35 @@ extension RegionLocator {
         guard inChina || (placement.gcj02 == nil && !ChinaRectangle().appliesShift(latitude: latitude, longitude: longitude)) else { return nil }
         let radius = Int64(((marginRadius + reach) / Self.metresPerQuantum).rounded(.up))
         let x = Int64((longitude / TableFormat.quantum).rounded()), y = Int64((latitude / TableFormat.quantum).rounded())
-        let worldArcs = world.arcsNear(x: x, y: y, radius: radius).map(\.arc).filter { arc in
-            arcBounds(worldView, arc: arc, slot: 0, region: country)
+        // A segment farther than this from the centre is farther than the margin radius from every
+        // point within reach (2% and 2 quanta spare for the cosine's change over the reach).
+        let keep = Double(radius) * 1.02 + 2
+        func segments(of arc: Int, in table: RegionTable, x: Int64, y: Int64, slots: UInt8, into out: inout [Int32], _ slotsOut: inout [UInt8]) {
+            let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
+            let vertices = table.vertices
+            for i in Int(table.arcStart[arc])..<Int(table.arcStart[arc + 1]) - 1 {
+                let ax = Double(Int64(vertices[2 * i]) - x) * cosine, ay = Double(Int64(vertices[2 * i + 1]) - y)
+                let bx = Double(Int64(vertices[2 * i + 2]) - x) * cosine, by = Double(Int64(vertices[2 * i + 3]) - y)
+                guard RegionTable.distanceToOrigin(ax, ay, bx, by) <= keep else { continue }
+                out += vertices[(2 * i)..<(2 * i + 4)]
+                slotsOut.append(slots)
+            }
         }
-        var chinaArcs: [(arc: Int, slots: UInt8)] = []
+        var worldSegments: [Int32] = [], chinaSegments: [Int32] = [], chinaSlots: [UInt8] = [], unused: [UInt8] = []
+        for (arc, _) in world.arcsNear(x: x, y: y, radius: radius) where arcBounds(worldView, arc: arc, slot: 0, region: country) {
+            segments(of: arc, in: world, x: x, y: y, slots: 1, into: &worldSegments, &unused)
+        }
         if inChina, let gcj = placement.gcj02 {
             let regions = [placement.province.region, placement.city.region, placement.county.region]
             let gx = Int64((gcj.longitude / TableFormat.quantum).rounded()), gy = Int64((gcj.latitude / TableFormat.quantum).rounded())
             for (arc, _) in china.arcsNear(x: gx, y: gy, radius: radius) {
                 var slots: UInt8 = 0
                 for k in 0..<3 where regions[k].map({ arcBounds(chinaView, arc: arc, slot: k, region: $0) }) == true { slots |= 1 << UInt8(k) }
-                if slots != 0 { chinaArcs.append((arc, slots)) }
+                if slots != 0 { segments(of: arc, in: china, x: gx, y: gy, slots: slots, into: &chinaSegments, &chinaSlots) }
             }
         }
-        let result = MarginNeighbourhood(latitude: latitude, longitude: longitude, reach: reach, placement: placement, worldArcs: worldArcs, chinaArcs: chinaArcs)
+        let result = MarginNeighbourhood(latitude: latitude, longitude: longitude, reach: reach, placement: placement,
+                                         worldSegments: worldSegments, chinaSegments: chinaSegments, chinaSlots: chinaSlots)
         // It must reproduce the fresh answer where it was made (the gate's answers do not).
         return self.placement(latitude: latitude, longitude: longitude, in: result) == placement ? result : nil
     }
@@ -324,12 +341,12 @@ extension RegionLocator {
         var result = neighbourhood.placement
         let radius = Int64((marginRadius / Self.metresPerQuantum).rounded(.up))
         let x = Int64((longitude / TableFormat.quantum).rounded()), y = Int64((latitude / TableFormat.quantum).rounded())
-        result.country.marginMetres = Self.nearest(world, arcs: neighbourhood.worldArcs.map { ($0, 1) }, x: x, y: y, radius: radius)[0]
+        result.country.marginMetres = Self.nearest(neighbourhood.worldSegments, slots: nil, x: x, y: y, radius: radius).0
         if result.gcj02 != nil {
             let position = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
             let gx = Int64((position.longitude / TableFormat.quantum).rounded()), gy = Int64((position.latitude / TableFormat.quantum).rounded())
-            let margins = Self.nearest(china, arcs: neighbourhood.chinaArcs, x: gx, y: gy, radius: radius)
-            (result.province.marginMetres, result.city.marginMetres, result.county.marginMetres) = (margins[0], margins[1], margins[2])
+            (result.province.marginMetres, result.city.marginMetres, result.county.marginMetres)
+                = Self.nearest(neighbourhood.chinaSegments, slots: neighbourhood.chinaSlots, x: gx, y: gy, radius: radius)
             result.gcj02 = position
         }
         return result
@@ -342,23 +359,22 @@ extension RegionLocator {
         return (left >= 0 && view.region(ofUnit: left, slot: k) == region) || (right >= 0 && view.region(ofUnit: right, slot: k) == region)
     }
 
-    /// Per level slot k: the distance (metres) from (x, y) to the nearest of the arcs with bit k
-    /// set, when within `radius` quanta, measured exactly as ``RegionTable/arcsNear(x:y:radius:)`` measures.
-    private static func nearest(_ table: RegionTable, arcs: [(arc: Int, slots: UInt8)], x: Int64, y: Int64, radius: Int64) -> [Double?] {
+    /// Per level slot k: the distance (metres) from (x, y) to the nearest of the segments with bit
+    /// k set in `slots` (all in slot 0 when nil), when within `radius` quanta, measured exactly as
+    /// ``RegionTable/arcsNear(x:y:radius:)`` measures.
+    private static func nearest(_ segments: [Int32], slots: [UInt8]?, x: Int64, y: Int64, radius: Int64) -> (Double?, Double?, Double?) {
         let cosine = cosineOfLatitude(Double(y) * TableFormat.quantum)
-        let vertices = table.vertices, arcStart = table.arcStart
-        let limit = Double(radius) * metresPerQuantum
-        var best: [Double?] = [nil, nil, nil]
-        for (arc, slots) in arcs {
-            var arcBest = Double.infinity
-            for i in Int(arcStart[arc])..<Int(arcStart[arc + 1]) - 1 {
-                let ax = Double(Int64(vertices[2 * i]) - x) * cosine, ay = Double(Int64(vertices[2 * i + 1]) - y)
-                let bx = Double(Int64(vertices[2 * i + 2]) - x) * cosine, by = Double(Int64(vertices[2 * i + 3]) - y)
-                arcBest = min(arcBest, RegionTable.distanceToOrigin(ax, ay, bx, by) * metresPerQuantum)
-            }
-            guard arcBest <= limit else { continue }
-            for k in 0..<3 where slots & (1 << UInt8(k)) != 0 { best[k] = min(best[k] ?? arcBest, arcBest) }
+        var best = (Double.infinity, Double.infinity, Double.infinity)
+        for s in 0..<segments.count / 4 {
+            let ax = Double(Int64(segments[4 * s]) - x) * cosine, ay = Double(Int64(segments[4 * s + 1]) - y)
+            let bx = Double(Int64(segments[4 * s + 2]) - x) * cosine, by = Double(Int64(segments[4 * s + 3]) - y)
+            let d = RegionTable.distanceToOrigin(ax, ay, bx, by) * metresPerQuantum
+            let bits = slots?[s] ?? 1
+            if bits & 1 != 0 { best.0 = min(best.0, d) }
+            if bits & 2 != 0 { best.1 = min(best.1, d) }
+            if bits & 4 != 0 { best.2 = min(best.2, d) }
         }
-        return best
+        let limit = Double(radius) * metresPerQuantum
+        return (best.0 <= limit ? best.0 : nil, best.1 <= limit ? best.1 : nil, best.2 <= limit ? best.2 : nil)
     }
 }

@@ -128,20 +128,47 @@ public enum Timestamp {
 
     /// `YYYY-MM-DDThh:mm:ss.sssZ`, or with `offsetMinutes` the local time and its `±hh:mm`.
     public static func format(_ milliseconds: Int64, offsetMinutes: Int = 0) -> String {
+        var bytes: [UInt8] = []
+        append(milliseconds, offsetMinutes: offsetMinutes, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``format(_:offsetMinutes:)`` appended to UTF-8 bytes (for reports written piece by piece).
+    public static func append(_ milliseconds: Int64, offsetMinutes: Int = 0, to out: inout [UInt8]) {
         let local = milliseconds + Int64(offsetMinutes) * 60_000
         let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
         let within = local - days * 86_400_000
         let date = civilDate(daysSinceEpoch: days)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        func pad(_ value: Int64, _ width: Int) {
+            if value < 0 || value >= 10_000 || width > 4 {
+                // Out of the four-digit range (years far from now): as many digits as it takes.
+                let digits = String(value)
+                out += repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.count))
+                out += digits.utf8
+                return
+            }
+            var divisor: Int64 = width == 4 ? 1000 : width == 3 ? 100 : width == 2 ? 10 : 1
+            while divisor * 10 <= value { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
-        var text = "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T"
-        text += "\(pad(within / 3_600_000, 2)):\(pad(within / 60_000 % 60, 2)):\(pad(within / 1000 % 60, 2)).\(pad(within % 1000, 3))"
-        if offsetMinutes == 0 { return text + "Z" }
-        let sign = offsetMinutes < 0 ? "-" : "+"
+        pad(date.year, 4); out.append(UInt8(ascii: "-"))
+        pad(date.month, 2); out.append(UInt8(ascii: "-"))
+        pad(date.day, 2); out.append(UInt8(ascii: "T"))
+        pad(within / 3_600_000, 2); out.append(UInt8(ascii: ":"))
+        pad(within / 60_000 % 60, 2); out.append(UInt8(ascii: ":"))
+        pad(within / 1000 % 60, 2); out.append(UInt8(ascii: "."))
+        pad(within % 1000, 3)
+        if offsetMinutes == 0 {
+            out.append(UInt8(ascii: "Z"))
+            return
+        }
+        out.append(UInt8(ascii: offsetMinutes < 0 ? "-" : "+"))
         let magnitude = Int64(abs(offsetMinutes))
-        return text + "\(sign)\(pad(magnitude / 60, 2)):\(pad(magnitude % 60, 2))"
+        pad(magnitude / 60, 2); out.append(UInt8(ascii: ":"))
+        pad(magnitude % 60, 2)
     }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {

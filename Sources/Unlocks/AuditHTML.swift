@@ -21,8 +21,8 @@ extension AuditReport {
         ("lw", "world table (country, WGS-84)"), ("l1", "province"), ("l2", "city"), ("l3", "county"), ("lc", "China table coast / national border"),
     ]
 
-    public func html() -> String {
-        let counts = self.counts
+    /// The page up to the episodes' sections: styles, summary, shaky unlocks.
+    func htmlHead() -> String {
         var out = """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -48,12 +48,12 @@ extension AuditReport {
         <h1>Border audit</h1>
 
         """
-        out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodes.count) episodes; near-border means within \(fixed(within, 0)) m; times at UTC\(ClassifyReport.offsetText(options.utcOffsetMinutes)). "
+        out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes; near-border means within \(fixed(within, 0)) m; times at UTC\(ClassifyReport.offsetText(options.utcOffsetMinutes)). "
         out += "Simplification-flip: \(escape(simplification.note))."
         out += "</p>\n<h2>Summary</h2>\n<table><tr><th>category</th><th class=\"n\">points</th><th class=\"n\">episodes</th>"
         out += RegionLevel.allCases.map { "<th class=\"n\">\($0.name)</th>" }.joined() + "</tr>\n"
         for (category, colour) in Self.palette {
-            let c = counts[category]!
+            let c = count(category)
             out += "<tr><td><span class=\"sw\" style=\"background:\(colour)\"></span>\(category.rawValue)</td><td class=\"n\">\(c.points)</td><td class=\"n\">\(c.episodes)</td>"
             out += c.byLevel.map { "<td class=\"n\">\($0)</td>" }.joined() + "</tr>\n"
         }
@@ -70,24 +70,23 @@ extension AuditReport {
             out += "</table>\n"
         }
         out += "<h2>Episodes</h2>\n"
-        if episodes.isEmpty { out += "<p>No point needs a second look.</p>\n" }
-        for episode in episodes { out += section(episode) }
-        out += "</body></html>\n"
+        if episodeCount == 0 { out += "<p>No point needs a second look.</p>\n" }
         return out
     }
 
-    private func section(_ e: AuditEpisode) -> String {
+    /// One episode: its map and its facts.
+    func section(_ e: AuditEpisode, lines: [BorderLine]) -> String {
         let categories = AuditCategory.decode(e.flags)
         let tags = Self.palette.filter { categories.contains($0.0) }.map { "<span class=\"tag\" style=\"background:\($0.1)\">\($0.0.rawValue)</span>" }.joined()
         var out = "<section class=\"ep\" id=\"e\(e.id)\"><h3>#\(e.id) · \(escape(shortTime(e.points.first?.point.time))) · \(e.points.count) points \(tags)</h3><div class=\"row\">"
-        out += map(e)
+        out += map(e, lines: lines)
         out += facts(e)
         out += "</div></section>\n"
         return out
     }
 
     /// The episode's map: border lines, the track, points coloured by category, legend, scale bar.
-    private func map(_ e: AuditEpisode) -> String {
+    private func map(_ e: AuditEpisode, lines: [BorderLine]) -> String {
         let f = frame(of: e)
         let midLat = (f.south + f.north) / 2
         let metresPerDegreeLat = 111_320.0, metresPerDegreeLon = 111_320.0 * cosine(midLat)
@@ -99,7 +98,7 @@ extension AuditReport {
         }
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.mapWidth))\" height=\"\(Int(Self.mapHeight))\" viewBox=\"0 0 \(Int(Self.mapWidth)) \(Int(Self.mapHeight))\">"
         var styles = Set<String>()
-        for line in borderLines(for: e) {
+        for line in lines {
             let style = line.table == "world" ? "lw" : line.coast ? "lc" : "l\(line.level.rawValue)"
             styles.insert(style)
             let d = line.runs.map { Self.pathData($0.map { project($0.latitude, $0.longitude) }) }.joined()
@@ -162,6 +161,7 @@ extension AuditReport {
     /// The facts beside a map.
     private func facts(_ e: AuditEpisode) -> String {
         var rows: [(String, String)] = [("input", escape(e.input)), ("segment", "\(e.segment)")]
+        if let previous = e.continues { rows.append(("continues", "<a href=\"#e\(previous)\">#\(previous)</a> (an episode holds at most \(BorderAuditor.maximumEpisodePoints) points)")) }
         let start = shortTime(e.points.first?.point.time), end = shortTime(e.points.last?.point.time)
         rows.append(("time", escape(start == end ? start : "\(start) – \(end.hasPrefix(start.prefix(11)) ? String(end.dropFirst(11)) : end)")))
         var perCategory: [AuditCategory: Int] = [:]

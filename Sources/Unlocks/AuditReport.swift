@@ -4,10 +4,40 @@ import RegionTables
 import TextFormats
 import Tracks
 
-/// The audit report: the episodes a `BorderAuditor` found, the shaky unlocks of the ledger, and
-/// the border lines near each episode; rendered as JSON (docs/audit-format.md), GeoJSON, HTML
-/// and a terminal summary. Everything is a function of the inputs, so output is deterministic.
-public struct AuditReport {
+/// Where one of the audit's documents goes. Its body streams while the run goes on; its head,
+/// which carries the summary, is known only at the end, when `finish` puts head, body and tail
+/// together (a file: written whole under a temporary name, then renamed).
+public protocol AuditDocument: AnyObject {
+    /// Appends to the body.
+    func append(_ bytes: [UInt8]) throws
+    /// Completes the document as head + body + tail.
+    func finish(head: [UInt8], tail: [UInt8]) throws
+}
+
+/// An `AuditDocument` kept in memory (tests, small archives, embedding apps).
+public final class AuditDocumentBuffer: AuditDocument {
+    /// The whole document, once finished.
+    public private(set) var bytes: [UInt8] = []
+    private var body: [UInt8] = []
+
+    public init() {}
+
+    public func append(_ bytes: [UInt8]) { body += bytes }
+
+    public func finish(head: [UInt8], tail: [UInt8]) {
+        bytes = head + body + tail
+        body = []
+    }
+
+    /// The finished document as text.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// The audit report, written as episodes arrive: each episode goes straight into `audit.json`,
+/// `audit.geojson` and `audit.html` (docs/audit-format.md) and is then forgotten, so memory does
+/// not grow with the archive; the counts, the shaky unlocks and the ranking of episodes for the
+/// terminal summary are kept. Everything is a function of the inputs, so output is deterministic.
+public final class AuditReport {
     /// An unlock the audit lists: tentative (only flagged evidence), or confirmed by one point.
     public struct UnlockFinding {
         public enum Kind: String, Sendable {
@@ -37,53 +67,6 @@ public struct AuditReport {
         public var runs: [[(latitude: Double, longitude: Double)]]
     }
 
-    public let episodes: [AuditEpisode]
-    public let findings: [UnlockFinding]
-    public let inputs: [InputRecord]
-    public let groundPoints: Int64
-    public let flaggedPoints: Int64
-    public let within: Double
-    public let options: ClassifyOptions
-    /// Whether the simplification-flip category was checked (at some levels), and what was and was not.
-    public let simplification: (checked: Bool, note: String)
-    public let world: RegionTable
-    public let china: RegionTable
-
-    public init(auditor: BorderAuditor, ledger: UnlockLedger, simplification: (checked: Bool, note: String)) {
-        episodes = auditor.episodes
-        groundPoints = auditor.groundPoints
-        flaggedPoints = auditor.flaggedPoints
-        within = auditor.within
-        options = auditor.options
-        world = auditor.locator.world
-        china = auditor.locator.china
-        self.simplification = simplification
-        inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
-        var byRegion: [RegionKey: [Int]] = [:]
-        for episode in episodes {
-            var keys = Set<RegionKey>()
-            for point in episode.points {
-                for level in RegionLevel.allCases {
-                    if let region = point.region(level) { keys.insert(RegionKey(level: level, index: region)) }
-                }
-            }
-            for key in keys { byRegion[key, default: []].append(episode.id) }
-        }
-        var findings: [UnlockFinding] = []
-        for (key, evidence) in ledger.regions.sorted(by: { $0.key < $1.key }) {
-            let kind: UnlockFinding.Kind
-            if evidence.confirmedBy == nil, evidence.tentativeBy != nil {
-                kind = .tentative
-            } else if evidence.confirmedBy != nil, evidence.insidePoints + evidence.edgePoints == 1 {
-                kind = .singlePoint
-            } else { continue }
-            findings.append(UnlockFinding(kind: kind, key: key, evidence: evidence, episodes: byRegion[key] ?? []))
-        }
-        self.findings = findings
-    }
-
-    // MARK: Figures
-
     /// Points and episodes per category, and points per level.
     public struct CategoryCount: Equatable {
         public var points = 0
@@ -92,20 +75,191 @@ public struct AuditReport {
         public var byLevel = [0, 0, 0, 0]
     }
 
-    public var counts: [AuditCategory: CategoryCount] {
-        var counts: [AuditCategory: CategoryCount] = [:]
-        for category in AuditCategory.allCases { counts[category] = CategoryCount() }
-        for episode in episodes {
-            for category in AuditCategory.decode(episode.flags) { counts[category]!.episodes += 1 }
-            for point in episode.points {
-                for category in AuditCategory.decode(point.flags) { counts[category]!.points += 1 }
-                for (level, bits) in point.levelFlags.enumerated() {
-                    for category in AuditCategory.decode(bits) { counts[category]!.byLevel[level] += 1 }
-                }
+    /// An episode's line in the terminal summary, with what ranks it.
+    struct RankedEpisode {
+        var categories: Int
+        var points: Int
+        var id: Int
+        var line: String
+
+        /// Most categories, then most points, then the earliest.
+        static func ranksBefore(_ a: RankedEpisode, _ b: RankedEpisode) -> Bool {
+            (a.categories, a.points, -a.id) > (b.categories, b.points, -b.id)
+        }
+    }
+
+    public let locator: RegionLocator
+    public let within: Double
+    public let options: ClassifyOptions
+    /// Whether the simplification-flip category is checked (at some levels), and what is and is not.
+    public let simplification: (checked: Bool, note: String)
+    /// The check against the full-resolution source run on each episode before it is written
+    /// (the source's code per level; nil code: in no region there).
+    public let sourceCheck: ((AuditedPoint) throws -> [RegionLevel: String?])?
+    var world: RegionTable { locator.world }
+    var china: RegionTable { locator.china }
+
+    public private(set) var episodeCount = 0
+    public private(set) var groundPoints: Int64 = 0
+    public private(set) var flaggedPoints: Int64 = 0
+    /// The inputs, once finished.
+    public private(set) var inputs: [InputRecord] = []
+    /// The shaky unlocks, once finished.
+    public private(set) var findings: [UnlockFinding] = []
+    /// Indexed by `AuditCategory.index(of:)`.
+    private var categoryCounts = [CategoryCount](repeating: CategoryCount(), count: AuditCategory.allCases.count)
+    private var episodesByRegion: [RegionKey: [Int]] = [:]
+    private var ranked: [RankedEpisode] = []
+    /// How many episodes the terminal summary lists.
+    public static let topEpisodes = 10
+
+    private let jsonDocument, geoJSONDocument, htmlDocument: AuditDocument
+    private var json = JSONTextBuffer(), geoJSON = JSONTextBuffer(), html: [UInt8] = []
+    /// GeoJSON features written so far.
+    private var featureCount = 0
+    /// Bodies are handed to their documents in pieces of about this size.
+    static let flushBytes = 1 << 20
+    /// Region codes as JSON strings, per table (`[0]` world, `[1]` China), by region index.
+    private let quotedCodes: [[[UInt8]]]
+    /// Category lists as JSON arrays and as comma-separated JSON strings, by flag byte.
+    private let categoryArrays: [[UInt8]], categoryStrings: [[UInt8]]
+
+    public init(locator: RegionLocator, within: Double, options: ClassifyOptions,
+                simplification: (checked: Bool, note: String), sourceCheck: ((AuditedPoint) throws -> [RegionLevel: String?])? = nil,
+                json: AuditDocument, geoJSON: AuditDocument, html: AuditDocument) {
+        self.locator = locator
+        self.within = within
+        self.options = options
+        self.simplification = simplification
+        self.sourceCheck = sourceCheck
+        jsonDocument = json
+        geoJSONDocument = geoJSON
+        htmlDocument = html
+        quotedCodes = [locator.world, locator.china].map { table in
+            (0..<table.regionCount).map { i in
+                var text = JSONTextBuffer()
+                text.string(table.region(Int32(i)).code)
+                return text.bytes
             }
         }
-        return counts
+        categoryArrays = (0..<128).map { flags in
+            var text = JSONTextBuffer()
+            text.raw("[")
+            for (k, category) in AuditCategory.decode(UInt8(flags)).enumerated() {
+                if k > 0 { text.raw(",") }
+                text.string(category.rawValue)
+            }
+            text.raw("]")
+            return text.bytes
+        }
+        categoryStrings = (0..<128).map { flags in
+            var text = JSONTextBuffer()
+            text.string(AuditCategory.decode(UInt8(flags)).map(\.rawValue).joined(separator: ","))
+            return text.bytes
+        }
     }
+
+    /// Points and episodes in `category`, so far.
+    public func count(_ category: AuditCategory) -> CategoryCount {
+        categoryCounts[AuditCategory.index(of: category)]
+    }
+
+    /// The best-ranked episodes' ids (most categories, then most points), so far.
+    public var topEpisodeIds: [Int] { ranked.map(\.id) }
+
+    // MARK: Episodes
+
+    /// Checks the episode against the source (when a check is set), counts it and writes it.
+    public func add(_ episode: AuditEpisode) throws {
+        var episode = episode
+        if let sourceCheck { try episode.checkSource(against: locator, sourceCheck) }
+        episodeCount += 1
+        tally(episode)
+        let lines = borderLines(for: episode)
+        writeJSON(episode)
+        writeGeoJSON(episode, lines: lines)
+        html += section(episode, lines: lines).utf8
+        if json.bytes.count >= Self.flushBytes { try flushJSON() }
+        if geoJSON.bytes.count >= Self.flushBytes { try flushGeoJSON() }
+        if html.count >= Self.flushBytes { try flushHTML() }
+    }
+
+    /// Completes the three documents once the run is over: the summary and the shaky unlocks
+    /// (from `ledger`, the same as classify's) go into their heads.
+    public func finish(ledger: UnlockLedger, groundPoints: Int64, flaggedPoints: Int64) throws {
+        self.groundPoints = groundPoints
+        self.flaggedPoints = flaggedPoints
+        inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+        findings = []
+        for (key, evidence) in ledger.regions.sorted(by: { $0.key < $1.key }) {
+            let kind: UnlockFinding.Kind
+            if evidence.confirmedBy == nil, evidence.tentativeBy != nil {
+                kind = .tentative
+            } else if evidence.confirmedBy != nil, evidence.insidePoints + evidence.edgePoints == 1 {
+                kind = .singlePoint
+            } else { continue }
+            findings.append(UnlockFinding(kind: kind, key: key, evidence: evidence, episodes: episodesByRegion[key] ?? []))
+        }
+        try flushJSON()
+        try flushGeoJSON()
+        try flushHTML()
+        try jsonDocument.finish(head: jsonHead(), tail: Array((episodeCount == 0 ? "]\n}\n" : "\n  ]\n}\n").utf8))
+        try geoJSONDocument.finish(head: Array("{\"type\":\"FeatureCollection\",\"features\":[".utf8),
+                                   tail: Array((featureCount == 0 ? "]}\n" : "\n]}\n").utf8))
+        try htmlDocument.finish(head: Array(htmlHead().utf8), tail: Array("</body></html>\n".utf8))
+    }
+
+    private func flushJSON() throws {
+        try jsonDocument.append(json.bytes)
+        json.bytes.removeAll(keepingCapacity: true)
+    }
+
+    private func flushGeoJSON() throws {
+        try geoJSONDocument.append(geoJSON.bytes)
+        geoJSON.bytes.removeAll(keepingCapacity: true)
+    }
+
+    private func flushHTML() throws {
+        try htmlDocument.append(html)
+        html.removeAll(keepingCapacity: true)
+    }
+
+    /// Counts the episode's points per category and level, notes its regions (for the unlock
+    /// findings) and ranks it for the terminal summary.
+    private func tally(_ episode: AuditEpisode) {
+        var episodeFlags: UInt8 = 0
+        var keys = Set<RegionKey>()
+        var lastRegions: [Int32?] = [nil, nil, nil, nil]
+        for point in episode.points {
+            let flags = point.levelFlags
+            let union = flags.union
+            episodeFlags |= union
+            for k in 0..<AuditCategory.allCases.count where union & (1 << UInt8(k)) != 0 {
+                categoryCounts[k].points += 1
+                for level in 0..<4 where flags[level] & (1 << UInt8(k)) != 0 { categoryCounts[k].byLevel[level] += 1 }
+            }
+            for level in RegionLevel.allCases {
+                let region = point.region(level)
+                if let region, region != lastRegions[Int(level.rawValue)] { keys.insert(RegionKey(level: level, index: region)) }
+                lastRegions[Int(level.rawValue)] = region
+            }
+        }
+        for k in 0..<AuditCategory.allCases.count where episodeFlags & (1 << UInt8(k)) != 0 { categoryCounts[k].episodes += 1 }
+        for key in keys { episodesByRegion[key, default: []].append(episode.id) }
+
+        let candidate = RankedEpisode(categories: episodeFlags.nonzeroBitCount, points: episode.points.count, id: episode.id, line: "")
+        guard ranked.count < Self.topEpisodes || RankedEpisode.ranksBefore(candidate, ranked.last!) else { return }
+        var entry = candidate
+        let when = timeText(episode.points.first?.point.time).map { String($0.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
+        let finest = RegionLevel.allCases.reversed().first { regions(of: episode, at: $0).count > 1 } ?? .country
+        let places = regions(of: episode, at: finest).prefix(3).map { label(finest, $0) }.joined(separator: " / ")
+        entry.line = "  #\(episode.id)  \(when)  \(episode.points.count) points  \(AuditCategory.decode(episodeFlags).map(\.rawValue).joined(separator: ","))  \(places)\n"
+        ranked.append(entry)
+        ranked.sort(by: RankedEpisode.ranksBefore)
+        if ranked.count > Self.topEpisodes { ranked.removeLast() }
+    }
+
+    // MARK: Names
 
     func table(_ level: RegionLevel) -> RegionTable { level == .country ? world : china }
 
@@ -126,19 +280,9 @@ public struct AuditReport {
     func regions(of episode: AuditEpisode, at level: RegionLevel) -> [Int32] {
         var seen: [Int32] = []
         for point in episode.points {
-            if let r = point.region(level), !seen.contains(r) { seen.append(r) }
+            if let r = point.region(level), seen.last != r, !seen.contains(r) { seen.append(r) }
         }
         return seen
-    }
-
-    /// Episodes ranked for a person: most categories, then most points, then id.
-    public var rankedEpisodes: [AuditEpisode] {
-        episodes.sorted {
-            let a = $0.flags.nonzeroBitCount, b = $1.flags.nonzeroBitCount
-            if a != b { return a > b }
-            if $0.points.count != $1.points.count { return $0.points.count > $1.points.count }
-            return $0.id < $1.id
-        }
     }
 
     // MARK: Frames and border lines
@@ -214,12 +358,11 @@ public struct AuditReport {
 
     // MARK: JSON
 
-    /// The report as JSON (docs/audit-format.md), keys in a fixed order.
-    public func json() -> JSONValue {
-        let counts = self.counts
+    /// The document up to the episodes' list: options, summary and unlocks (docs/audit-format.md).
+    private func jsonHead() -> [UInt8] {
         let levelNames = RegionLevel.allCases.map(\.name)
         var categories: [(key: String, value: JSONValue)] = AuditCategory.allCases.map { category in
-            let c = counts[category]!
+            let c = count(category)
             return (category.rawValue, .object([
                 ("points", .number(Double(c.points))), ("episodes", .number(Double(c.episodes))),
                 ("byLevel", .object(zip(levelNames, c.byLevel).map { ($0, .number(Double($1))) })),
@@ -239,7 +382,7 @@ public struct AuditReport {
             ("groundPoints", .number(Double(groundPoints))),
             ("pointsInFlight", .number(Double(inputs.reduce(0) { $0 + $1.pointsInFlight }))),
             ("flaggedPoints", .number(Double(flaggedPoints))),
-            ("episodes", .number(Double(episodes.count))),
+            ("episodes", .number(Double(episodeCount))),
             ("categories", .object(categories)),
         ])
         let options: JSONValue = .object([
@@ -262,119 +405,261 @@ public struct AuditReport {
                 ("episodes", .array(f.episodes.map { .number(Double($0)) })),
             ])
         })
-        return .object([
+        let document: JSONValue = .object([
             ("report", .string("adminunlocks-audit")),
             ("version", .number(1)),
             ("options", options),
             ("summary", summary),
             ("unlocks", unlocks),
-            ("episodes", .array(episodes.map(episodeJSON))),
         ])
+        // Reopen the document to append the episodes' list, which the body fills.
+        var head = document.renderedUTF8(compactDepth: 4)
+        precondition(head.last == UInt8(ascii: "}"))
+        head.removeLast(2)  // "\n}"
+        head += ",\n  \"episodes\": [".utf8
+        return head
     }
 
-    func episodeJSON(_ e: AuditEpisode) -> JSONValue {
-        .object([
-            ("id", .number(Double(e.id))),
-            ("input", .string(e.input)),
-            ("segment", .number(Double(e.segment))),
-            ("start", timeText(e.points.first?.point.time).map { .string($0) } ?? .null),
-            ("end", timeText(e.points.last?.point.time).map { .string($0) } ?? .null),
-            ("pointCount", .number(Double(e.points.count))),
-            ("categories", .array(AuditCategory.decode(e.flags).map { .string($0.rawValue) })),
-            ("regions", .object(RegionLevel.allCases.map { level in (level.name, .array(regions(of: e, at: level).map { .string(code(level, $0)!) })) })),
-            ("crossings", .array(e.crossings.map { c in .object([
-                ("level", .string(c.level.name)), ("from", code(c.level, c.from).map { .string($0) } ?? .null),
-                ("to", code(c.level, c.to).map { .string($0) } ?? .null), ("time", timeText(c.time).map { .string($0) } ?? .null),
-                ("latitude", .number(rounded(c.latitude, 7))), ("longitude", .number(rounded(c.longitude, 7))),
-            ]) })),
-            ("points", .array(e.points.map(pointJSON))),
-        ])
-    }
-
-    func pointJSON(_ p: AuditedPoint) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [
-            ("time", timeText(p.point.time).map { .string($0) } ?? .null),
-            ("wgs84", .array([.number(rounded(p.point.latitude, 7)), .number(rounded(p.point.longitude, 7))])),
-            ("gcj02", p.gcj02.map { .array([.number(rounded($0.latitude, 7)), .number(rounded($0.longitude, 7))]) } ?? .null),
-            ("accuracy", p.point.accuracy.map { .number(rounded($0, 1)) } ?? .null),
-            ("categories", .array(AuditCategory.decode(p.flags).map { .string($0.rawValue) })),
-            ("levels", .object(RegionLevel.allCases.map { level in
-                let found = p.placement.level(level)
-                return (level.name, .object([
-                    ("code", code(level, found.region).map { .string($0) } ?? .null),
-                    ("status", .string(found.status.rawValue)),
-                    ("margin", found.marginMetres.map { .number(rounded($0, 1)) } ?? .null),
-                    ("categories", .array(AuditCategory.decode(p.levelFlags[Int(level.rawValue)]).map { .string($0.rawValue) })),
-                ]))
-            })),
-        ]
-        if let unshifted = p.unshifted {
-            members.append(("unshifted", .object(zip([RegionLevel.province, .city, .county], unshifted).map { level, region in
-                (level.name, code(level, region).map { .string($0) } ?? .null)
-            })))
+    private func time(_ time: Int64?, into text: inout JSONTextBuffer) {
+        if let time {
+            text.raw("\"")
+            Timestamp.append(time, offsetMinutes: options.utcOffsetMinutes, to: &text.bytes)
+            text.raw("\"")
+        } else {
+            text.raw("null")
         }
-        if p.inDatumSeam { members.append(("datumSeam", .bool(true))) }
+    }
+
+    private func region(_ level: RegionLevel, _ region: Int32?, into text: inout JSONTextBuffer) {
+        if let region {
+            text.bytes += quotedCodes[level == .country ? 0 : 1][Int(region)]
+        } else {
+            text.raw("null")
+        }
+    }
+
+    private func status(_ status: PlacementStatus, into text: inout JSONTextBuffer) {
+        switch status {
+        case .inside: text.raw("\"inside\"")
+        case .edge: text.raw("\"edge\"")
+        case .outside: text.raw("\"outside\"")
+        }
+    }
+
+    /// One episode of the `episodes` list: its facts one per line, then its crossings and points
+    /// one per line each.
+    private func writeJSON(_ e: AuditEpisode) {
+        json.raw(episodeCount == 1 ? "\n    {\n      \"id\": " : ",\n    {\n      \"id\": ")
+        json.integer(e.id)
+        json.raw(",\n      \"input\": ")
+        json.string(e.input)
+        json.raw(",\n      \"segment\": ")
+        json.integer(e.segment)
+        if let previous = e.continues {
+            json.raw(",\n      \"continues\": ")
+            json.integer(previous)
+        }
+        json.raw(",\n      \"start\": ")
+        time(e.points.first?.point.time, into: &json)
+        json.raw(",\n      \"end\": ")
+        time(e.points.last?.point.time, into: &json)
+        json.raw(",\n      \"pointCount\": ")
+        json.integer(e.points.count)
+        json.raw(",\n      \"categories\": ")
+        json.bytes += categoryArrays[Int(e.flags)]
+        json.raw(",\n      \"regions\": {")
+        for level in RegionLevel.allCases {
+            if level != .country { json.raw(",") }
+            json.string(level.name)
+            json.raw(":[")
+            for (k, r) in regions(of: e, at: level).enumerated() {
+                if k > 0 { json.raw(",") }
+                region(level, r, into: &json)
+            }
+            json.raw("]")
+        }
+        json.raw("},\n      \"crossings\": [")
+        for (k, c) in e.crossings.enumerated() {
+            json.raw(k == 0 ? "\n        {\"level\":" : ",\n        {\"level\":")
+            json.string(c.level.name)
+            json.raw(",\"from\":")
+            region(c.level, c.from, into: &json)
+            json.raw(",\"to\":")
+            region(c.level, c.to, into: &json)
+            json.raw(",\"time\":")
+            time(c.time, into: &json)
+            json.raw(",\"latitude\":")
+            json.decimal(c.latitude, places: 7)
+            json.raw(",\"longitude\":")
+            json.decimal(c.longitude, places: 7)
+            json.raw("}")
+        }
+        json.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
+        for (k, p) in e.points.enumerated() {
+            json.raw(k == 0 ? "\n        " : ",\n        ")
+            writePoint(p)
+        }
+        json.raw(e.points.isEmpty ? "]\n    }" : "\n      ]\n    }")
+    }
+
+    /// One point on one line.
+    private func writePoint(_ p: AuditedPoint) {
+        json.raw("{\"time\":")
+        time(p.point.time, into: &json)
+        json.raw(",\"wgs84\":[")
+        json.decimal(p.point.latitude, places: 7)
+        json.raw(",")
+        json.decimal(p.point.longitude, places: 7)
+        json.raw("],\"gcj02\":")
+        if let g = p.gcj02 {
+            json.raw("[")
+            json.decimal(g.latitude, places: 7)
+            json.raw(",")
+            json.decimal(g.longitude, places: 7)
+            json.raw("]")
+        } else {
+            json.raw("null")
+        }
+        json.raw(",\"accuracy\":")
+        json.decimal(p.point.accuracy, places: 1)
+        json.raw(",\"categories\":")
+        json.bytes += categoryArrays[Int(p.flags)]
+        json.raw(",\"levels\":{")
+        for level in RegionLevel.allCases {
+            let found = p.placement.level(level)
+            switch level {
+            case .country: json.raw("\"country\":{\"code\":")
+            case .province: json.raw(",\"province\":{\"code\":")
+            case .city: json.raw(",\"city\":{\"code\":")
+            case .county: json.raw(",\"county\":{\"code\":")
+            }
+            region(level, found.region, into: &json)
+            json.raw(",\"status\":")
+            status(found.status, into: &json)
+            json.raw(",\"margin\":")
+            json.decimal(found.marginMetres, places: 1)
+            json.raw(",\"categories\":")
+            json.bytes += categoryArrays[Int(p.levelFlags[level])]
+            json.raw("}")
+        }
+        json.raw("}")
+        if let unshifted = p.unshifted {
+            json.raw(",\"unshifted\":{\"province\":")
+            region(.province, unshifted[0], into: &json)
+            json.raw(",\"city\":")
+            region(.city, unshifted[1], into: &json)
+            json.raw(",\"county\":")
+            region(.county, unshifted[2], into: &json)
+            json.raw("}")
+        }
+        if p.inDatumSeam { json.raw(",\"datumSeam\":true") }
         if let nearest = p.nearestCountry {
-            members.append(("nearest", .object([("code", .string(world.region(nearest.region).code)), ("metres", .number(rounded(nearest.metres, 1)))])))
+            json.raw(",\"nearest\":{\"code\":")
+            region(.country, nearest.region, into: &json)
+            json.raw(",\"metres\":")
+            json.decimal(nearest.metres, places: 1)
+            json.raw("}")
         }
         if let source = p.sourceCodes {
-            members.append(("source", .object(source.sorted { $0.key < $1.key }.map { ($0.key.name, $0.value.isEmpty ? .null : .string($0.value)) })))
+            json.raw(",\"source\":{")
+            for (k, entry) in source.sorted(by: { $0.key < $1.key }).enumerated() {
+                if k > 0 { json.raw(",") }
+                json.string(entry.key.name)
+                json.raw(":")
+                json.string(entry.value.isEmpty ? nil : entry.value)
+            }
+            json.raw("}")
         }
-        return .object(members)
+        json.raw("}")
     }
 
     // MARK: GeoJSON
 
-    /// The flagged points and the border lines near each episode, WGS-84 (RFC 7946 order: lon, lat).
-    public func geoJSON() -> JSONValue {
-        var features: [JSONValue] = []
-        for e in episodes {
-            for p in e.points {
-                var properties: [(key: String, value: JSONValue)] = [
-                    ("kind", .string("point")), ("episode", .number(Double(e.id))),
-                    ("time", timeText(p.point.time).map { .string($0) } ?? .null),
-                    ("categories", .string(AuditCategory.decode(p.flags).map(\.rawValue).joined(separator: ","))),
-                    ("accuracy", p.point.accuracy.map { .number(rounded($0, 1)) } ?? .null),
-                ]
-                for level in RegionLevel.allCases {
-                    let found = p.placement.level(level)
-                    properties.append((level.name, code(level, found.region).map { .string($0) } ?? .null))
-                    properties.append((level.name + "Status", .string(found.status.rawValue)))
-                    properties.append((level.name + "Margin", found.marginMetres.map { .number(rounded($0, 1)) } ?? .null))
+    /// The episode's flagged points and the border lines near it, one feature per line, WGS-84
+    /// (RFC 7946 order: lon, lat).
+    private func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine]) {
+        for p in e.points {
+            geoJSON.raw(featureCount == 0 ? "\n" : ",\n")
+            featureCount += 1
+            geoJSON.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+            geoJSON.decimal(p.point.longitude, places: 7)
+            geoJSON.raw(",")
+            geoJSON.decimal(p.point.latitude, places: 7)
+            geoJSON.raw("]},\"properties\":{\"kind\":\"point\",\"episode\":")
+            geoJSON.integer(e.id)
+            geoJSON.raw(",\"time\":")
+            time(p.point.time, into: &geoJSON)
+            geoJSON.raw(",\"categories\":")
+            geoJSON.bytes += categoryStrings[Int(p.flags)]
+            geoJSON.raw(",\"accuracy\":")
+            geoJSON.decimal(p.point.accuracy, places: 1)
+            for level in RegionLevel.allCases {
+                let found = p.placement.level(level)
+                switch level {
+                case .country: geoJSON.raw(",\"country\":")
+                case .province: geoJSON.raw(",\"province\":")
+                case .city: geoJSON.raw(",\"city\":")
+                case .county: geoJSON.raw(",\"county\":")
                 }
-                features.append(.object([
-                    ("type", .string("Feature")),
-                    ("geometry", .object([("type", .string("Point")),
-                                          ("coordinates", .array([.number(rounded(p.point.longitude, 7)), .number(rounded(p.point.latitude, 7))]))])),
-                    ("properties", .object(properties)),
-                ]))
+                region(level, found.region, into: &geoJSON)
+                switch level {
+                case .country: geoJSON.raw(",\"countryStatus\":")
+                case .province: geoJSON.raw(",\"provinceStatus\":")
+                case .city: geoJSON.raw(",\"cityStatus\":")
+                case .county: geoJSON.raw(",\"countyStatus\":")
+                }
+                status(found.status, into: &geoJSON)
+                switch level {
+                case .country: geoJSON.raw(",\"countryMargin\":")
+                case .province: geoJSON.raw(",\"provinceMargin\":")
+                case .city: geoJSON.raw(",\"cityMargin\":")
+                case .county: geoJSON.raw(",\"countyMargin\":")
+                }
+                geoJSON.decimal(found.marginMetres, places: 1)
             }
-            for line in borderLines(for: e) {
-                features.append(.object([
-                    ("type", .string("Feature")),
-                    ("geometry", .object([("type", .string("MultiLineString")), ("coordinates", .array(line.runs.map { run in
-                        .array(run.map { .array([.number(rounded($0.longitude, 7)), .number(rounded($0.latitude, 7))]) })
-                    }))])),
-                    ("properties", .object([
-                        ("kind", .string("border")), ("episode", .number(Double(e.id))), ("table", .string(line.table)),
-                        ("arc", .number(Double(line.arc))), ("level", .string(line.level.name)), ("coast", .bool(line.coast)),
-                        ("left", .string(line.left)), ("right", .string(line.right)),
-                    ])),
-                ]))
-            }
+            geoJSON.raw("}}")
         }
-        return .object([("type", .string("FeatureCollection")), ("features", .array(features))])
+        for line in lines {
+            geoJSON.raw(featureCount == 0 ? "\n" : ",\n")
+            featureCount += 1
+            geoJSON.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
+            for (r, run) in line.runs.enumerated() {
+                geoJSON.raw(r == 0 ? "[" : ",[")
+                for (k, v) in run.enumerated() {
+                    geoJSON.raw(k == 0 ? "[" : ",[")
+                    geoJSON.decimal(v.longitude, places: 7)
+                    geoJSON.raw(",")
+                    geoJSON.decimal(v.latitude, places: 7)
+                    geoJSON.raw("]")
+                }
+                geoJSON.raw("]")
+            }
+            geoJSON.raw("]},\"properties\":{\"kind\":\"border\",\"episode\":")
+            geoJSON.integer(e.id)
+            geoJSON.raw(",\"table\":")
+            geoJSON.string(line.table)
+            geoJSON.raw(",\"arc\":")
+            geoJSON.integer(line.arc)
+            geoJSON.raw(",\"level\":")
+            geoJSON.string(line.level.name)
+            geoJSON.raw(",\"coast\":")
+            geoJSON.bool(line.coast)
+            geoJSON.raw(",\"left\":")
+            geoJSON.string(line.left)
+            geoJSON.raw(",\"right\":")
+            geoJSON.string(line.right)
+            geoJSON.raw("}}")
+        }
     }
 
     // MARK: Text
 
     /// A summary for a terminal: counts per category and level, shaky unlocks, the top episodes.
-    public func text(top: Int = 10) -> String {
-        let counts = self.counts
-        var out = "Audit: \(groundPoints) ground points, \(flaggedPoints) flagged in \(episodes.count) episodes (within \(fixed(within, 0)) m)\n\n"
+    public func text() -> String {
+        var out = "Audit: \(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes (within \(fixed(within, 0)) m)\n\n"
         out += "category              points  episodes   country  province      city    county\n"
         for category in AuditCategory.allCases {
-            let c = counts[category]!
+            let c = count(category)
             out += category.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + leftPad("\(c.points)", 8) + leftPad("\(c.episodes)", 10)
             out += c.byLevel.map { leftPad("\($0)", 10) }.joined() + "\n"
         }
@@ -385,14 +670,9 @@ public struct AuditReport {
             out += "  \(f.kind.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(f.key.level.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(label(f.key.level, f.key.index))"
             out += f.episodes.isEmpty ? "\n" : "  (episodes \(f.episodes.prefix(5).map(String.init).joined(separator: ", ")))\n"
         }
-        if !episodes.isEmpty {
+        if !ranked.isEmpty {
             out += "\nTop episodes\n"
-            for e in rankedEpisodes.prefix(top) {
-                let when = timeText(e.points.first?.point.time).map { String($0.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
-                let finest = RegionLevel.allCases.reversed().first { regions(of: e, at: $0).count > 1 } ?? .country
-                let places = regions(of: e, at: finest).prefix(3).map { label(finest, $0) }.joined(separator: " / ")
-                out += "  #\(e.id)  \(when)  \(e.points.count) points  \(AuditCategory.decode(e.flags).map(\.rawValue).joined(separator: ","))  \(places)\n"
-            }
+            for e in ranked { out += e.line }
         }
         return out
     }

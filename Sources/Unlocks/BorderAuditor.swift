@@ -21,11 +21,52 @@ public enum AuditCategory: String, CaseIterable, Sendable {
     case crossing
 
     /// The category's bit in `AuditedPoint.levelFlags`.
-    public var bit: UInt8 { 1 << UInt8(Self.allCases.firstIndex(of: self)!) }
+    public var bit: UInt8 { 1 << UInt8(Self.index(of: self)) }
+
+    /// Position in `allCases`.
+    static func index(of category: AuditCategory) -> Int {
+        switch category {
+        case .nearBorder: return 0
+        case .datumFlip: return 1
+        case .accuracyStraddle: return 2
+        case .edgeOnly: return 3
+        case .outside: return 4
+        case .simplificationFlip: return 5
+        case .crossing: return 6
+        }
+    }
 
     /// The categories whose bits are set in `flags`, in declaration order.
     public static func decode(_ flags: UInt8) -> [AuditCategory] {
         allCases.filter { flags & $0.bit != 0 }
+    }
+}
+
+/// An `AuditCategory` bit set per level (`RegionLevel.rawValue` indexes it), packed in one word
+/// so that auditing a point allocates nothing.
+public struct LevelFlags: Equatable, Sendable {
+    private var packed: UInt32 = 0
+
+    public init() {}
+
+    public subscript(_ level: Int) -> UInt8 {
+        get { UInt8(truncatingIfNeeded: packed >> (8 * UInt32(level))) }
+        set { packed = packed & ~(0xFF << (8 * UInt32(level))) | UInt32(newValue) << (8 * UInt32(level)) }
+    }
+
+    public subscript(_ level: RegionLevel) -> UInt8 {
+        get { self[Int(level.rawValue)] }
+        set { self[Int(level.rawValue)] = newValue }
+    }
+
+    /// The categories set at any level.
+    public var union: UInt8 {
+        UInt8(truncatingIfNeeded: packed | packed >> 8 | packed >> 16 | packed >> 24)
+    }
+
+    /// Adds the other's categories, level by level.
+    public mutating func formUnion(_ other: LevelFlags) {
+        packed |= other.packed
     }
 }
 
@@ -37,8 +78,8 @@ public struct AuditedPoint: Sendable {
     public var placement: Placement
     /// GCJ-02 position (whenever the point is in the datum's rectangle).
     public var gcj02: Coordinate?
-    /// Categories per level (`RegionLevel.rawValue` indexes it), as `AuditCategory.bit`s.
-    public var levelFlags: [UInt8] = [0, 0, 0, 0]
+    /// Categories per level, as `AuditCategory.bit`s.
+    public var levelFlags = LevelFlags()
     /// The China regions (province, city, county) at the unshifted position, when they differ.
     public var unshifted: [Int32?]?
     /// True when the point lies in the datum seam along China's land border.
@@ -47,9 +88,12 @@ public struct AuditedPoint: Sendable {
     public var nearestCountry: (region: Int32, metres: Double)?
     /// Source region codes per level where they differ from the table's (simplification-flip).
     public var sourceCodes: [RegionLevel: String]?
+    /// Whether `placement` has margins to the locator's radius (a fresh lookup's, or measured
+    /// again); a point that reused the classifier's lookup far from borders has none.
+    var measured = true
 
     /// The union of the categories over all levels.
-    public var flags: UInt8 { levelFlags.reduce(0, |) }
+    public var flags: UInt8 { levelFlags.union }
 
     /// Where a datum-flip point falls among the WGS-84 border lines when the shift is skipped: its
     /// coordinates taken as GCJ-02 and converted back (nil for other points).
@@ -81,6 +125,9 @@ public struct AuditEpisode: Sendable {
     public var segment: Int
     public var points: [AuditedPoint] = []
     public var crossings: [AuditCrossing] = []
+    /// The episode before this one when a long run of flagged points was cut at
+    /// `BorderAuditor.maximumEpisodePoints` (nil for most).
+    public var continues: Int?
 
     /// The union of the points' categories.
     public var flags: UInt8 { points.reduce(0) { $0 | $1.flags } }
@@ -100,9 +147,10 @@ extension Placement {
 }
 
 /// Watches a classification (`TrackClassifier.observer`) and flags the shaky points near
-/// borders, grouping them into episodes. Cheap for points far from every border: a point that
-/// reused the classifier's lookup and cannot be within `within` metres of a border is only
-/// checked for the datum (with a cached lookup at its unshifted position) and the seam.
+/// borders, grouping them into episodes, each handed on as soon as it ends (so memory holds one
+/// episode, not the archive's). Cheap for points far from every border: a point that reused the
+/// classifier's lookup and cannot be within `within` metres of a border is only checked for the
+/// datum (with a cached lookup at its unshifted position) and the seam.
 public final class BorderAuditor {
     public let locator: RegionLocator
     public let within: Double
@@ -111,8 +159,19 @@ public final class BorderAuditor {
     public static let quietPoints = 10
     /// How far `outside` points look for the nearest country (metres).
     public static let nearestSearchMetres = 50_000.0
+    /// Most points in one episode by default: a longer run of flagged points (hours along a
+    /// border at 1 Hz) goes on in a new episode that `continues` it, so memory stays bounded.
+    public static let maximumEpisodePoints = 20_000
+    /// Most points in one episode here.
+    public let episodeLimit: Int
+    /// The largest GCJ-02 shift anywhere (metres; it is at most about 700 m on land): the seam
+    /// check needs the exact shift only within this distance of China's land border.
+    static let maximumShiftMetres = 1_000.0
 
-    public private(set) var episodes: [AuditEpisode] = []
+    /// Receives each episode when it ends.
+    private let deliver: (AuditEpisode) -> Void
+    /// Episodes delivered.
+    public private(set) var episodeCount = 0
     /// Ground points observed.
     public private(set) var groundPoints: Int64 = 0
     /// Flagged points (in episodes, crossings' neighbours included).
@@ -141,11 +200,15 @@ public final class BorderAuditor {
     private var quiet = 0
 
     /// `locator` must compute margins to at least `within` metres (its `marginRadius`), and be the
-    /// classifier's own when `within` exceeds the classifier's radius.
-    public init(locator: RegionLocator, within: Double, options: ClassifyOptions) {
+    /// classifier's own when `within` exceeds the classifier's radius. `deliver` receives each
+    /// episode as it ends, in order.
+    public init(locator: RegionLocator, within: Double, options: ClassifyOptions, episodeLimit: Int = maximumEpisodePoints,
+                deliver: @escaping (AuditEpisode) -> Void) {
+        self.episodeLimit = max(1, episodeLimit)
         self.locator = locator
         self.within = within
         self.options = options
+        self.deliver = deliver
         let world = locator.world
         let china = world.regions.first(where: { $0.code == "CHN" })?.index
         chinaCountry = china
@@ -174,21 +237,20 @@ public final class BorderAuditor {
                 crossings.append(AuditCrossing(level: level, from: a, to: b, time: t0.flatMap { t0 in t1.map { t0 + ($0 - t0) / 2 } },
                                                latitude: (p.observed.point.latitude + observed.point.latitude) / 2,
                                                longitude: (p.observed.point.longitude + observed.point.longitude) / 2))
-                audited.levelFlags[Int(level.rawValue)] |= AuditCategory.crossing.bit
-                p.audited.levelFlags[Int(level.rawValue)] |= AuditCategory.crossing.bit
+                audited.levelFlags[level] |= AuditCategory.crossing.bit
+                p.audited.levelFlags[level] |= AuditCategory.crossing.bit
             }
             if !crossings.isEmpty, !p.inEpisode {
                 // The point before the crossing joins (or starts) the episode.
-                let withMargins = p.audited.placement.country.marginMetres == nil && p.observed.reused
-                    ? relocated(p.audited) : p.audited
+                let withMargins = p.audited.measured ? p.audited : relocated(p.audited)
                 add(withMargins, input: p.observed.input, segment: p.observed.segment)
             } else if !crossings.isEmpty, let last = open?.points.indices.last {
-                open!.points[last].levelFlags = zip(open!.points[last].levelFlags, p.audited.levelFlags).map { $0 | $1 }
+                open!.points[last].levelFlags.formUnion(p.audited.levelFlags)
             }
         }
         let flagged = audited.flags != 0
         if flagged {
-            if audited.placement.country.marginMetres == nil, observed.reused { audited = relocated(audited) }
+            if !audited.measured { audited = relocated(audited) }
             add(audited, input: observed.input, segment: observed.segment)
             open!.crossings += crossings
         } else {
@@ -204,40 +266,33 @@ public final class BorderAuditor {
         previous = nil
     }
 
-    /// Sets `sourceCodes` and the simplification-flip flags of episode points from a check
-    /// against the full-resolution source (`check` returns the source's code per level, nil
-    /// when the source has the point in no region there).
-    public func checkSource(_ check: (AuditedPoint) throws -> [RegionLevel: String?]) rethrows {
-        for e in episodes.indices {
-            for p in episodes[e].points.indices {
-                let point = episodes[e].points[p]
-                var differing: [RegionLevel: String] = [:]
-                for (level, code) in try check(point) {
-                    let table = level == .country ? locator.world : locator.china
-                    let mine = point.placement.level(level)
-                    let assigned = mine.region.map { table.region($0).code }
-                    // An edge point is outside the table's polygons: the source agrees when it has
-                    // the point in no region, or in the region the buffer assigned.
-                    guard code != (mine.status == .inside ? assigned : nil), !(mine.status == .edge && code == assigned) else { continue }
-                    differing[level] = code ?? ""
-                    episodes[e].points[p].levelFlags[Int(level.rawValue)] |= AuditCategory.simplificationFlip.bit
-                }
-                if !differing.isEmpty { episodes[e].points[p].sourceCodes = differing }
-            }
-        }
-    }
-
     // MARK: Per point
 
     private func add(_ point: AuditedPoint, input: String, segment: Int) {
+        var point = point
+        let p = point.point
+        if point.gcj02 == nil, ChinaRectangle().appliesShift(latitude: p.latitude, longitude: p.longitude) {
+            point.gcj02 = GCJ02.fromWGS84(Coordinate(latitude: p.latitude, longitude: p.longitude))
+        }
         quiet = 0
-        if open == nil { open = AuditEpisode(id: episodes.count + 1, input: input, segment: segment) }
+        var continues: Int?
+        if let full = open, full.points.count >= episodeLimit {
+            close()
+            continues = full.id
+        }
+        if open == nil {
+            open = AuditEpisode(id: episodeCount + 1, input: input, segment: segment)
+            open!.continues = continues
+        }
         open!.points.append(point)
         flaggedPoints += 1
     }
 
     private func close() {
-        if let episode = open { episodes.append(episode) }
+        if let episode = open {
+            episodeCount += 1
+            deliver(episode)
+        }
         open = nil
         quiet = 0
     }
@@ -246,6 +301,7 @@ public final class BorderAuditor {
     private func relocated(_ audited: AuditedPoint) -> AuditedPoint {
         var result = audited
         result.placement = withMargins(audited.point, audited.placement)
+        result.measured = true
         return result
     }
 
@@ -276,18 +332,24 @@ public final class BorderAuditor {
         let point = observed.point
         let accuracy = point.accuracy ?? options.assumedAccuracy
         var placement = observed.placement
+        var measured = true
         if observed.reused {
             // The classifier vouched for margins ≥ accuracy; the audit needs them beyond `within`.
             let moved = lastFresh.map { scale.metres(from: $0.point, to: point) * 1.01 + 1 } ?? .infinity
-            if (lastFresh?.clearance ?? 0) - moved < within { placement = withMargins(point, placement) }
+            if (lastFresh?.clearance ?? 0) - moved < within {
+                placement = withMargins(point, placement)
+            } else {
+                measured = false
+            }
         } else {
             let levels = RegionLevel.allCases.map(placement.level).filter { $0.region != nil }
             lastFresh = !levels.isEmpty && levels.allSatisfy({ $0.status == .inside })
                 ? (point, placement, levels.map { $0.marginMetres ?? locator.marginRadius }.min()!) : nil
         }
         let inRectangle = ChinaRectangle().appliesShift(latitude: point.latitude, longitude: point.longitude)
-        var audited = AuditedPoint(point: point, placement: placement,
-                                   gcj02: inRectangle ? GCJ02.fromWGS84(Coordinate(latitude: point.latitude, longitude: point.longitude)) : nil)
+        // The GCJ-02 position is worked out where needed: the seam check and flagged points.
+        var audited = AuditedPoint(point: point, placement: placement, gcj02: nil)
+        audited.measured = measured
         for level in RegionLevel.allCases {
             let found = placement.level(level)
             var bits: UInt8 = 0
@@ -298,7 +360,7 @@ public final class BorderAuditor {
             } else if level == .country || (placement.country.region != nil && placement.country.region == chinaCountry) {
                 bits |= AuditCategory.outside.bit
             }
-            audited.levelFlags[Int(level.rawValue)] = bits
+            audited.levelFlags[level] = bits
         }
         if placement.country.region == nil {
             let world = locator.world
@@ -333,13 +395,15 @@ public final class BorderAuditor {
             let unshifted = levels.map { level in unit.flatMap { china.region(ofUnit: $0, at: level) } }
             var differs = false
             for (k, level) in levels.enumerated() where unshifted[k] != placement.level(level).region {
-                audited.levelFlags[Int(level.rawValue)] |= AuditCategory.datumFlip.bit
+                audited.levelFlags[level] |= AuditCategory.datumFlip.bit
                 differs = true
             }
             if differs { audited.unshifted = unshifted }
         }
         // The seam: within the local datum shift of a world arc on China's land border.
-        guard let gcj = audited.gcj02 else { return }
+        if let c = seamCache, c.clearance - scale.metres(from: c.point, to: point) >= Self.maximumShiftMetres { return }
+        let gcj = GCJ02.fromWGS84(Coordinate(latitude: point.latitude, longitude: point.longitude))
+        audited.gcj02 = gcj
         let shift = scale.metres(from: point, to: TrackPoint(latitude: gcj.latitude, longitude: gcj.longitude))
         if let c = seamCache, c.clearance - scale.metres(from: c.point, to: point) >= shift { return }
         let world = locator.world
@@ -349,7 +413,7 @@ public final class BorderAuditor {
         seamCache = (point, nearest?.metres ?? searchMetres)
         if let nearest, nearest.metres < shift {
             audited.inDatumSeam = true
-            audited.levelFlags[Int(RegionLevel.country.rawValue)] |= AuditCategory.datumFlip.bit
+            audited.levelFlags[.country] |= AuditCategory.datumFlip.bit
         }
     }
 
@@ -357,5 +421,28 @@ public final class BorderAuditor {
 
     private func quantise(_ degrees: Double) -> Int64 {
         Int64((degrees / TableFormat.quantum).rounded())
+    }
+}
+
+extension AuditEpisode {
+    /// Sets `sourceCodes` and the simplification-flip flags of the points from a check against
+    /// the full-resolution source: `check` returns the source's code per level it checked (nil
+    /// when the source has the point in no region there).
+    public mutating func checkSource(against locator: RegionLocator, _ check: (AuditedPoint) throws -> [RegionLevel: String?]) rethrows {
+        for p in points.indices {
+            let point = points[p]
+            var differing: [RegionLevel: String] = [:]
+            for (level, code) in try check(point) {
+                let table = level == .country ? locator.world : locator.china
+                let mine = point.placement.level(level)
+                let assigned = mine.region.map { table.region($0).code }
+                // An edge point is outside the table's polygons: the source agrees when it has
+                // the point in no region, or in the region the buffer assigned.
+                guard code != (mine.status == .inside ? assigned : nil), !(mine.status == .edge && code == assigned) else { continue }
+                differing[level] = code ?? ""
+                points[p].levelFlags[level] |= AuditCategory.simplificationFlip.bit
+            }
+            if !differing.isEmpty { points[p].sourceCodes = differing }
+        }
     }
 }

@@ -25,11 +25,18 @@ enum AtomicFile {
             try writeAll(bytes, to: fd, path: path)
             return
         }
+        try write(to: path) { fd in try writeAll(bytes, to: fd, path: path) }
+    }
+
+    /// Writes a regular file atomically with `produce`, which writes the contents to the open
+    /// file descriptor of a temporary file in the same folder; on success the temporary file is
+    /// flushed to disk and renamed over `path`, on failure removed.
+    static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(path: path, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
         do {
-            try writeAll(bytes, to: fd, path: path)
+            try produce(fd)
         } catch {
             close(fd)
             unlink(temporary)
@@ -46,7 +53,7 @@ enum AtomicFile {
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }

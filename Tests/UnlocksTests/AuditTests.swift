@@ -1,6 +1,7 @@
 import ChinaDatum
 import Foundation
 import RegionTables
+import TextFormats
 import Tracks
 import XCTest
 @testable import Unlocks
@@ -16,13 +17,26 @@ final class AuditTests: XCTestCase {
 
     struct Run {
         var auditor: BorderAuditor
+        /// The episodes as the auditor delivered them.
+        var episodes: [AuditEpisode]
         var ledger: UnlockLedger
         var record: InputRecord
         var report: AuditReport
+        /// The three documents as written.
+        var json: [UInt8]
+        var geoJSON: [UInt8]
+        var html: String
     }
 
-    func audit(_ points: [TrackPoint], within: Double = 300) -> Run {
-        let auditor = BorderAuditor(locator: Self.locator, within: within, options: ClassifyOptions())
+    func audit(_ points: [TrackPoint], within: Double = 300, episodeLimit: Int = BorderAuditor.maximumEpisodePoints) -> Run {
+        let documents = (json: AuditDocumentBuffer(), geoJSON: AuditDocumentBuffer(), html: AuditDocumentBuffer())
+        let report = AuditReport(locator: Self.locator, within: within, options: ClassifyOptions(), simplification: (false, "not checked (test)"),
+                                 json: documents.json, geoJSON: documents.geoJSON, html: documents.html)
+        var episodes: [AuditEpisode] = []
+        let auditor = BorderAuditor(locator: Self.locator, within: within, options: ClassifyOptions(), episodeLimit: episodeLimit) {
+            episodes.append($0)
+            do { try report.add($0) } catch { XCTFail("\(error)") }
+        }
         var classifier = TrackClassifier(locator: Self.locator, options: ClassifyOptions())
         classifier.observer = { auditor.observe($0) }
         classifier.begin(InputRecord(path: "walk", fingerprint: "f", format: "test"))
@@ -30,8 +44,9 @@ final class AuditTests: XCTestCase {
         let record = classifier.finish()
         auditor.finish()
         let ledger = classifier.takeLedger()
-        return Run(auditor: auditor, ledger: ledger, record: record,
-                   report: AuditReport(auditor: auditor, ledger: ledger, simplification: (false, "not checked (test)")))
+        XCTAssertNoThrow(try report.finish(ledger: ledger, groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints))
+        return Run(auditor: auditor, episodes: episodes, ledger: ledger, record: record, report: report,
+                   json: documents.json.bytes, geoJSON: documents.geoJSON.bytes, html: documents.html.text)
     }
 
     /// `count` points one second apart from `a` to `b`.
@@ -77,7 +92,7 @@ final class AuditTests: XCTestCase {
     /// point the lookup flags is in an episode.
     func assertMatchesLookups(_ run: Run, _ points: [TrackPoint], levels: [RegionLevel] = RegionLevel.allCases, file: StaticString = #filePath, line: UInt = #line) {
         var audited: [Int64: AuditedPoint] = [:]
-        for episode in run.auditor.episodes { for p in episode.points { audited[p.point.time!] = p } }
+        for episode in run.episodes { for p in episode.points { audited[p.point.time!] = p } }
         for point in points {
             let expected = expectedFlags(point)
             let got = audited[point.time!]
@@ -107,7 +122,7 @@ final class AuditTests: XCTestCase {
     }
 
     func auditCrossings(_ run: Run, level: RegionLevel) -> [(String?, String?)] {
-        run.auditor.episodes.flatMap { $0.crossings }.filter { $0.level == level }.map { (code(level, $0.from), code(level, $0.to)) }
+        run.episodes.flatMap { $0.crossings }.filter { $0.level == level }.map { (code(level, $0.from), code(level, $0.to)) }
     }
 
     func testBeijingHebeiNearYanjiaoIsADatumFlipAndACrossing() {
@@ -120,15 +135,15 @@ final class AuditTests: XCTestCase {
         XCTAssertTrue(crossings.contains { $0.0 == "110000" && $0.1 == "130000" })
         assertMatchesLookups(run, points)
         // The classic: placed in one province with the shift, in the other without it.
-        let flips = run.auditor.episodes.flatMap(\.points).filter { $0.levelFlags[Int(RegionLevel.province.rawValue)] & AuditCategory.datumFlip.bit != 0 }
+        let flips = run.episodes.flatMap(\.points).filter { $0.levelFlags[Int(RegionLevel.province.rawValue)] & AuditCategory.datumFlip.bit != 0 }
         XCTAssertFalse(flips.isEmpty)
         XCTAssertTrue(flips.allSatisfy { p in
             let shifted = code(.province, p.placement.province.region), unshifted = code(.province, p.unshifted?[0] ?? nil)
             return Set([shifted, unshifted]) == Set(["110000", "130000"])
         })
         // One walk along the border is one episode, not hundreds.
-        XCTAssertEqual(run.auditor.episodes.count, 1)
-        let json = run.report.json()
+        XCTAssertEqual(run.episodes.count, 1)
+        let json = try! JSONParser.parse(run.json)
         XCTAssertEqual(json["summary"]?["categories"]?["datum-flip"]?["byLevel"]?["province"]?.numberValue, Double(flips.count))
     }
 
@@ -162,7 +177,7 @@ final class AuditTests: XCTestCase {
         // edge zone along coasts).
         let points = walk(from: (36.0500, 120.3390), to: (36.0000, 120.3390), count: 3000)
         let run = audit(points)
-        let flagged = run.auditor.episodes.flatMap(\.points)
+        let flagged = run.episodes.flatMap(\.points)
         let outside = flagged.filter { $0.levelFlags[0] & AuditCategory.outside.bit != 0 }
         let edge = flagged.filter { $0.flags & AuditCategory.edgeOnly.bit != 0 }
         XCTAssertFalse(outside.isEmpty)
@@ -185,9 +200,9 @@ final class AuditTests: XCTestCase {
         XCTAssertEqual(run.record.pointsInFlight, 480)
         XCTAssertEqual(run.auditor.groundPoints, run.record.pointsKept - run.record.pointsInFlight)
         // No crossing joins the two ends: the landing starts a new segment.
-        XCTAssertFalse(run.auditor.episodes.flatMap(\.crossings).contains { code(.province, $0.from) == "110000" && code(.province, $0.to) == "310000" })
+        XCTAssertFalse(run.episodes.flatMap(\.crossings).contains { code(.province, $0.from) == "110000" && code(.province, $0.to) == "310000" })
         let flown = Set(flight.map(\.time!))
-        XCTAssertFalse(run.auditor.episodes.flatMap(\.points).contains { flown.contains($0.point.time!) })
+        XCTAssertFalse(run.episodes.flatMap(\.points).contains { flown.contains($0.point.time!) })
     }
 
     func testTentativeAndSinglePointUnlocksAreListed() {
@@ -207,15 +222,78 @@ final class AuditTests: XCTestCase {
         let points = walk(from: (39.94, 116.765), to: (39.94, 116.790), count: 1500)
             + walk(from: (22.538, 114.113), to: (22.522, 114.113), count: 1300, start: Self.start + 3_600_000)
         let a = audit(points), b = audit(points)
-        XCTAssertEqual(a.report.json().rendered(), b.report.json().rendered())
-        XCTAssertEqual(a.report.geoJSON().compactRendered(), b.report.geoJSON().compactRendered())
-        let html = a.report.html()
-        XCTAssertEqual(html, b.report.html())
-        XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, a.auditor.episodes.count)
+        XCTAssertEqual(a.json, b.json)
+        XCTAssertEqual(a.geoJSON, b.geoJSON)
+        let html = a.html
+        XCTAssertEqual(html, b.html)
+        XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, a.episodes.count)
         XCTAssertFalse(html.contains("<script"))
         XCTAssertFalse(html.contains("http://") && html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "").contains("http://"))
         // Border lines near the Shenzhen episode include the Shenzhen–Hong Kong border (province level).
-        let shenzhen = a.auditor.episodes.first { $0.points.contains { code(.province, $0.placement.province.region) == "810000" } }!
+        let shenzhen = a.episodes.first { $0.points.contains { code(.province, $0.placement.province.region) == "810000" } }!
         XCTAssertTrue(a.report.borderLines(for: shenzhen).contains { $0.table == "china" && $0.level == .province && Set([$0.left, $0.right]) == ["440000", "810000"] })
+    }
+
+    /// audit.json and audit.geojson hold every delivered episode and point, with the placement's
+    /// regions and margins, and the summary counts what the points carry.
+    func testTheDocumentsHoldEveryEpisodeAndPoint() throws {
+        let points = walk(from: (39.94, 116.765), to: (39.94, 116.790), count: 1500)
+            + walk(from: (31.30, 121.130), to: (31.30, 121.158), count: 900, start: Self.start + 3_600_000)
+        let run = audit(points)
+        let json = try JSONParser.parse(run.json)
+        let episodes = try XCTUnwrap(json["episodes"]?.arrayValue)
+        XCTAssertEqual(episodes.count, run.episodes.count)
+        XCTAssertGreaterThan(episodes.count, 1)
+        var nearBorder = 0
+        for (written, episode) in zip(episodes, run.episodes) {
+            XCTAssertEqual(written["id"]?.numberValue, Double(episode.id))
+            let writtenPoints = try XCTUnwrap(written["points"]?.arrayValue)
+            XCTAssertEqual(writtenPoints.count, episode.points.count)
+            for (w, p) in zip(writtenPoints, episode.points) {
+                XCTAssertEqual(w["wgs84"]?.arrayValue?.first?.numberValue, rounded(p.point.latitude, 7))
+                for level in RegionLevel.allCases {
+                    let found = p.placement.level(level)
+                    XCTAssertEqual(w["levels"]?[level.name]?["code"]?.stringValue, code(level, found.region))
+                    XCTAssertEqual(w["levels"]?[level.name]?["margin"]?.numberValue, found.marginMetres.map { rounded($0, 1) })
+                }
+                if p.flags & AuditCategory.nearBorder.bit != 0 { nearBorder += 1 }
+            }
+        }
+        XCTAssertEqual(json["summary"]?["categories"]?["near-border"]?["points"]?.numberValue, Double(nearBorder))
+        XCTAssertEqual(json["summary"]?["flaggedPoints"]?.numberValue, Double(run.episodes.reduce(0) { $0 + $1.points.count }))
+        let geoJSON = try JSONParser.parse(run.geoJSON)
+        let features = try XCTUnwrap(geoJSON["features"]?.arrayValue)
+        XCTAssertEqual(features.filter { $0["properties"]?["kind"]?.stringValue == "point" }.count, run.episodes.reduce(0) { $0 + $1.points.count })
+        XCTAssertTrue(features.contains { $0["properties"]?["kind"]?.stringValue == "border" })
+    }
+
+    /// A run of flagged points longer than the episode limit goes on in episodes that name the
+    /// one they continue; no point is lost or repeated.
+    func testALongRunIsCutIntoContinuedEpisodes() throws {
+        let points = walk(from: (39.94, 116.765), to: (39.94, 116.790), count: 1500)
+        let whole = audit(points), cut = audit(points, episodeLimit: 100)
+        XCTAssertEqual(whole.episodes.count, 1)
+        let total = whole.episodes[0].points.count
+        XCTAssertGreaterThan(total, 200)
+        XCTAssertEqual(cut.episodes.count, (total + 99) / 100)
+        XCTAssertEqual(cut.episodes.flatMap(\.points).map(\.point.time), whole.episodes[0].points.map(\.point.time))
+        XCTAssertNil(cut.episodes[0].continues)
+        for (a, b) in zip(cut.episodes, cut.episodes.dropFirst()) { XCTAssertEqual(b.continues, a.id) }
+        let json = try JSONParser.parse(cut.json)
+        XCTAssertEqual(json["episodes"]?.arrayValue?[1]["continues"]?.numberValue, 1)
+        XCTAssertTrue(cut.html.contains("href=\"#e1\""))
+    }
+
+    /// Far from every border nothing is flagged, and the three documents are still complete.
+    func testNothingFlaggedGivesEmptyButCompleteDocuments() throws {
+        // Central Australia: hundreds of kilometres from any border or coast.
+        let run = audit(walk(from: (-25.0, 133.0), to: (-25.0, 133.01), count: 600))
+        XCTAssertTrue(run.episodes.isEmpty)
+        let json = try JSONParser.parse(run.json)
+        XCTAssertEqual(json["episodes"]?.arrayValue?.count, 0)
+        XCTAssertEqual(json["summary"]?["groundPoints"]?.numberValue, 600)
+        XCTAssertEqual(try JSONParser.parse(run.geoJSON)["features"]?.arrayValue?.count, 0)
+        XCTAssertTrue(run.html.contains("No point needs a second look"))
+        XCTAssertTrue(run.html.hasSuffix("</body></html>\n"))
     }
 }

@@ -1,0 +1,76 @@
+/// JSON text appended token by token to a byte buffer: for documents written piece by piece as
+/// they are produced, too large to build as a `JSONValue` first. Strings and numbers come out as
+/// `JSONValue.rendered` writes them; `decimal` writes a fixed number of places, trailing zeros
+/// dropped. Punctuation and keys go in with `raw`.
+public struct JSONTextBuffer {
+    public var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// Text written as it is (punctuation, keys, layout).
+    public mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// A JSON string, escaped.
+    public mutating func string(_ s: String) {
+        JSONValue.quote(s, into: &bytes)
+    }
+
+    /// A string, or null.
+    public mutating func string(_ s: String?) {
+        if let s { string(s) } else { raw("null") }
+    }
+
+    /// A number as `JSONValue.number` renders it.
+    public mutating func number(_ n: Double) {
+        bytes += JSONValue.format(n).utf8
+    }
+
+    public mutating func integer<T: BinaryInteger>(_ n: T) {
+        bytes += String(n).utf8
+    }
+
+    /// `value` rounded to `places` decimals (at most 9), without trailing zeros: 116.3912, 12,
+    /// -0.5; never an exponent. Non-finite values are null.
+    public mutating func decimal(_ value: Double, places: Int) {
+        let scale = Self.powersOfTen[min(max(places, 0), 9)]
+        let scaled = (value * Double(scale)).rounded()
+        guard scaled.isFinite, abs(scaled) < 9e18 else { return number(value) }
+        var units = Int64(scaled)
+        if units < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            units = -units
+        }
+        appendDigits(UInt64(units / scale))
+        var fraction = units % scale
+        guard fraction != 0 else { return }
+        var digits = places
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        var divisor = Self.powersOfTen[digits - 1]
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    /// A decimal, or null.
+    public mutating func decimal(_ value: Double?, places: Int) {
+        if let value { decimal(value, places: places) } else { raw("null") }
+    }
+
+    public mutating func bool(_ b: Bool) {
+        raw(b ? "true" : "false")
+    }
+
+    static let powersOfTen: [Int64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+
+    private mutating func appendDigits(_ value: UInt64) {
+        if value >= 10 { appendDigits(value / 10) }
+        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+}
