@@ -176,8 +176,14 @@ public final class AuditReport {
         episodeCount += 1
         tally(episode)
         let lines = borderLines(for: episode)
-        writeJSON(episode)
-        writeGeoJSON(episode, lines: lines)
+        // Rendered into local buffers: no exclusivity checks on the properties per token.
+        var text = JSONTextBuffer()
+        swap(&text, &json)
+        writeJSON(episode, into: &text)
+        swap(&text, &json)
+        swap(&text, &geoJSON)
+        writeGeoJSON(episode, lines: lines, into: &text)
+        swap(&text, &geoJSON)
         html += section(episode, lines: lines).utf8
         if json.bytes.count >= Self.flushBytes { try flushJSON() }
         if geoJSON.bytes.count >= Self.flushBytes { try flushGeoJSON() }
@@ -448,207 +454,207 @@ public final class AuditReport {
 
     /// One episode of the `episodes` list: its facts one per line, then its crossings and points
     /// one per line each.
-    private func writeJSON(_ e: AuditEpisode) {
-        json.raw(episodeCount == 1 ? "\n    {\n      \"id\": " : ",\n    {\n      \"id\": ")
-        json.integer(e.id)
-        json.raw(",\n      \"input\": ")
-        json.string(e.input)
-        json.raw(",\n      \"segment\": ")
-        json.integer(e.segment)
+    private func writeJSON(_ e: AuditEpisode, into out: inout JSONTextBuffer) {
+        out.raw(episodeCount == 1 ? "\n    {\n      \"id\": " : ",\n    {\n      \"id\": ")
+        out.integer(e.id)
+        out.raw(",\n      \"input\": ")
+        out.string(e.input)
+        out.raw(",\n      \"segment\": ")
+        out.integer(e.segment)
         if let previous = e.continues {
-            json.raw(",\n      \"continues\": ")
-            json.integer(previous)
+            out.raw(",\n      \"continues\": ")
+            out.integer(previous)
         }
-        json.raw(",\n      \"start\": ")
-        time(e.points.first?.point.time, into: &json)
-        json.raw(",\n      \"end\": ")
-        time(e.points.last?.point.time, into: &json)
-        json.raw(",\n      \"pointCount\": ")
-        json.integer(e.points.count)
-        json.raw(",\n      \"categories\": ")
-        json.bytes += categoryArrays[Int(e.flags)]
-        json.raw(",\n      \"regions\": {")
+        out.raw(",\n      \"start\": ")
+        time(e.points.first?.point.time, into: &out)
+        out.raw(",\n      \"end\": ")
+        time(e.points.last?.point.time, into: &out)
+        out.raw(",\n      \"pointCount\": ")
+        out.integer(e.points.count)
+        out.raw(",\n      \"categories\": ")
+        out.bytes += categoryArrays[Int(e.flags)]
+        out.raw(",\n      \"regions\": {")
         for level in RegionLevel.allCases {
-            if level != .country { json.raw(",") }
-            json.string(level.name)
-            json.raw(":[")
+            if level != .country { out.raw(",") }
+            out.string(level.name)
+            out.raw(":[")
             for (k, r) in regions(of: e, at: level).enumerated() {
-                if k > 0 { json.raw(",") }
-                region(level, r, into: &json)
+                if k > 0 { out.raw(",") }
+                region(level, r, into: &out)
             }
-            json.raw("]")
+            out.raw("]")
         }
-        json.raw("},\n      \"crossings\": [")
+        out.raw("},\n      \"crossings\": [")
         for (k, c) in e.crossings.enumerated() {
-            json.raw(k == 0 ? "\n        {\"level\":" : ",\n        {\"level\":")
-            json.string(c.level.name)
-            json.raw(",\"from\":")
-            region(c.level, c.from, into: &json)
-            json.raw(",\"to\":")
-            region(c.level, c.to, into: &json)
-            json.raw(",\"time\":")
-            time(c.time, into: &json)
-            json.raw(",\"latitude\":")
-            json.decimal(c.latitude, places: 7)
-            json.raw(",\"longitude\":")
-            json.decimal(c.longitude, places: 7)
-            json.raw("}")
+            out.raw(k == 0 ? "\n        {\"level\":" : ",\n        {\"level\":")
+            out.string(c.level.name)
+            out.raw(",\"from\":")
+            region(c.level, c.from, into: &out)
+            out.raw(",\"to\":")
+            region(c.level, c.to, into: &out)
+            out.raw(",\"time\":")
+            time(c.time, into: &out)
+            out.raw(",\"latitude\":")
+            out.decimal(c.latitude, places: 7)
+            out.raw(",\"longitude\":")
+            out.decimal(c.longitude, places: 7)
+            out.raw("}")
         }
-        json.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
+        out.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
         for (k, p) in e.points.enumerated() {
-            json.raw(k == 0 ? "\n        " : ",\n        ")
-            writePoint(p)
+            out.raw(k == 0 ? "\n        " : ",\n        ")
+            writePoint(p, into: &out)
         }
-        json.raw(e.points.isEmpty ? "]\n    }" : "\n      ]\n    }")
+        out.raw(e.points.isEmpty ? "]\n    }" : "\n      ]\n    }")
     }
 
     /// One point on one line.
-    private func writePoint(_ p: AuditedPoint) {
-        json.raw("{\"time\":")
-        time(p.point.time, into: &json)
-        json.raw(",\"wgs84\":[")
-        json.decimal(p.point.latitude, places: 7)
-        json.raw(",")
-        json.decimal(p.point.longitude, places: 7)
-        json.raw("],\"gcj02\":")
+    private func writePoint(_ p: AuditedPoint, into out: inout JSONTextBuffer) {
+        out.raw("{\"time\":")
+        time(p.point.time, into: &out)
+        out.raw(",\"wgs84\":[")
+        out.decimal(p.point.latitude, places: 7)
+        out.raw(",")
+        out.decimal(p.point.longitude, places: 7)
+        out.raw("],\"gcj02\":")
         if let g = p.gcj02 {
-            json.raw("[")
-            json.decimal(g.latitude, places: 7)
-            json.raw(",")
-            json.decimal(g.longitude, places: 7)
-            json.raw("]")
+            out.raw("[")
+            out.decimal(g.latitude, places: 7)
+            out.raw(",")
+            out.decimal(g.longitude, places: 7)
+            out.raw("]")
         } else {
-            json.raw("null")
+            out.raw("null")
         }
-        json.raw(",\"accuracy\":")
-        json.decimal(p.point.accuracy, places: 1)
-        json.raw(",\"categories\":")
-        json.bytes += categoryArrays[Int(p.flags)]
-        json.raw(",\"levels\":{")
+        out.raw(",\"accuracy\":")
+        out.decimal(p.point.accuracy, places: 1)
+        out.raw(",\"categories\":")
+        out.bytes += categoryArrays[Int(p.flags)]
+        out.raw(",\"levels\":{")
         for level in RegionLevel.allCases {
             let found = p.placement.level(level)
             switch level {
-            case .country: json.raw("\"country\":{\"code\":")
-            case .province: json.raw(",\"province\":{\"code\":")
-            case .city: json.raw(",\"city\":{\"code\":")
-            case .county: json.raw(",\"county\":{\"code\":")
+            case .country: out.raw("\"country\":{\"code\":")
+            case .province: out.raw(",\"province\":{\"code\":")
+            case .city: out.raw(",\"city\":{\"code\":")
+            case .county: out.raw(",\"county\":{\"code\":")
             }
-            region(level, found.region, into: &json)
-            json.raw(",\"status\":")
-            status(found.status, into: &json)
-            json.raw(",\"margin\":")
-            json.decimal(found.marginMetres, places: 1)
-            json.raw(",\"categories\":")
-            json.bytes += categoryArrays[Int(p.levelFlags[level])]
-            json.raw("}")
+            region(level, found.region, into: &out)
+            out.raw(",\"status\":")
+            status(found.status, into: &out)
+            out.raw(",\"margin\":")
+            out.decimal(found.marginMetres, places: 1)
+            out.raw(",\"categories\":")
+            out.bytes += categoryArrays[Int(p.levelFlags[level])]
+            out.raw("}")
         }
-        json.raw("}")
+        out.raw("}")
         if let unshifted = p.unshifted {
-            json.raw(",\"unshifted\":{\"province\":")
-            region(.province, unshifted[0], into: &json)
-            json.raw(",\"city\":")
-            region(.city, unshifted[1], into: &json)
-            json.raw(",\"county\":")
-            region(.county, unshifted[2], into: &json)
-            json.raw("}")
+            out.raw(",\"unshifted\":{\"province\":")
+            region(.province, unshifted[0], into: &out)
+            out.raw(",\"city\":")
+            region(.city, unshifted[1], into: &out)
+            out.raw(",\"county\":")
+            region(.county, unshifted[2], into: &out)
+            out.raw("}")
         }
-        if p.inDatumSeam { json.raw(",\"datumSeam\":true") }
+        if p.inDatumSeam { out.raw(",\"datumSeam\":true") }
         if let nearest = p.nearestCountry {
-            json.raw(",\"nearest\":{\"code\":")
-            region(.country, nearest.region, into: &json)
-            json.raw(",\"metres\":")
-            json.decimal(nearest.metres, places: 1)
-            json.raw("}")
+            out.raw(",\"nearest\":{\"code\":")
+            region(.country, nearest.region, into: &out)
+            out.raw(",\"metres\":")
+            out.decimal(nearest.metres, places: 1)
+            out.raw("}")
         }
         if let source = p.sourceCodes {
-            json.raw(",\"source\":{")
+            out.raw(",\"source\":{")
             for (k, entry) in source.sorted(by: { $0.key < $1.key }).enumerated() {
-                if k > 0 { json.raw(",") }
-                json.string(entry.key.name)
-                json.raw(":")
-                json.string(entry.value.isEmpty ? nil : entry.value)
+                if k > 0 { out.raw(",") }
+                out.string(entry.key.name)
+                out.raw(":")
+                out.string(entry.value.isEmpty ? nil : entry.value)
             }
-            json.raw("}")
+            out.raw("}")
         }
-        json.raw("}")
+        out.raw("}")
     }
 
     // MARK: GeoJSON
 
     /// The episode's flagged points and the border lines near it, one feature per line, WGS-84
     /// (RFC 7946 order: lon, lat).
-    private func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine]) {
+    private func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine], into out: inout JSONTextBuffer) {
         for p in e.points {
-            geoJSON.raw(featureCount == 0 ? "\n" : ",\n")
+            out.raw(featureCount == 0 ? "\n" : ",\n")
             featureCount += 1
-            geoJSON.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
-            geoJSON.decimal(p.point.longitude, places: 7)
-            geoJSON.raw(",")
-            geoJSON.decimal(p.point.latitude, places: 7)
-            geoJSON.raw("]},\"properties\":{\"kind\":\"point\",\"episode\":")
-            geoJSON.integer(e.id)
-            geoJSON.raw(",\"time\":")
-            time(p.point.time, into: &geoJSON)
-            geoJSON.raw(",\"categories\":")
-            geoJSON.bytes += categoryStrings[Int(p.flags)]
-            geoJSON.raw(",\"accuracy\":")
-            geoJSON.decimal(p.point.accuracy, places: 1)
+            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+            out.decimal(p.point.longitude, places: 7)
+            out.raw(",")
+            out.decimal(p.point.latitude, places: 7)
+            out.raw("]},\"properties\":{\"kind\":\"point\",\"episode\":")
+            out.integer(e.id)
+            out.raw(",\"time\":")
+            time(p.point.time, into: &out)
+            out.raw(",\"categories\":")
+            out.bytes += categoryStrings[Int(p.flags)]
+            out.raw(",\"accuracy\":")
+            out.decimal(p.point.accuracy, places: 1)
             for level in RegionLevel.allCases {
                 let found = p.placement.level(level)
                 switch level {
-                case .country: geoJSON.raw(",\"country\":")
-                case .province: geoJSON.raw(",\"province\":")
-                case .city: geoJSON.raw(",\"city\":")
-                case .county: geoJSON.raw(",\"county\":")
+                case .country: out.raw(",\"country\":")
+                case .province: out.raw(",\"province\":")
+                case .city: out.raw(",\"city\":")
+                case .county: out.raw(",\"county\":")
                 }
-                region(level, found.region, into: &geoJSON)
+                region(level, found.region, into: &out)
                 switch level {
-                case .country: geoJSON.raw(",\"countryStatus\":")
-                case .province: geoJSON.raw(",\"provinceStatus\":")
-                case .city: geoJSON.raw(",\"cityStatus\":")
-                case .county: geoJSON.raw(",\"countyStatus\":")
+                case .country: out.raw(",\"countryStatus\":")
+                case .province: out.raw(",\"provinceStatus\":")
+                case .city: out.raw(",\"cityStatus\":")
+                case .county: out.raw(",\"countyStatus\":")
                 }
-                status(found.status, into: &geoJSON)
+                status(found.status, into: &out)
                 switch level {
-                case .country: geoJSON.raw(",\"countryMargin\":")
-                case .province: geoJSON.raw(",\"provinceMargin\":")
-                case .city: geoJSON.raw(",\"cityMargin\":")
-                case .county: geoJSON.raw(",\"countyMargin\":")
+                case .country: out.raw(",\"countryMargin\":")
+                case .province: out.raw(",\"provinceMargin\":")
+                case .city: out.raw(",\"cityMargin\":")
+                case .county: out.raw(",\"countyMargin\":")
                 }
-                geoJSON.decimal(found.marginMetres, places: 1)
+                out.decimal(found.marginMetres, places: 1)
             }
-            geoJSON.raw("}}")
+            out.raw("}}")
         }
         for line in lines {
-            geoJSON.raw(featureCount == 0 ? "\n" : ",\n")
+            out.raw(featureCount == 0 ? "\n" : ",\n")
             featureCount += 1
-            geoJSON.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
+            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
             for (r, run) in line.runs.enumerated() {
-                geoJSON.raw(r == 0 ? "[" : ",[")
+                out.raw(r == 0 ? "[" : ",[")
                 for (k, v) in run.enumerated() {
-                    geoJSON.raw(k == 0 ? "[" : ",[")
-                    geoJSON.decimal(v.longitude, places: 7)
-                    geoJSON.raw(",")
-                    geoJSON.decimal(v.latitude, places: 7)
-                    geoJSON.raw("]")
+                    out.raw(k == 0 ? "[" : ",[")
+                    out.decimal(v.longitude, places: 7)
+                    out.raw(",")
+                    out.decimal(v.latitude, places: 7)
+                    out.raw("]")
                 }
-                geoJSON.raw("]")
+                out.raw("]")
             }
-            geoJSON.raw("]},\"properties\":{\"kind\":\"border\",\"episode\":")
-            geoJSON.integer(e.id)
-            geoJSON.raw(",\"table\":")
-            geoJSON.string(line.table)
-            geoJSON.raw(",\"arc\":")
-            geoJSON.integer(line.arc)
-            geoJSON.raw(",\"level\":")
-            geoJSON.string(line.level.name)
-            geoJSON.raw(",\"coast\":")
-            geoJSON.bool(line.coast)
-            geoJSON.raw(",\"left\":")
-            geoJSON.string(line.left)
-            geoJSON.raw(",\"right\":")
-            geoJSON.string(line.right)
-            geoJSON.raw("}}")
+            out.raw("]},\"properties\":{\"kind\":\"border\",\"episode\":")
+            out.integer(e.id)
+            out.raw(",\"table\":")
+            out.string(line.table)
+            out.raw(",\"arc\":")
+            out.integer(line.arc)
+            out.raw(",\"level\":")
+            out.string(line.level.name)
+            out.raw(",\"coast\":")
+            out.bool(line.coast)
+            out.raw(",\"left\":")
+            out.string(line.left)
+            out.raw(",\"right\":")
+            out.string(line.right)
+            out.raw("}}")
         }
     }
 

@@ -66,21 +66,35 @@ enum AuditCommand {
                                  json: try AuditDocumentFile(path: out + "/audit.json"),
                                  geoJSON: try AuditDocumentFile(path: out + "/audit.geojson"),
                                  html: try AuditDocumentFile(path: out + "/audit.html"))
-        // Episodes are checked and written on a second thread as they end; the first failure
-        // (a full disk, a broken source wheel) stops the run.
-        let pipeline = EpisodePipeline { try report.add($0) }
-        let auditor = BorderAuditor(locator: locator, within: within, options: options) { pipeline.send($0) }
+        // Three stages: this thread reads and classifies; a second audits the kept ground points
+        // (in batches); a third checks and writes the episodes as they end. The first write
+        // failure (a full disk, a broken source wheel) stops the run.
+        let writer = WorkerQueue<AuditEpisode>(name: "audit writer", capacity: 50_000, weight: { $0.points.count }) { try report.add($0) }
+        let auditor = BorderAuditor(locator: locator, within: within, options: options) { writer.send($0) }
+        let observations = WorkerQueue<[ObservedPoint]>(name: "audit", capacity: 8) { batch in
+            for point in batch { auditor.observe(point) }
+        }
+        var batch: [ObservedPoint] = []
+        batch.reserveCapacity(Self.batchSize)
         var classifier = TrackClassifier(locator: locator, options: options)
-        classifier.observer = { auditor.observe($0) }
+        classifier.observer = { point in
+            batch.append(point)
+            if batch.count == Self.batchSize {
+                observations.send(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
         let found = try InputWalk.files(under: arguments.positionals)
         var run = ClassifyRun(classifier: classifier, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
         for file in found {
             try run.classify(file)
-            if let failure = pipeline.failure { throw failure }
+            if let failure = writer.failure { throw failure }
         }
         run.progress.clear()
+        observations.send(batch)
+        try observations.finish()
         auditor.finish()
-        try pipeline.finish()
+        try writer.finish()
         try report.finish(ledger: run.sink.classifier.takeLedger(), groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
@@ -88,6 +102,9 @@ enum AuditCommand {
         if run.skipped > 0 { reportError("note: \(run.skipped) files skipped (not a track format)") }
         return run.failedInputs > 0 ? .inputsRejected : .success
     }
+
+    /// Ground points handed to the auditing thread at a time.
+    static let batchSize = 4096
 
     /// `--source`, else `$ADMINUNLOCKS_SOURCE`; nil when neither is given or the one given is empty.
     static func sourcePath(_ arguments: ParsedArguments) -> String? {
