@@ -182,14 +182,14 @@ extension AuditReport {
         let accuracies = e.points.compactMap(\.point.accuracy)
         if let worst = accuracies.max() { rows.append(("worst accuracy", "\(fixed(worst, 0)) m")) }
         if let p = e.points.first(where: { $0.unshifted != nil }), let unshifted = p.unshifted {
-            let text = zip([RegionLevel.province, .city, .county], unshifted).map { level, region in "\(level.name) \(code(level, region) ?? "none")" }.joined(separator: ", ")
+            let text = [RegionLevel.province, .city, .county].map { level in "\(level.name) \(code(level, unshifted.region(level)) ?? "none")" }.joined(separator: ", ")
             rows.append(("without datum shift", text))
         }
         if e.points.contains(where: \.inDatumSeam) { rows.append(("datum seam", "within the datum shift of China's land border in the world table")) }
         if let p = e.points.first(where: { $0.nearestCountry != nil }), let nearest = p.nearestCountry {
             rows.append(("nearest country", "\(escape(label(.country, nearest.region))) at \(fixed(nearest.metres, 0)) m"))
         }
-        if let p = e.points.first(where: { $0.sourceCodes != nil }), let source = p.sourceCodes {
+        if let first = e.sourceCodes.keys.min(), let source = e.sourceCodes[first] {
             rows.append(("source says", source.sorted { $0.key < $1.key }.map { "\($0.key.name) \($0.value.isEmpty ? "none" : $0.value)" }.joined(separator: ", ")))
         }
         return "<table class=\"facts\">" + rows.map { "<tr><td>\($0.0)</td><td>\($0.1)</td></tr>" }.joined() + "</table>"

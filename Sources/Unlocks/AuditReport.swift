@@ -503,13 +503,13 @@ public final class AuditReport {
         out.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
         for (k, p) in e.points.enumerated() {
             out.raw(k == 0 ? "\n        " : ",\n        ")
-            writePoint(p, into: &out)
+            writePoint(p, sourceCodes: e.sourceCodes.isEmpty ? nil : e.sourceCodes[k], into: &out)
         }
         out.raw(e.points.isEmpty ? "]\n    }" : "\n      ]\n    }")
     }
 
     /// One point on one line.
-    private func writePoint(_ p: AuditedPoint, into out: inout JSONTextBuffer) {
+    private func writePoint(_ p: AuditedPoint, sourceCodes: [RegionLevel: String]?, into out: inout JSONTextBuffer) {
         out.raw("{\"time\":")
         time(p.point.time, into: &out)
         out.raw(",\"wgs84\":[")
@@ -551,11 +551,11 @@ public final class AuditReport {
         out.raw("}")
         if let unshifted = p.unshifted {
             out.raw(",\"unshifted\":{\"province\":")
-            region(.province, unshifted[0], into: &out)
+            region(.province, unshifted.province, into: &out)
             out.raw(",\"city\":")
-            region(.city, unshifted[1], into: &out)
+            region(.city, unshifted.city, into: &out)
             out.raw(",\"county\":")
-            region(.county, unshifted[2], into: &out)
+            region(.county, unshifted.county, into: &out)
             out.raw("}")
         }
         if p.inDatumSeam { out.raw(",\"datumSeam\":true") }
@@ -566,7 +566,7 @@ public final class AuditReport {
             out.decimal(nearest.metres, places: 1)
             out.raw("}")
         }
-        if let source = p.sourceCodes {
+        if let source = sourceCodes {
             out.raw(",\"source\":{")
             for (k, entry) in source.sorted(by: { $0.key < $1.key }).enumerated() {
                 if k > 0 { out.raw(",") }

@@ -80,14 +80,12 @@ public struct AuditedPoint: Sendable {
     public var gcj02: Coordinate?
     /// Categories per level, as `AuditCategory.bit`s.
     public var levelFlags = LevelFlags()
-    /// The China regions (province, city, county) at the unshifted position, when they differ.
-    public var unshifted: [Int32?]?
+    /// The China regions at the unshifted position, when they differ.
+    public var unshifted: UnshiftedRegions?
     /// True when the point lies in the datum seam along China's land border.
     public var inDatumSeam = false
     /// For a point in no country: the nearest country and its distance (metres), when within 50 km.
     public var nearestCountry: (region: Int32, metres: Double)?
-    /// Source region codes per level where they differ from the table's (simplification-flip).
-    public var sourceCodes: [RegionLevel: String]?
     /// Whether `placement` has margins to the locator's radius (a fresh lookup's, or measured
     /// again); a point that reused the classifier's lookup far from borders has none.
     var measured = true
@@ -103,6 +101,23 @@ public struct AuditedPoint: Sendable {
 
     /// The region at `level` (inside or edge), nil when outside.
     public func region(_ level: RegionLevel) -> Int32? { placement.level(level).region }
+}
+
+/// The China table's regions at a point's coordinates taken as GCJ-02 (the shift skipped).
+public struct UnshiftedRegions: Equatable, Sendable {
+    public var province: Int32?
+    public var city: Int32?
+    public var county: Int32?
+
+    /// The region at a China level (nil at country level).
+    public func region(_ level: RegionLevel) -> Int32? {
+        switch level {
+        case .country: return nil
+        case .province: return province
+        case .city: return city
+        case .county: return county
+        }
+    }
 }
 
 /// Where a segment changes region at one level, between two consecutive ground points.
@@ -128,6 +143,9 @@ public struct AuditEpisode: Sendable {
     /// The episode before this one when a long run of flagged points was cut at
     /// `BorderAuditor.maximumEpisodePoints` (nil for most).
     public var continues: Int?
+    /// For points the full-resolution source puts elsewhere (simplification-flip), by index in
+    /// `points`: the source's code per level where it differs ("" for no region).
+    public var sourceCodes: [Int: [RegionLevel: String]] = [:]
 
     /// The union of the points' categories.
     public var flags: UInt8 { points.reduce(0) { $0 | $1.flags } }
@@ -194,8 +212,11 @@ public final class BorderAuditor {
     static let unshiftedSearchMetres = 300.0
     /// The last seam query: where, and how far China's land border is at least (metres).
     private var seamCache: (point: TrackPoint, clearance: Double)?
-    /// The previous ground point of the current segment (for crossings), as audited.
-    private var previous: (observed: ObservedPoint, audited: AuditedPoint, inEpisode: Bool)?
+    /// The previous ground point of the current segment (for crossings), as audited, and whether
+    /// it is in the open episode.
+    private var previous: (audited: AuditedPoint, inEpisode: Bool)?
+    /// The input and segment of the points being observed.
+    private var current: (input: String, segment: Int)?
     private var open: AuditEpisode?
     private var quiet = 0
 
@@ -223,9 +244,10 @@ public final class BorderAuditor {
     /// Audits one observed ground point.
     public func observe(_ observed: ObservedPoint) {
         groundPoints += 1
-        if let p = previous, p.observed.segment != observed.segment || p.observed.input != observed.input {
+        if current?.segment != observed.segment || current?.input != observed.input {
             close()
             previous = nil
+            current = (observed.input, observed.segment)
         }
         var audited = audit(observed)
         var crossings: [AuditCrossing] = []
@@ -233,17 +255,17 @@ public final class BorderAuditor {
             for level in RegionLevel.allCases {
                 let a = p.audited.region(level), b = audited.region(level)
                 guard a != b else { continue }
-                let t0 = p.observed.point.time, t1 = observed.point.time
+                let t0 = p.audited.point.time, t1 = observed.point.time
                 crossings.append(AuditCrossing(level: level, from: a, to: b, time: t0.flatMap { t0 in t1.map { t0 + ($0 - t0) / 2 } },
-                                               latitude: (p.observed.point.latitude + observed.point.latitude) / 2,
-                                               longitude: (p.observed.point.longitude + observed.point.longitude) / 2))
+                                               latitude: (p.audited.point.latitude + observed.point.latitude) / 2,
+                                               longitude: (p.audited.point.longitude + observed.point.longitude) / 2))
                 audited.levelFlags[level] |= AuditCategory.crossing.bit
                 p.audited.levelFlags[level] |= AuditCategory.crossing.bit
             }
             if !crossings.isEmpty, !p.inEpisode {
                 // The point before the crossing joins (or starts) the episode.
                 let withMargins = p.audited.measured ? p.audited : relocated(p.audited)
-                add(withMargins, input: p.observed.input, segment: p.observed.segment)
+                add(withMargins, input: observed.input, segment: observed.segment)
             } else if !crossings.isEmpty, let last = open?.points.indices.last {
                 open!.points[last].levelFlags.formUnion(p.audited.levelFlags)
             }
@@ -257,13 +279,14 @@ public final class BorderAuditor {
             quiet += 1
             if quiet >= Self.quietPoints { close() }
         }
-        previous = (observed, audited, flagged)
+        previous = (audited, flagged)
     }
 
     /// Ends the last episode; call once after the run.
     public func finish() {
         close()
         previous = nil
+        current = nil
     }
 
     // MARK: Per point
@@ -391,10 +414,13 @@ public final class BorderAuditor {
                 let clearance = china.nearestSegment(toX: x, y: y, radius: radius, accept: { _ in true })?.metres ?? Self.unshiftedSearchMetres
                 unshiftedCache = (point, unit, clearance)
             }
-            let levels: [RegionLevel] = [.province, .city, .county]
-            let unshifted = levels.map { level in unit.flatMap { china.region(ofUnit: $0, at: level) } }
+            var unshifted = UnshiftedRegions()
+            if let unit {
+                unshifted = UnshiftedRegions(province: china.region(ofUnit: unit, at: .province), city: china.region(ofUnit: unit, at: .city),
+                                             county: china.region(ofUnit: unit, at: .county))
+            }
             var differs = false
-            for (k, level) in levels.enumerated() where unshifted[k] != placement.level(level).region {
+            for level in [RegionLevel.province, .city, .county] where unshifted.region(level) != placement.level(level).region {
                 audited.levelFlags[level] |= AuditCategory.datumFlip.bit
                 differs = true
             }
@@ -442,7 +468,7 @@ extension AuditEpisode {
                 differing[level] = code ?? ""
                 points[p].levelFlags[level] |= AuditCategory.simplificationFlip.bit
             }
-            if !differing.isEmpty { points[p].sourceCodes = differing }
+            if !differing.isEmpty { sourceCodes[p] = differing }
         }
     }
 }

@@ -167,7 +167,7 @@ final class SourceCheck {
             if !candidates.contains(prefix) { candidates.append(prefix) }
         }
         consider(point.placement.province.region)
-        consider(point.unshifted?[0] ?? nil)
+        consider(point.unshifted?.province)
         let quantum = TableFormat.quantum
         let radius = Int64((Self.neighbourMetres / (111_320 * quantum)).rounded(.up))
         for (arc, _) in china.arcsNear(x: Int64((gcj.longitude / quantum).rounded()), y: Int64((gcj.latitude / quantum).rounded()), radius: radius).sorted(by: { $0.arc < $1.arc }) {
