@@ -14,20 +14,50 @@ import Glibc
 /// and national border) projected to the table build's Albers metres (``ChinaTableBuilder/projection``,
 /// the metric of the manifest's deviation figures), densified first so that its segments stay
 /// the straight lon/lat lines they are, and prepared for distance.
+///
+/// The country level (only when the catalog read the world, ``SourceCatalog/hasCountryLevel``)
+/// is **WGS-84**, like world.bin: the countries as ``WorldTableBuilder`` reads its source (China's
+/// outline converted vertex by vertex, invalid polygons repaired with MakeValid), prepared for
+/// containment behind the same kind of grid, without a border network.
 public final class SourceReference {
+    /// The levels it answers, coarsest first: `.country` only when the catalog read the world.
     public let levels: [RegionLevel]
+    /// Countries whose source polygon was invalid and was repaired with GEOS MakeValid (as the
+    /// world build does), with GEOS's reason: code → reason.
+    public private(set) var repairedCountries: [String: String] = [:]
     private let context = GEOSContext()
     private let projection: Projection
     private var byLevel: [RegionLevel: Level] = [:]
 
     /// One level's prepared regions, their candidate grid and its border network.
     private final class Level {
+        /// Grid cell of the candidate lists, degrees.
+        let cell: Double
         var prepared: [PreparedGeometry] = []
         var boxes: [(Double, Double, Double, Double)] = []
         var codes: [String] = []
         var codeSet: Set<String> = []
         var grid: [Int: [Int32]] = [:]
         var network: PreparedGeometry?
+        /// Country level: each region's area (square degrees) and China's index, for overlaps.
+        var areas: [Double] = []
+        var china: Int?
+
+        init(cell: Double) { self.cell = cell }
+
+        func key(_ x: Double, _ y: Double) -> Int {
+            Int((x / cell).rounded(.down)) &* 100_003 &+ Int((y / cell).rounded(.down))
+        }
+
+        /// Lists region `index` in every grid cell `box` touches (once per cell).
+        func add(_ index: Int, box b: (Double, Double, Double, Double)) {
+            for gx in Int((b.0 / cell).rounded(.down))...Int((b.2 / cell).rounded(.down)) {
+                for gy in Int((b.1 / cell).rounded(.down))...Int((b.3 / cell).rounded(.down)) {
+                    let key = gx &* 100_003 &+ gy
+                    if grid[key]?.last != Int32(index) { grid[key, default: []].append(Int32(index)) }
+                }
+            }
+        }
     }
 
     /// The longest source segment projected as it is, metres. A segment is straight in lon/lat
@@ -56,19 +86,19 @@ public final class SourceReference {
         }
     }
 
-    /// Grid cell of the candidate lists, degrees.
+    /// Grid cell of the China levels' candidate lists, degrees.
     static let cell = 0.25
+    /// Grid cell of the country level's candidate lists, degrees: countries are large, and each
+    /// polygon is listed under its own box (Russia's mainland alone covers 6,000 1° cells).
+    static let countryCell = 1.0
 
-    static func cellKey(_ x: Double, _ y: Double) -> Int {
-        Int((x / cell).rounded(.down)) &* 100_003 &+ Int((y / cell).rounded(.down))
-    }
-
-    /// Prepares every China level present in `catalog`.
+    /// Prepares every China level present in `catalog`, and the country level when it read the world.
     public init(_ catalog: SourceCatalog) throws {
         projection = try Projection(ChinaTableBuilder.projection)
-        levels = [RegionLevel.province, .city, .county].filter { level in catalog.china.contains { $0.level == level } }
-        for level in levels {
-            let entry = Level()
+        let china = [RegionLevel.province, .city, .county].filter { level in catalog.china.contains { $0.level == level } }
+        levels = (catalog.hasCountryLevel ? [.country] : []) + china
+        for level in china {
+            let entry = Level(cell: Self.cell)
             var lines: [[Double]] = []
             for region in catalog.china where region.level == level {
                 let geometry = try context.multiPolygon(region.polygons.map { $0.rings.map { ring in ring.flatMap { [$0.x, $0.y] } } })
@@ -77,11 +107,7 @@ public final class SourceReference {
                 entry.boxes.append(b)
                 entry.codes.append(region.code)
                 entry.codeSet.insert(region.code)
-                for gx in Int((b.0 / Self.cell).rounded(.down))...Int((b.2 / Self.cell).rounded(.down)) {
-                    for gy in Int((b.1 / Self.cell).rounded(.down))...Int((b.3 / Self.cell).rounded(.down)) {
-                        entry.grid[gx &* 100_003 &+ gy, default: []].append(Int32(entry.prepared.count - 1))
-                    }
-                }
+                entry.add(entry.prepared.count - 1, box: b)
                 for polygon in region.polygons {
                     for ring in polygon.rings {
                         var xs: [Double] = [], ys: [Double] = []
@@ -97,6 +123,22 @@ public final class SourceReference {
             entry.network = try PreparedGeometry(try context.multiLineString(lines))
             byLevel[level] = entry
         }
+        if catalog.hasCountryLevel {
+            let entry = Level(cell: Self.countryCell)
+            for country in WorldTableBuilder.sourceCountries(catalog) {
+                let (geometry, invalidity) = try WorldTableBuilder.sourceGeometry(country, context: context)
+                if let invalidity { repairedCountries[country.code] = invalidity }
+                let index = entry.prepared.count
+                entry.prepared.append(try PreparedGeometry(geometry))
+                entry.boxes.append(try geometry.bounds())
+                entry.codes.append(country.code)
+                entry.codeSet.insert(country.code)
+                entry.areas.append(try geometry.area())
+                if country.code == "CHN" { entry.china = index }
+                for part in try geometry.parts() { entry.add(index, box: try part.bounds()) }
+            }
+            byLevel[.country] = entry
+        }
     }
 
     /// True when the source has a region `code` at `level`.
@@ -104,24 +146,38 @@ public final class SourceReference {
         byLevel[level]?.codeSet.contains(code) ?? false
     }
 
-    /// The code of the source region at `level` whose polygon contains the GCJ-02 point (GEOS
+    /// The code of the source region at `level` whose polygon contains the point (GEOS
     /// PreparedContains: a point exactly on a border is in neither region), or nil.
+    ///
+    /// The point is **GCJ-02** for the China levels and **WGS-84** for `.country` (each level in
+    /// its table's datum). Where country sources overlap (China's converted line against its
+    /// GCJ-02-snapped neighbours; a few enclaves), the world build's rule decides: China, else the
+    /// smallest country. Only the countries the catalog holds take part; the narrow gaps the build
+    /// gives to a neighbour are in no country here.
     public func region(at level: RegionLevel, longitude: Double, latitude: Double) throws -> String? {
-        guard let entry = byLevel[level], let candidates = entry.grid[Self.cellKey(longitude, latitude)] else { return nil }
+        guard let entry = byLevel[level], let candidates = entry.grid[entry.key(longitude, latitude)] else { return nil }
         var point: Geometry?
+        var claimants: [Int] = []
         for c in candidates {
             let b = entry.boxes[Int(c)]
             guard b.0 <= longitude, longitude <= b.2, b.1 <= latitude, latitude <= b.3 else { continue }
             if point == nil { point = try context.point(x: longitude, y: latitude) }
-            if try entry.prepared[Int(c)].contains(point!) { return entry.codes[Int(c)] }
+            guard try entry.prepared[Int(c)].contains(point!) else { continue }
+            if level != .country { return entry.codes[Int(c)] }
+            claimants.append(Int(c))
         }
-        return nil
+        return claimants.isEmpty ? nil : entry.codes[WorldTableBuilder.winner(claimants, china: entry.china, areas: entry.areas)]
     }
 
-    /// Distance in Albers metres from the GCJ-02 point to the nearest source border at `level`
-    /// (any region's boundary, coastline included): for a point inside a region, the distance to
-    /// that region's boundary.
+    /// Distance in Albers metres from the GCJ-02 point to the nearest source border at a China
+    /// `level` (any region's boundary, coastline included): for a point inside a region, the
+    /// distance to that region's boundary. Infinite for a level the reference does not hold.
+    /// The country level has no border network (no single projection suits the world): asking
+    /// for it throws rather than answer a distance that is not one.
     public func borderDistance(at level: RegionLevel, longitude: Double, latitude: Double) throws -> Double {
+        guard level != .country || byLevel[level] == nil else {
+            throw SourceError(path: "SourceReference", reason: "no border distance at the country level (only province, city and county)")
+        }
         guard let network = byLevel[level]?.network else { return .infinity }
         let p = try projection.forward(longitude: longitude, latitude: latitude)
         return try network.distance(to: try context.point(x: p.x, y: p.y))
@@ -137,7 +193,8 @@ public final class SourceReference {
 /// inside no polygon); how many `edge` answers there were is reported separately. Points are
 /// compared in GCJ-02: the WGS-84 input goes to the locator, and its GCJ-02 conversion (the
 /// locator's own, ``GCJ02/fromWGS84(_:)``) to the source. When the reference holds only some
-/// provinces, a locator answer outside them counts as "in no region".
+/// provinces, a locator answer outside them counts as "in no region". Only the China levels are
+/// compared (a reference's country level is left out).
 public struct AgreementReport {
     /// One point the locator and the source disagree on.
     public struct Disagreement: CustomStringConvertible {
@@ -174,14 +231,15 @@ public struct AgreementReport {
 
     /// Compares `wgs84` points.
     public init(_ wgs84: [Coordinate], locator: RegionLocator, reference: SourceReference, limit: Double) throws {
-        levels = reference.levels
+        let levels = reference.levels.filter { $0 != .country }
+        self.levels = levels
         self.limit = limit
         let edges = Set([1, 10, limit, 100, 1000]).sorted() + [.infinity]
         bandEdges = edges
-        points = reference.levels.map { _ in edges.map { _ in 0 } }
+        points = levels.map { _ in edges.map { _ in 0 } }
         agreeing = points
-        edgeAnswers = reference.levels.map { _ in 0 }
-        disagreementDistances = reference.levels.map { _ in nil }
+        edgeAnswers = levels.map { _ in 0 }
+        disagreementDistances = levels.map { _ in nil }
         for p in wgs84 {
             let placement = try locator.locate(latitude: p.latitude, longitude: p.longitude)
             let gcj = GCJ02.fromWGS84(p)

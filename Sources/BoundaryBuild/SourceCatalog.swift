@@ -26,6 +26,9 @@ public struct SourceCatalog {
     public var chinaOutline: SourceRegion?
     /// Countries other than China (WGS-84), from `cn-neighbors` and `world-countries`.
     public var countries: [SourceRegion] = []
+    /// True when the world was read (`includeWorld`): the country level is then this catalog's
+    /// ``chinaOutline`` and ``countries`` (those asked for), and ``SourceReference`` answers it.
+    public private(set) var hasCountryLevel = false
 
     struct Row {
         var country, iso3, province, city, district, path, level, kind: String
@@ -33,13 +36,23 @@ public struct SourceCatalog {
 
     /// - Parameter provinces: when given, only Chinese regions whose adcode starts with one of
     ///   these two-digit province prefixes are loaded (for tests and quick experiments).
+    /// - Parameter countries: when given, only these countries (ISO3 codes) are loaded, so a check
+    ///   near a few borders does not parse the world: `CHN` is China's outline (read with or
+    ///   without `includeWorld`), the others are read only with `includeWorld`. A code the source
+    ///   does not have is an error.
     public init(_ source: SourceArchive, levels: Set<RegionLevel> = Set(RegionLevel.allCases), includeWorld: Bool = true,
-                provinces: Set<String>? = nil) throws {
+                provinces: Set<String>? = nil, countries wanted: Set<String>? = nil) throws {
         let rows = try Self.readIndex(try source.file("index/administrative.db"), name: source.location)
         func code(_ row: Row) -> String {
             String(row.path.split(separator: "/").last!.split(separator: ".").first!)
         }
         let land = rows.filter { $0.kind == "陆地" }
+        if let wanted {
+            let unknown = wanted.subtracting(land.filter { $0.level == "国" }.map(\.iso3))
+            guard unknown.isEmpty else {
+                throw SourceError(path: source.location, reason: "the source has no country \(unknown.sorted().joined(separator: ", "))")
+            }
+        }
         var provinceCodes: [String: String] = [:]
         var cityCodes: [String: String] = [:]
         for row in land where row.level == "省" { provinceCodes[row.province] = code(row) }
@@ -67,7 +80,7 @@ public struct SourceCatalog {
         for row in land where row.path.hasPrefix("administrative/amap/") {
             if let provinces, row.level != "国", !provinces.contains(String(code(row).prefix(2))) { continue }
             switch row.level {
-            case "国":
+            case "国" where wanted?.contains("CHN") ?? true:
                 chinaOutline = try load(row, level: .country, parent: "", name: row.country, english: "China")
                 chinaOutline!.code = "CHN"
             case "省" where levels.contains(.province):
@@ -87,9 +100,10 @@ public struct SourceCatalog {
             }
         }
         if includeWorld {
+            hasCountryLevel = true
             var seen: Set<String> = []
             // cn-neighbors first: those are snapped to China's border and win over world-countries.
-            let foreign = land.filter { !$0.path.hasPrefix("administrative/amap/") && $0.level == "国" }
+            let foreign = land.filter { !$0.path.hasPrefix("administrative/amap/") && $0.level == "国" && wanted?.contains($0.iso3) ?? true }
                 .sorted { ($0.path.contains("cn-neighbors") ? 0 : 1, $0.iso3) < ($1.path.contains("cn-neighbors") ? 0 : 1, $1.iso3) }
             for row in foreign where seen.insert(row.iso3).inserted {
                 countries.append(try load(row, level: .country, parent: "", name: row.country))

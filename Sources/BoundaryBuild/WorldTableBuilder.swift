@@ -41,33 +41,55 @@ public struct WorldTableBuilder {
 
     static let metresPerDegree = 111_320.0
 
+    /// The countries as the build reads them (``SourceReference`` reads them the same way): the
+    /// catalog's countries plus its China outline converted to WGS-84 (every vertex through the
+    /// precise inverse, ``GCJ02/toWGS84(_:)``), sorted by code.
+    static func sourceCountries(_ catalog: SourceCatalog) -> [SourceRegion] {
+        var countries = catalog.countries
+        if var china = catalog.chinaOutline {
+            china.polygons = china.polygons.map { polygon in
+                PolygonRings(rings: polygon.rings.map { ring in
+                    ring.map { p in
+                        let w = GCJ02.toWGS84(Coordinate(latitude: p.y, longitude: p.x))
+                        return Position(x: w.longitude, y: w.latitude)
+                    }
+                })
+            }
+            countries.append(china)
+        }
+        countries.sort { $0.code < $1.code }
+        return countries
+    }
+
+    /// A country's full-resolution source geometry, repaired with GEOS MakeValid (its polygonal
+    /// part) when invalid; with GEOS's reason when it was.
+    static func sourceGeometry(_ country: SourceRegion, context: GEOSContext) throws -> (geometry: Geometry, invalidity: String?) {
+        let geometry = try context.multiPolygon(country.polygons.map(ChinaTableBuilder.flat))
+        guard !(try geometry.isValid()) else { return (geometry, nil) }
+        let reason = try geometry.validityReason()
+        return (try geometry.madeValid().polygonalPart(), reason)
+    }
+
+    /// Who gets a place several countries' sources claim (overlaps): China when it is one of them
+    /// (its line is the surveyed one on the datum seam), else the smallest (enclaves). `claimants`
+    /// index `areas`, in code order.
+    static func winner(_ claimants: [Int], china: Int?, areas: [Double]) -> Int {
+        if let china, claimants.contains(china) { return china }
+        return claimants.min { areas[$0] < areas[$1] }!
+    }
+
     public func build(_ catalog: SourceCatalog, sourceSHA256: String, log: (String) -> Void = { _ in }) throws -> (bytes: [UInt8], report: TableReport, seam: [String: Double]) {
         let started = Stopwatch.seconds()
         let context = GEOSContext()
         var report = TableReport()
-        guard let chinaOutline = catalog.chinaOutline else { throw SourceError(path: "index", reason: "the source has no China outline (100000)") }
-
-        // China in WGS-84: every vertex through the precise inverse.
-        var china = chinaOutline
-        china.polygons = china.polygons.map { polygon in
-            PolygonRings(rings: polygon.rings.map { ring in
-                ring.map { p in
-                    let w = GCJ02.toWGS84(Coordinate(latitude: p.y, longitude: p.x))
-                    return Position(x: w.longitude, y: w.latitude)
-                }
-            })
-        }
-        var countries = catalog.countries + [china]
-        countries.sort { $0.code < $1.code }
+        guard catalog.chinaOutline != nil else { throw SourceError(path: "index", reason: "the source has no China outline (100000)") }
+        let countries = Self.sourceCountries(catalog)
 
         // Source geometries (full resolution), repaired where invalid.
         var sources: [Geometry] = []
         for country in countries {
-            var geometry = try context.multiPolygon(country.polygons.map(ChinaTableBuilder.flat))
-            if !(try geometry.isValid()) {
-                report.notes.append("\(country.code): source polygon invalid (\(try geometry.validityReason())); repaired with GEOS MakeValid")
-                geometry = try geometry.madeValid().polygonalPart()
-            }
+            let (geometry, invalidity) = try Self.sourceGeometry(country, context: context)
+            if let invalidity { report.notes.append("\(country.code): source polygon invalid (\(invalidity)); repaired with GEOS MakeValid") }
             sources.append(geometry)
         }
         let chinaIndex = countries.firstIndex { $0.code == "CHN" }!
@@ -114,7 +136,7 @@ public struct WorldTableBuilder {
                 owner[index] = claimants[0]
             } else if claimants.count > 1 {
                 overlaps += 1
-                owner[index] = claimants.contains(chinaIndex) ? chinaIndex : claimants.min { areas[$0] < areas[$1] }!
+                owner[index] = Self.winner(claimants, china: chinaIndex, areas: areas)
                 if claimants.contains(chinaIndex) { seamOverlapKm2 += try seamFace(face, latitude: py) }
             } else {
                 unclaimed.append(index)

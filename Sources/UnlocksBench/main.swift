@@ -15,6 +15,8 @@ import Glibc
 //                                   the locator's answers against the full-resolution source, by distance to its borders
 //   UnlocksBench world WHEEL [COAST BUFFER OUT]
 //                                   builds the world table alone, printing its progress
+//   UnlocksBench country-source WHEEL [ISO3,...]
+//                                   load times of the source reference's country level (default CHN,MNG,RUS)
 //   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]
 //                                   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
 
@@ -37,10 +39,13 @@ case "make-tracks":
     let (gpx, csv) = try TrackArchiveGenerator.write(directory: arguments[1], days: Int(arguments[2]) ?? 10, pointsPerDay: Int(arguments[3]) ?? 20_000,
                                                      csv: !arguments.contains("--gpx-only"))
     print("\(gpx) \(csv)")
+case "country-source":
+    let subset = Set((arguments.count > 2 ? arguments[2] : "CHN,MNG,RUS").split(separator: ",").map(String.init))
+    print(try CountrySourceProbe.run(arguments[1], subset: subset).joined(separator: "\n"))
 case "world":
     try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
                             buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | make-tracks DIR DAYS POINTS [--gpx-only]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only]")
     exit(2)
 }

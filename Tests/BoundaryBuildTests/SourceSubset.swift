@@ -7,10 +7,15 @@ import Foundation
 enum SourceSubset {
     static let provinces: Set<String> = ["11", "12", "13"]
 
-    static let catalog: Result<SourceCatalog, Error> = Result {
+    /// The wheel, unzipped once for every test that reads it.
+    static let archive: Result<SourceArchive, Error> = Result {
         guard let path = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"] else {
             throw SourceError(path: "ADMINUNLOCKS_SOURCE", reason: "not set: run the tests through Scripts/test, which fetches the pinned source")
         }
-        return try SourceCatalog(try SourceArchive(location: path), includeWorld: false, provinces: provinces)
+        return try SourceArchive(location: path)
+    }
+
+    static let catalog: Result<SourceCatalog, Error> = Result {
+        try SourceCatalog(try archive.get(), includeWorld: false, provinces: provinces)
     }
 }
