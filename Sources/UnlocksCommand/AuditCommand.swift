@@ -134,17 +134,25 @@ enum AuditCommand {
 }
 
 /// The simplification check: the full-resolution source's answer for an audited point, from
-/// GEOS prepared polygons of the source (`SourceReference`), loaded province by province as the
-/// episodes reach them. The candidates for a point are its province in the table, its province
-/// without the datum shift, and the provinces on either side of China arcs within
-/// `neighbourMetres` (the table is within 30 m of the source, so the source's province is one of
-/// them).
+/// GEOS prepared polygons of the source (`SourceReference`), loaded as the episodes reach them:
+/// China's levels province by province, countries one by one.
+///
+/// The candidates for a point are the regions the source could put it in: at the China levels,
+/// its province in the table, its province without the datum shift, and the provinces either side
+/// of China arcs within `chinaNeighbourMetres` (the table is within 30 m of the source); at the
+/// country level, its country, the nearest country, and the countries either side of world arcs
+/// within `worldNeighbourMetres` (coasts are simplified at 2 km). Where two loaded countries both
+/// claim a point (China's converted line against a neighbour, enclaves), a reference holding
+/// exactly those two decides, by the world build's rule.
 final class SourceCheck {
     let wheel: String
     let locator: RegionLocator
     private var archive: SourceArchive?
-    private var references: [String: SourceReference] = [:]
-    static let neighbourMetres = 100.0
+    private var provinces: [String: SourceReference] = [:]
+    private var countries: [String: SourceReference] = [:]
+    private var overlaps: [[String]: SourceReference] = [:]
+    static let chinaNeighbourMetres = 100.0
+    static let worldNeighbourMetres = 2_100.0
 
     init(wheel: String, locator: RegionLocator) {
         self.wheel = wheel
@@ -152,13 +160,14 @@ final class SourceCheck {
     }
 
     var note: String {
-        "province, city and county checked against \(SourceArchive.pinnedRelease) with GEOS; country level not checked"
+        "country, province, city and county checked against \(SourceArchive.pinnedRelease) with GEOS"
     }
 
-    /// The source's region codes at the China levels for a point in the datum's rectangle (none
-    /// for other points).
+    /// The source's region codes per level (nil: in no region there); China levels only for
+    /// points in the datum's rectangle.
     func codes(for point: AuditedPoint) throws -> [RegionLevel: String?] {
-        guard let gcj = point.gcj02 else { return [:] }
+        var codes: [RegionLevel: String?] = [.country: try country(of: point)]
+        guard let gcj = point.gcj02 else { return codes }
         let china = locator.china
         var candidates: [String] = []
         func consider(_ region: Int32?) {
@@ -168,16 +177,12 @@ final class SourceCheck {
         }
         consider(point.placement.province.region)
         consider(point.unshifted?.province)
-        let quantum = TableFormat.quantum
-        let radius = Int64((Self.neighbourMetres / (111_320 * quantum)).rounded(.up))
-        for (arc, _) in china.arcsNear(x: Int64((gcj.longitude / quantum).rounded()), y: Int64((gcj.latitude / quantum).rounded()), radius: radius).sorted(by: { $0.arc < $1.arc }) {
-            for unit in [china.arcLeft[arc], china.arcRight[arc]] where unit >= 0 {
-                consider(china.region(ofUnit: unit, at: .province))
-            }
+        for unit in Self.units(near: gcj, in: china, metres: Self.chinaNeighbourMetres) {
+            consider(china.region(ofUnit: unit, at: .province))
         }
-        var codes: [RegionLevel: String?] = [.province: nil, .city: nil, .county: nil]
+        for level in [RegionLevel.province, .city, .county] { codes[level] = String?.none }
         for prefix in candidates {
-            let reference = try self.reference(prefix)
+            let reference = try self.reference(province: prefix)
             for level in [RegionLevel.province, .city, .county] where codes[level]! == nil {
                 codes[level] = try reference.region(at: level, longitude: gcj.longitude, latitude: gcj.latitude)
             }
@@ -185,12 +190,64 @@ final class SourceCheck {
         return codes
     }
 
-    private func reference(_ prefix: String) throws -> SourceReference {
-        if let loaded = references[prefix] { return loaded }
-        if archive == nil { archive = try SourceArchive(location: wheel) }
-        let catalog = try SourceCatalog(archive!, levels: [.province, .city, .county], includeWorld: false, provinces: [prefix])
+    /// The source's country for the point (WGS-84).
+    private func country(of point: AuditedPoint) throws -> String? {
+        let world = locator.world
+        var candidates: [String] = []
+        func consider(_ region: Int32?) {
+            guard let region else { return }
+            let code = world.region(region).code
+            if !candidates.contains(code) { candidates.append(code) }
+        }
+        consider(point.placement.country.region)
+        consider(point.nearestCountry?.region)
+        let position = Coordinate(latitude: point.point.latitude, longitude: point.point.longitude)
+        for unit in Self.units(near: position, in: world, metres: Self.worldNeighbourMetres) {
+            consider(world.region(ofUnit: unit, at: .country))
+        }
+        var claimants: [String] = []
+        for code in candidates {
+            if try reference(country: [code]).region(at: .country, longitude: position.longitude, latitude: position.latitude) != nil {
+                claimants.append(code)
+            }
+        }
+        guard claimants.count > 1 else { return claimants.first }
+        return try reference(country: claimants.sorted()).region(at: .country, longitude: position.longitude, latitude: position.latitude)
+    }
+
+    /// The units either side of the table's arcs within `metres` of a position (in the table's datum), in arc order.
+    private static func units(near position: Coordinate, in table: RegionTable, metres: Double) -> [Int32] {
+        let quantum = TableFormat.quantum
+        let radius = Int64((metres / (111_320 * quantum)).rounded(.up))
+        var units: [Int32] = []
+        for (arc, _) in table.arcsNear(x: Int64((position.longitude / quantum).rounded()), y: Int64((position.latitude / quantum).rounded()), radius: radius).sorted(by: { $0.arc < $1.arc }) {
+            for unit in [table.arcLeft[arc], table.arcRight[arc]] where unit >= 0 { units.append(unit) }
+        }
+        return units
+    }
+
+    private func source() throws -> SourceArchive {
+        if let archive { return archive }
+        let loaded = try SourceArchive(location: wheel)
+        archive = loaded
+        return loaded
+    }
+
+    private func reference(province prefix: String) throws -> SourceReference {
+        if let loaded = provinces[prefix] { return loaded }
+        let catalog = try SourceCatalog(try source(), levels: [.province, .city, .county], includeWorld: false, provinces: [prefix])
         let reference = try SourceReference(catalog)
-        references[prefix] = reference
+        provinces[prefix] = reference
+        return reference
+    }
+
+    /// The country level of the given countries (one, or the claimants of an overlap).
+    private func reference(country codes: [String]) throws -> SourceReference {
+        if codes.count == 1, let loaded = countries[codes[0]] { return loaded }
+        if let loaded = overlaps[codes] { return loaded }
+        let catalog = try SourceCatalog(try source(), levels: [], includeWorld: true, provinces: [], countries: Set(codes))
+        let reference = try SourceReference(catalog)
+        if codes.count == 1 { countries[codes[0]] = reference } else { overlaps[codes] = reference }
         return reference
     }
 }

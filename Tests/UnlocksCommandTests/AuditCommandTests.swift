@@ -47,11 +47,18 @@ final class AuditCommandTests: XCTestCase {
         let options = try XCTUnwrap(audit["options"] as? [String: Any])
         let source = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"] ?? ""
         XCTAssertEqual(options["simplificationChecked"] as? Bool, !source.isEmpty)
-        // A simplification-flip point says what the source answered, and only such points do.
+        // A simplification-flip point says what the source answered, and only such points do; at
+        // each level (countries included) the summary counts the points whose source answer
+        // differs there.
+        var sourceDiffers = ["country": 0, "province": 0, "city": 0, "county": 0]
         for point in episodes.flatMap({ $0["points"] as! [[String: Any]] }) {
             let flipped = (point["categories"] as! [String]).contains("simplification-flip")
             XCTAssertEqual(point["source"] != nil, flipped)
+            for level in (point["source"] as? [String: Any] ?? [:]).keys { sourceDiffers[level]! += 1 }
         }
+        let flipsByLevel = try XCTUnwrap(categories["simplification-flip"]?["byLevel"] as? [String: Int])
+        XCTAssertEqual(flipsByLevel, sourceDiffers)
+        if !source.isEmpty { XCTAssertTrue((options["simplificationNote"] as? String ?? "").hasPrefix("country, province, city and county checked")) }
 
         let geo = try json(out + "/audit.geojson")
         XCTAssertEqual(geo["type"] as? String, "FeatureCollection")
