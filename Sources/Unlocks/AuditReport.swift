@@ -164,9 +164,6 @@ public final class AuditReport {
         categoryCounts[AuditCategory.index(of: category)]
     }
 
-    /// The best-ranked episodes' ids (most categories, then most points), so far.
-    public var topEpisodeIds: [Int] { ranked.map(\.id) }
-
     // MARK: Episodes
 
     /// Checks the episode against the source (when a check is set), counts it and writes it.

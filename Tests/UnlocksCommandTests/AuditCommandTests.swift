@@ -82,7 +82,7 @@ final class AuditCommandTests: XCTestCase {
 
     func testBadInputBehavesAsInClassify() throws {
         let dir = try temporaryDirectory()
-        try "<gpx><trk><trkseg><trkpt lat=\"39.94\" lon=\"116.77\"><time>2024-05-01T01:00:00Z</time></trkpt><trkpt lat=".write(toFile: dir + "/broken.gpx", atomically: true, encoding: .utf8)
+        try "<gpx><trk><trkseg><trkpt lat=\"39.94\" lon=\"116.77\"><time>2024-05-01T01:00:00Z</time></trkpt><trkpt lat=".write(toFile: dir + "/broken.gpx", atomically: false, encoding: .utf8)
         let broken = try CommandRunner.run(["audit", dir + "/broken.gpx", "--tables", Self.tables, "--out", dir + "/out", "--source", ""])
         XCTAssertEqual(broken.status, 3, broken.stderr)
         XCTAssertTrue(broken.stderr.contains("broken.gpx"), broken.stderr)
@@ -96,7 +96,7 @@ final class AuditCommandTests: XCTestCase {
 
         XCTAssertEqual(try CommandRunner.run(["audit"]).status, 2)
         XCTAssertEqual(try CommandRunner.run(["audit", Self.samples, "--within", "-5"]).status, 2)
-        try "x".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
+        try "x".write(toFile: dir + "/file", atomically: false, encoding: .utf8)
         let notFolder = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", dir + "/file", "--source", ""])
         XCTAssertEqual(notFolder.status, 1)
         XCTAssertTrue(notFolder.stderr.contains("is not a folder"), notFolder.stderr)

@@ -153,9 +153,9 @@ final class ClassifyCommandTests: XCTestCase {
             ("garbage.gpx", String(decoding: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }, as: UTF8.self)),
             ("badlines.csv", "lat,lon,time\n39.9,116.4,2024-05-04T01:00:00Z\nnot,a,point\n39.9,abc,2024-05-04T01:00:02Z\n"),
         ]
-        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: false, encoding: .utf8) }
         // A JSON file that is not a track (as exports hold many) is skipped, not rejected.
-        try "{\"settings\": {\"theme\": \"dark\"}}".write(toFile: dir + "/settings.json", atomically: true, encoding: .utf8)
+        try "{\"settings\": {\"theme\": \"dark\"}}".write(toFile: dir + "/settings.json", atomically: false, encoding: .utf8)
         let result = try classify([dir])
         XCTAssertEqual(result.status, 3, result.stderr)
         for (name, _) in files where name != "good.csv" && name != "badlines.csv" {

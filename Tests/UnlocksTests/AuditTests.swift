@@ -296,4 +296,19 @@ final class AuditTests: XCTestCase {
         XCTAssertTrue(run.html.contains("No point needs a second look"))
         XCTAssertTrue(run.html.hasSuffix("</body></html>\n"))
     }
+
+    /// The seam check skips the exact shift farther than `maximumShiftMetres` from China's land
+    /// border: no shift in the datum's rectangle may be larger (a 0.1° grid over it).
+    func testNoDatumShiftExceedsTheSeamChecksBound() {
+        var largest = 0.0
+        for latitude in stride(from: 0.9, through: 55.8, by: 0.1) {
+            for longitude in stride(from: 72.1, through: 137.8, by: 0.1) where ChinaRectangle().appliesShift(latitude: latitude, longitude: longitude) {
+                let g = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
+                let north = (g.latitude - latitude) * 111_320, east = (g.longitude - longitude) * 111_320 * cos(latitude * .pi / 180)
+                largest = max(largest, (north * north + east * east).squareRoot())
+            }
+        }
+        XCTAssertGreaterThan(largest, 300)
+        XCTAssertLessThan(largest * 1.01, BorderAuditor.maximumShiftMetres)
+    }
 }
