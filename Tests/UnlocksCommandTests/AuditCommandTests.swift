@@ -66,11 +66,15 @@ final class AuditCommandTests: XCTestCase {
         let pointFeatures = features.filter { ($0["properties"] as? [String: Any])?["kind"] as? String == "point" }
         XCTAssertEqual(pointFeatures.count, summary["flaggedPoints"] as? Int)
         XCTAssertTrue(features.contains { ($0["properties"] as? [String: Any])?["kind"] as? String == "border" })
+        // With the source, its borders are drawn too: county rings and countries.
+        let sourceLevels = Set(features.compactMap { $0["properties"] as? [String: Any] }.filter { $0["kind"] as? String == "source-border" }.compactMap { $0["level"] as? String })
+        XCTAssertEqual(sourceLevels, source.isEmpty ? [] : ["county", "country"])
 
         let html = try String(contentsOfFile: out + "/audit.html", encoding: .utf8)
         XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, episodes.count)
         XCTAssertFalse(html.contains("<script"))
         XCTAssertFalse(html.contains("<link"))
+        XCTAssertEqual(html.contains("<path class=\"ls\""), !source.isEmpty)
 
         // A second run gives the same bytes.
         let again = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", out + "2"])

@@ -30,7 +30,7 @@ final class AuditTests: XCTestCase {
 
     func audit(_ points: [TrackPoint], within: Double = 300, episodeLimit: Int = BorderAuditor.maximumEpisodePoints) -> Run {
         let documents = (json: AuditDocumentBuffer(), geoJSON: AuditDocumentBuffer(), html: AuditDocumentBuffer())
-        let report = AuditReport(locator: Self.locator, within: within, options: ClassifyOptions(), simplification: (false, "not checked (test)"),
+        let report = AuditReport(locator: Self.locator, within: within, options: ClassifyOptions(),
                                  json: documents.json, geoJSON: documents.geoJSON, html: documents.html)
         var episodes: [AuditEpisode] = []
         let auditor = BorderAuditor(locator: Self.locator, within: within, options: ClassifyOptions(), episodeLimit: episodeLimit) {
