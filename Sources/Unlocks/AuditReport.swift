@@ -654,12 +654,7 @@ public final class AuditReport {
             out.raw("}}")
         }
         for line in lines {
-            out.raw(featureCount == 0 ? "\n" : ",\n")
-            featureCount += 1
-            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":")
-            writeRuns(line.runs, into: &out)
-            out.raw("},\"properties\":{\"kind\":\"border\",\"episode\":")
-            out.integer(e.id)
+            beginLineFeature(line.runs, kind: "border", episode: e.id, into: &out)
             out.raw(",\"table\":")
             out.string(line.table)
             out.raw(",\"arc\":")
@@ -675,12 +670,7 @@ public final class AuditReport {
             out.raw("}}")
         }
         for border in sourceLines {
-            out.raw(featureCount == 0 ? "\n" : ",\n")
-            featureCount += 1
-            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":")
-            writeRuns(border.runs, into: &out)
-            out.raw("},\"properties\":{\"kind\":\"source-border\",\"episode\":")
-            out.integer(e.id)
+            beginLineFeature(border.runs, kind: "source-border", episode: e.id, into: &out)
             out.raw(",\"level\":")
             out.string(border.level.name)
             out.raw(",\"code\":")
@@ -689,9 +679,12 @@ public final class AuditReport {
         }
     }
 
-    /// Runs of (latitude, longitude) as GeoJSON line coordinates (lon, lat).
-    private func writeRuns(_ runs: [[(latitude: Double, longitude: Double)]], into out: inout JSONTextBuffer) {
-        out.raw("[")
+    /// A MultiLineString feature up to its properties' `kind` and `episode` (the caller adds the
+    /// rest of the properties and closes it).
+    private func beginLineFeature(_ runs: [[(latitude: Double, longitude: Double)]], kind: String, episode: Int, into out: inout JSONTextBuffer) {
+        out.raw(featureCount == 0 ? "\n" : ",\n")
+        featureCount += 1
+        out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
         for (r, run) in runs.enumerated() {
             out.raw(r == 0 ? "[" : ",[")
             for (k, v) in run.enumerated() {
@@ -703,7 +696,10 @@ public final class AuditReport {
             }
             out.raw("]")
         }
-        out.raw("]")
+        out.raw("]},\"properties\":{\"kind\":")
+        out.string(kind)
+        out.raw(",\"episode\":")
+        out.integer(episode)
     }
 
     // MARK: Text
