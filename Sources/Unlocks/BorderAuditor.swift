@@ -295,7 +295,8 @@ public final class BorderAuditor {
         var point = point
         let p = point.point
         if point.gcj02 == nil, ChinaRectangle().appliesShift(latitude: p.latitude, longitude: p.longitude) {
-            point.gcj02 = GCJ02.fromWGS84(Coordinate(latitude: p.latitude, longitude: p.longitude))
+            // A measured placement carries the point's own GCJ-02 position when it is in or at China.
+            point.gcj02 = (point.measured ? point.placement.gcj02 : nil) ?? GCJ02.fromWGS84(Coordinate(latitude: p.latitude, longitude: p.longitude))
         }
         quiet = 0
         var continues: Int?
