@@ -88,11 +88,12 @@ enum AuditCommand {
             if let failure = writer.failure { throw failure }
         }
         run.progress.clear()
+        let ledger = run.takeLedger()
         observations.send(batch)
         try observations.finish()
         auditor.finish()
         try writer.finish()
-        try report.finish(ledger: run.sink.classifier.takeLedger(), groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
+        try report.finish(ledger: ledger, groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
         try output.flush()

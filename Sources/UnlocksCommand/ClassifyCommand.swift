@@ -62,7 +62,7 @@ enum ClassifyCommand {
             try run.classify(file)
         }
         run.progress.clear()
-        let ledger = run.sink.classifier.takeLedger()
+        let ledger = run.takeLedger()
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
@@ -118,9 +118,11 @@ enum ClassifyCommand {
 /// The sink readers fill during a run: the classifier, plus progress and the first few
 /// unreadable records of each input on standard error.
 struct RunSink: TrackSink {
-    var classifier: TrackClassifier
+    let classifier: ClassifierThread
     let progress: ProgressLine
     var points: Int64 = 0
+    /// Points (readable or not) of the current input.
+    var pointsInInput = 0
     var problemsShown = 0
     static let problemsPerInput = 5
 
@@ -129,12 +131,14 @@ struct RunSink: TrackSink {
     mutating func point(_ point: TrackPoint) {
         classifier.point(point)
         points += 1
+        pointsInInput += 1
         if points & 0xFFFF == 0, progress.enabled { progress.update(points: points) }
     }
 
     mutating func unreadablePoint(_ problem: InputError) {
         classifier.unreadablePoint(problem)
         points += 1
+        pointsInInput += 1
         problemsShown += 1
         if problemsShown <= Self.problemsPerInput {
             progress.clear()
@@ -143,7 +147,8 @@ struct RunSink: TrackSink {
     }
 }
 
-/// One `classify` run over the inputs: dispatches each file to its reader.
+/// One `classify` run over the inputs: dispatches each file to its reader, which feeds the
+/// classifier on its own thread; `takeLedger` waits for it.
 struct ClassifyRun {
     var sink: RunSink
     var progress: ProgressLine { sink.progress }
@@ -152,7 +157,12 @@ struct ClassifyRun {
     var failedInputs = 0
 
     init(classifier: TrackClassifier, inputsTotal: Int, bytesTotal: Int64) {
-        sink = RunSink(classifier: classifier, progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
+        sink = RunSink(classifier: ClassifierThread(classifier), progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
+    }
+
+    /// The ledger once every input read has been classified.
+    func takeLedger() -> UnlockLedger {
+        sink.classifier.takeLedger()
     }
 
     mutating func classify(_ file: InputWalk.Found) throws {
@@ -166,7 +176,7 @@ struct ClassifyRun {
             return
         }
         let fingerprint = try InputWalk.fingerprint(file.path, size: file.size)
-        guard sink.classifier.ledger.inputs[fingerprint] == nil else {
+        guard !sink.classifier.knows(fingerprint) else {
             alreadyCounted += 1
             return
         }
@@ -199,7 +209,7 @@ struct ClassifyRun {
                     return
                 }
                 let fingerprint = archiveFingerprint + ":" + entry.name
-                guard sink.classifier.ledger.inputs[fingerprint] == nil else {
+                guard !sink.classifier.knows(fingerprint) else {
                     alreadyCounted += 1
                     return
                 }
@@ -227,6 +237,7 @@ struct ClassifyRun {
     mutating func read<Source: ByteSource>(_ source: Source, format: TrackFormat, path: String, fingerprint: String, explicit: Bool = true) {
         sink.classifier.begin(InputRecord(path: path, fingerprint: fingerprint, format: format.rawValue))
         sink.problemsShown = 0
+        sink.pointsInInput = 0
         var formatName = format.rawValue
         do {
             switch format {
@@ -236,7 +247,7 @@ struct ClassifyRun {
             }
         } catch {
             if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),
-               sink.classifier.record.pointsRead == 0 {
+               sink.pointsInInput == 0 {
                 sink.classifier.discard()
                 skipped += 1
                 return
@@ -255,14 +266,14 @@ struct ClassifyRun {
             reportError("\(path): \(sink.problemsShown - RunSink.problemsPerInput) more unreadable points")
         }
         sink.classifier.setFormat(formatName)
-        sink.classifier.finish()
+        sink.classifier.finish(fingerprint)
     }
 
     /// An input that could not even be opened.
     mutating func record(_ record: InputRecord, failure: InputError) {
         sink.classifier.begin(record)
         sink.classifier.fail(failure.reason)
-        sink.classifier.finish()
+        sink.classifier.finish(record.fingerprint)
         failedInputs += 1
         progress.clear()
         reportError(failure.description)
