@@ -180,6 +180,22 @@ public final class RegionLocator: @unchecked Sendable {
     }
 
     /// True when a world arc that bounds China lies within the gate radius of (x, y).
+    /// Whether every point within `metres` of this one that stays farther than its margins from
+    /// its placement's borders gets the same placement (what lets a track reuse a lookup). Not so
+    /// for a point in China missing a province, city or county (off the China table's coast, in
+    /// the world table's wider outline: walking ashore would find one), nor for a point in
+    /// another country within the datum gate's reach of China's border (the China table could
+    /// take over there).
+    public func placementIsStable(_ placement: Placement, latitude: Double, longitude: Double, within metres: Double) -> Bool {
+        guard let country = placement.country.region, placement.country.status == .inside else { return false }
+        if country == chinaCountry {
+            return [placement.province, placement.city, placement.county].allSatisfy { $0.region != nil && $0.status == .inside }
+        }
+        guard ChinaRectangle().appliesShift(latitude: latitude, longitude: longitude) else { return true }
+        let radius = gateRadius + Int64((metres / Self.metresPerQuantum).rounded(.up))
+        return worldView.lookup.nearestSegment(toX: quantise(longitude), y: quantise(latitude), radius: radius, accept: { bordersChina[$0] }) == nil
+    }
+
     private func nearChina(x: Int64, y: Int64) -> Bool {
         worldView.lookup.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { bordersChina[$0] }) != nil
     }

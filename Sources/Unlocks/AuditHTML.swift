@@ -16,6 +16,11 @@ extension AuditReport {
         (.accuracyStraddle, "#7c3aed"), (.crossing, "#059669"), (.nearBorder, "#38bdf8"),
     ]
 
+    /// The palette entry of each flag byte: its first category in the palette (the last entry for none).
+    static let colourIndex: [Int] = (0..<128).map { flags in
+        palette.firstIndex { UInt8(flags) & $0.0.bit != 0 } ?? palette.count - 1
+    }
+
     /// Border line styles: CSS class, description.
     static let lineStyles: [(String, String)] = [
         ("ls", "source, full resolution"), ("lw", "world table (country, WGS-84)"), ("l1", "province"), ("l2", "city"), ("l3", "county"), ("lc", "China table coast / national border"),
@@ -75,19 +80,18 @@ extension AuditReport {
     }
 
     /// One episode: its map and its facts.
-    func section(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder]) -> String {
+    func section(_ e: AuditEpisode, frame: (south: Double, west: Double, north: Double, east: Double), lines: [BorderLine], sourceLines: [SourceBorder]) -> String {
         let categories = AuditCategory.decode(e.flags)
         let tags = Self.palette.filter { categories.contains($0.0) }.map { "<span class=\"tag\" style=\"background:\($0.1)\">\($0.0.rawValue)</span>" }.joined()
         var out = "<section class=\"ep\" id=\"e\(e.id)\"><h3>#\(e.id) · \(escape(shortTime(e.points.first?.point.time))) · \(e.points.count) points \(tags)</h3><div class=\"row\">"
-        out += map(e, lines: lines, sourceLines: sourceLines)
+        out += map(e, frame: frame, lines: lines, sourceLines: sourceLines)
         out += facts(e)
         out += "</div></section>\n"
         return out
     }
 
     /// The episode's map: border lines, the track, points coloured by category, legend, scale bar.
-    private func map(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder]) -> String {
-        let f = frame(of: e)
+    private func map(_ e: AuditEpisode, frame f: (south: Double, west: Double, north: Double, east: Double), lines: [BorderLine], sourceLines: [SourceBorder]) -> String {
         let midLat = (f.south + f.north) / 2
         let metresPerDegreeLat = 111_320.0, metresPerDegreeLon = 111_320.0 * cosine(midLat)
         let widthMetres = (f.east - f.west) * metresPerDegreeLon, heightMetres = (f.north - f.south) * metresPerDegreeLat
@@ -114,8 +118,7 @@ extension AuditReport {
         // lines (a lone point is a dot), each run starting where the previous ended.
         var runs: [(colour: Int, points: [(Double, Double)])] = []
         for p in e.points {
-            let categories = AuditCategory.decode(p.flags)
-            let k = Self.palette.firstIndex { categories.contains($0.0) } ?? Self.palette.count - 1
+            let k = Self.colourIndex[Int(p.flags)]
             let xy = project(p.point.latitude, p.point.longitude)
             if runs.last?.colour == k {
                 runs[runs.count - 1].points.append(xy)
@@ -171,7 +174,17 @@ extension AuditReport {
         let start = shortTime(e.points.first?.point.time), end = shortTime(e.points.last?.point.time)
         rows.append(("time", escape(start == end ? start : "\(start) – \(end.hasPrefix(start.prefix(11)) ? String(end.dropFirst(11)) : end)")))
         var perCategory: [AuditCategory: Int] = [:]
-        for p in e.points { for c in AuditCategory.decode(p.flags) { perCategory[c, default: 0] += 1 } }
+        var bitCounts = [Int](repeating: 0, count: AuditCategory.allCases.count)
+        for p in e.points {
+            var flags = p.flags
+            while flags != 0 {
+                bitCounts[flags.trailingZeroBitCount] += 1
+                flags &= flags - 1
+            }
+        }
+        for category in AuditCategory.allCases where bitCounts[AuditCategory.index(of: category)] > 0 {
+            perCategory[category] = bitCounts[AuditCategory.index(of: category)]
+        }
         rows.append(("points", "\(e.points.count): " + AuditCategory.allCases.compactMap { c in perCategory[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")))
         for level in RegionLevel.allCases {
             let regions = self.regions(of: e, at: level)

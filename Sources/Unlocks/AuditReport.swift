@@ -195,15 +195,15 @@ public final class AuditReport {
     /// Checks the episode against the source (when a check is set), counts it and writes it.
     public func add(_ episode: AuditEpisode) throws {
         var episode = episode
+        let f = frame(of: episode)
         var sourceLines: [SourceBorder] = []
         if let source {
             try episode.checkSource(against: locator, source.codes(for:))
-            let f = frame(of: episode)
             sourceLines = try source.borders(south: f.south, west: f.west, north: f.north, east: f.east)
         }
         episodeCount += 1
         tally(episode)
-        let lines = borderLines(for: episode)
+        let lines = borderLines(in: f)
         // Rendered into local buffers: no exclusivity checks on the properties per token.
         var text = JSONTextBuffer()
         swap(&text, &json)
@@ -212,7 +212,7 @@ public final class AuditReport {
         swap(&text, &geoJSON)
         writeGeoJSON(episode, lines: lines, sourceLines: sourceLines, into: &text)
         swap(&text, &geoJSON)
-        html += section(episode, lines: lines, sourceLines: sourceLines).utf8
+        html += section(episode, frame: f, lines: lines, sourceLines: sourceLines).utf8
         if json.bytes.count >= Self.flushBytes { try flushJSON() }
         if geoJSON.bytes.count >= Self.flushBytes { try flushGeoJSON() }
         if html.count >= Self.flushBytes { try flushHTML() }
@@ -342,7 +342,11 @@ public final class AuditReport {
 
     /// The border lines of both tables within an episode's frame.
     public func borderLines(for episode: AuditEpisode) -> [BorderLine] {
-        let f = frame(of: episode)
+        borderLines(in: frame(of: episode))
+    }
+
+    /// The border lines of both tables within a frame.
+    func borderLines(in f: (south: Double, west: Double, north: Double, east: Double)) -> [BorderLine] {
         var lines: [BorderLine] = []
         let midLat = (f.south + f.north) / 2, midLon = (f.west + f.east) / 2
         let halfHeight = (f.north - f.south) / 2, halfWidth = (f.east - f.west) / 2 * cosine(midLat)

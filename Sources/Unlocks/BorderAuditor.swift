@@ -201,6 +201,11 @@ public final class BorderAuditor {
     private var scale = LocalScale()
     /// The last point placed afresh with every level inside, its placement and smallest margin.
     private var lastFresh: (point: TrackPoint, placement: Placement, clearance: Double)?
+    /// The last point with exact margins, inside at every level it has, and its smallest margin
+    /// (the locator's radius where none is within it): a later point in the same regions that moved
+    /// d metres has every margin at least that minus d, so it needs measuring only once the bound
+    /// falls below `within` (or its accuracy).
+    private var clearance: (point: TrackPoint, metres: Double)?
     /// Border arcs around a recent point, for the margins of the points that reused its lookup.
     private var neighbourhood: MarginNeighbourhood?
     /// How far a neighbourhood serves (metres).
@@ -324,15 +329,17 @@ public final class BorderAuditor {
     /// The point with margins up to the locator's radius, its flags kept.
     private func relocated(_ audited: AuditedPoint) -> AuditedPoint {
         var result = audited
-        result.placement = withMargins(audited.point, audited.placement)
-        result.measured = true
+        if let placement = withMargins(audited.point, audited.placement) {
+            result.placement = placement
+            result.measured = true
+        }
         return result
     }
 
     /// The placement of a point that reused the classifier's lookup (`reused`: its regions, margins
     /// dropped), with the margins a fresh lookup gives: measured to the arcs of a neighbourhood
     /// in the same regions when one is near, else by a fresh lookup.
-    private func withMargins(_ point: TrackPoint, _ reused: Placement) -> Placement {
+    private func withMargins(_ point: TrackPoint, _ reused: Placement) -> Placement? {
         func sameRegions(_ a: Placement) -> Bool {
             RegionLevel.allCases.allSatisfy { a.level($0).region == reused.level($0).region && a.level($0).status == reused.level($0).status }
         }
@@ -346,9 +353,23 @@ public final class BorderAuditor {
             neighbourhood = locator.neighbourhood(latitude: fresh.point.latitude, longitude: fresh.point.longitude,
                                                   placement: fresh.placement, reach: Self.neighbourhoodReach)
         }
-        guard let fresh = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return reused }
+        // Unreachable for a kept point (its coordinates were checked); nil: no margins measured.
+        guard let fresh = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
         neighbourhood = locator.neighbourhood(latitude: point.latitude, longitude: point.longitude, placement: fresh, reach: Self.neighbourhoodReach)
         return fresh
+    }
+
+    /// The smallest margin of a placement inside at every level it has (the locator's radius for
+    /// levels with no border within it); nil when some level is not inside or it has none.
+    private func smallestMargin(_ placement: Placement) -> Double? {
+        var smallest = Double.infinity
+        for level in RegionLevel.allCases {
+            let found = placement.level(level)
+            guard found.region != nil else { continue }
+            guard found.status == .inside else { return nil }
+            smallest = min(smallest, found.marginMetres ?? locator.marginRadius)
+        }
+        return smallest.isFinite ? smallest : nil
     }
 
     /// The categories of one point, except crossings.
@@ -358,17 +379,24 @@ public final class BorderAuditor {
         var placement = observed.placement
         var measured = true
         if observed.reused {
-            // The classifier vouched for margins ≥ accuracy; the audit needs them beyond `within`.
-            let moved = lastFresh.map { scale.metres(from: $0.point, to: point) * 1.01 + 1 } ?? .infinity
-            if (lastFresh?.clearance ?? 0) - moved < within {
-                placement = withMargins(point, placement)
+            // The classifier vouched for margins ≥ accuracy; the audit needs to know which are
+            // below `within`.
+            let moved = clearance.map { scale.metres(from: $0.point, to: point) * 1.01 + 1 } ?? .infinity
+            if (clearance?.metres ?? 0) - moved < max(within, accuracy) {
+                if let exact = withMargins(point, placement) {
+                    placement = exact
+                    clearance = smallestMargin(exact).map { (point, $0) }
+                } else {
+                    measured = false
+                    clearance = nil
+                }
             } else {
                 measured = false
             }
         } else {
-            let levels = RegionLevel.allCases.map(placement.level).filter { $0.region != nil }
-            lastFresh = !levels.isEmpty && levels.allSatisfy({ $0.status == .inside })
-                ? (point, placement, levels.map { $0.marginMetres ?? locator.marginRadius }.min()!) : nil
+            let smallest = smallestMargin(placement)
+            lastFresh = smallest.map { (point, placement, $0) }
+            clearance = smallest.map { (point, $0) }
         }
         let inRectangle = ChinaRectangle().appliesShift(latitude: point.latitude, longitude: point.longitude)
         // The GCJ-02 position is worked out where needed: the seam check and flagged points.

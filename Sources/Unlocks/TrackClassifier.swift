@@ -245,8 +245,9 @@ public struct TrackClassifier: TrackSink {
     }
 
     /// The placement of a ground point. A point near the last located one reuses its answer
-    /// when that cannot change it: it is inside at every level it has, and it moved less than the
-    /// smallest margin minus its accuracy (with 1% and 1 m to spare for the datum shift's slight
+    /// when that cannot change it: it is inside at every level it has, the placement is stable
+    /// (`RegionLocator.placementIsStable`: no China level missing in China, no datum gate near
+    /// China's border), and it moved less than the smallest margin minus its accuracy (with 1% and 1 m to spare for the datum shift's slight
     /// stretch). Then every level has the same region and the margin still exceeds the accuracy,
     /// so the evidence is what a fresh lookup would give; the margins are dropped (nil: "far
     /// enough"). Tracks sample every few metres, so most points take this path.
@@ -259,7 +260,8 @@ public struct TrackClassifier: TrackSink {
         flushReuse()
         guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
         let levels = [placement.country, placement.province, placement.city, placement.county].filter { $0.region != nil }
-        if !levels.isEmpty, levels.allSatisfy({ $0.status == .inside }) {
+        if !levels.isEmpty, levels.allSatisfy({ $0.status == .inside }),
+           locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius) {
             let clearance = levels.map { $0.marginMetres ?? locator.marginRadius }.min()!
             var reusable = placement
             reusable.country.marginMetres = nil

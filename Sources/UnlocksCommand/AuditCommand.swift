@@ -55,8 +55,10 @@ enum AuditCommand {
             options.utcOffsetMinutes = minutes
         }
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
-        // Classify's radius (250 m, see ClassifyCommand) or wider: the audit needs margins to `within`.
-        let locator = try RegionLocator(directory: tablesDirectory, marginRadius: max(250, within))
+        // Margins to `within` and 150 m beyond: a point whose smallest margin exceeds `within`
+        // spares the next ones that much walking before they need measuring again
+        // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
+        let locator = try RegionLocator(directory: tablesDirectory, marginRadius: within + Self.radiusBeyondWithin)
         let check = try sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
         try prepareFolder(out)
         let report = AuditReport(locator: locator, within: within, options: options, source: check,
@@ -82,7 +84,8 @@ enum AuditCommand {
             }
         }
         let found = try InputWalk.files(under: arguments.positionals)
-        var run = ClassifyRun(classifier: classifier, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+        // The classifier stays on this thread: the audit's own stages keep the second core busy.
+        var run = ClassifyRun(classifier: classifier, threaded: false, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
         for file in found {
             try run.classify(file)
             if let failure = writer.failure { throw failure }
@@ -100,6 +103,9 @@ enum AuditCommand {
         if run.skipped > 0 { reportError("note: \(run.skipped) files skipped (not a track format)") }
         return run.failedInputs > 0 ? .inputsRejected : .success
     }
+
+    /// How far beyond `--within` margins are measured (metres).
+    static let radiusBeyondWithin = 150.0
 
     /// Ground points handed to the auditing thread at a time.
     static let batchSize = 4096

@@ -1,3 +1,4 @@
+import Foundation
 import ChinaDatum
 import RegionTables
 import TextFormats
@@ -57,7 +58,7 @@ enum ClassifyCommand {
                                                           ledger: try statePath.flatMap(AtomicFile.readIfPresent).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
-                              inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
         for file in found {
             try run.classify(file)
         }
@@ -118,7 +119,7 @@ enum ClassifyCommand {
 /// The sink readers fill during a run: the classifier, plus progress and the first few
 /// unreadable records of each input on standard error.
 struct RunSink: TrackSink {
-    let classifier: ClassifierThread
+    let classifier: ClassifierFeed
     let progress: ProgressLine
     var points: Int64 = 0
     /// Points (readable or not) of the current input.
@@ -148,7 +149,7 @@ struct RunSink: TrackSink {
 }
 
 /// One `classify` run over the inputs: dispatches each file to its reader, which feeds the
-/// classifier on its own thread; `takeLedger` waits for it.
+/// classifier (on a thread of its own when `threaded`); `takeLedger` waits for it.
 struct ClassifyRun {
     var sink: RunSink
     var progress: ProgressLine { sink.progress }
@@ -156,8 +157,8 @@ struct ClassifyRun {
     var alreadyCounted = 0
     var failedInputs = 0
 
-    init(classifier: TrackClassifier, inputsTotal: Int, bytesTotal: Int64) {
-        sink = RunSink(classifier: ClassifierThread(classifier), progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
+    init(classifier: TrackClassifier, threaded: Bool, inputsTotal: Int, bytesTotal: Int64) {
+        sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded), progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
     }
 
     /// The ledger once every input read has been classified.

@@ -53,6 +53,38 @@ final class TrackClassifierTests: XCTestCase {
         XCTAssertEqual(c.ledger.durationMilliseconds, 899_000)
     }
 
+    /// Reusing a lookup for nearby points changes nothing: per region, the inside and edge points
+    /// are those a fresh lookup of every point finds. The walks are where reuse could go wrong:
+    /// ashore from the sea off Qingdao (in China by the world table's outline, in no province
+    /// until the coast), across the Beijing–Hebei border, and over China's border with Mongolia
+    /// at Erenhot, where the datum gate lets the China table take over from the world table.
+    func testReusingALookupGivesWhatLookingUpEveryPointGives() throws {
+        let walks = [
+            walk(from: (36.0560, 120.4285), to: (36.0640, 120.4285), count: 900),
+            walk(from: (39.94, 116.765), to: (39.94, 116.790), count: 1500),
+            walk(from: (43.69, 111.95), to: (43.62, 111.95), count: 6000),
+        ]
+        for points in walks {
+            let c = classify(points)
+            var expected: [RegionKey: (inside: Int, edge: Int)] = [:]
+            for point in points {
+                let placement = try Self.locator.locate(latitude: point.latitude, longitude: point.longitude)
+                for level in RegionLevel.allCases {
+                    let found = placement.level(level)
+                    guard let region = found.region else { continue }
+                    var counts = expected[RegionKey(level: level, index: region)] ?? (0, 0)
+                    if found.status == .inside { counts.inside += 1 } else { counts.edge += 1 }
+                    expected[RegionKey(level: level, index: region)] = counts
+                }
+            }
+            XCTAssertEqual(Set(c.ledger.regions.keys), Set(expected.keys), "\(points[0])")
+            for (key, evidence) in c.ledger.regions {
+                XCTAssertEqual(evidence.insidePoints, expected[key].map { Int64($0.inside) }, "\(key) from \(points[0])")
+                XCTAssertEqual(evidence.edgePoints, expected[key].map { Int64($0.edge) }, "\(key) from \(points[0])")
+            }
+        }
+    }
+
     func testFilterDropsAndCountsEveryReason() {
         let t = Self.start
         let c = classify([

@@ -1,12 +1,12 @@
 import Tracks
 import Unlocks
 
-/// The classifier on a thread of its own, fed in order by the thread that reads the inputs, so
-/// that parsing and classifying overlap. Steps go across in batches (`WorkerQueue`, bounded);
-/// the classifier sees exactly the calls a direct run would make, in the same order, so the
-/// ledger is the same. What the reading side needs to decide (is this input already in the
-/// ledger?) it keeps itself.
-final class ClassifierThread {
+/// Feeds the classifier what the readers find: directly, or (`threaded`) on a thread of its own,
+/// in order, so that parsing and classifying overlap. Steps then go across in batches
+/// (`WorkerQueue`, bounded); the classifier sees exactly the calls a direct run would make, in
+/// the same order, so the ledger is the same either way. What the reading side needs to decide
+/// (is this input already in the ledger?) it keeps itself.
+final class ClassifierFeed {
     /// One call on the classifier.
     private enum Step {
         case point(TrackPoint)
@@ -20,22 +20,23 @@ final class ClassifierThread {
     }
 
     private var classifier: TrackClassifier
-    private var worker: WorkerQueue<[Step]>!
+    private var worker: WorkerQueue<[Step]>?
     private var batch: [Step] = []
     /// Fingerprints of the inputs in the ledger (from the state) or finished in this run.
     private var known: Set<String>
     static let batchSize = 4096
 
-    init(_ classifier: TrackClassifier) {
+    init(_ classifier: TrackClassifier, threaded: Bool) {
         self.classifier = classifier
         known = Set(classifier.ledger.inputs.keys)
+        guard threaded else { return }
         batch.reserveCapacity(Self.batchSize)
         worker = WorkerQueue(name: "classify", capacity: 16) { [unowned self] steps in
             for step in steps { self.apply(step) }
         }
     }
 
-    /// Runs on the worker thread only.
+    /// Runs on the worker thread only, when there is one.
     private func apply(_ step: Step) {
         switch step {
         case let .point(point): classifier.point(point)
@@ -50,6 +51,7 @@ final class ClassifierThread {
     }
 
     private func send(_ step: Step) {
+        guard let worker else { return apply(step) }
         batch.append(step)
         if batch.count == Self.batchSize {
             worker.send(batch)
@@ -74,11 +76,13 @@ final class ClassifierThread {
         send(.finish)
     }
 
-    /// Waits for every step to be applied and hands the ledger over; the thread has ended.
+    /// Waits for every step to be applied (the thread has ended) and hands the ledger over.
     func takeLedger() -> UnlockLedger {
-        worker.send(batch)
-        batch = []
-        try? worker.finish()  // `apply` throws nothing
+        if let worker {
+            worker.send(batch)
+            batch = []
+            try? worker.finish()  // `apply` throws nothing
+        }
         return classifier.takeLedger()
     }
 }
