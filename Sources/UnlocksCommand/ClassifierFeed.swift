@@ -6,7 +6,7 @@ import Unlocks
 /// (`WorkerQueue`, bounded); the classifier sees exactly the calls a direct run would make, in
 /// the same order, so the ledger is the same either way. What the reading side needs to decide
 /// (is this input already in the ledger?) it keeps itself.
-final class ClassifierFeed {
+struct ClassifierFeed {
     /// One call on the classifier.
     private enum Step {
         case point(TrackPoint)
@@ -19,7 +19,15 @@ final class ClassifierFeed {
         case finish
     }
 
-    private var classifier: TrackClassifier
+    /// The classifier the worker thread owns (nil once handed back).
+    private final class Owned {
+        var classifier: TrackClassifier?
+        init(_ classifier: TrackClassifier) { self.classifier = classifier }
+    }
+
+    /// The classifier, when it is fed directly.
+    private var direct: TrackClassifier?
+    private var owned: Owned?
     private var worker: WorkerQueue<[Step]>?
     private var batch: [Step] = []
     /// Fingerprints of the inputs in the ledger (from the state) or finished in this run.
@@ -27,17 +35,25 @@ final class ClassifierFeed {
     static let batchSize = 4096
 
     init(_ classifier: TrackClassifier, threaded: Bool) {
-        self.classifier = classifier
         known = Set(classifier.ledger.inputs.keys)
-        guard threaded else { return }
+        guard threaded else {
+            direct = classifier
+            return
+        }
+        let owned = Owned(classifier)
+        self.owned = owned
         batch.reserveCapacity(Self.batchSize)
-        worker = WorkerQueue(name: "classify", capacity: 16) { [unowned self] steps in
-            for step in steps { self.apply(step) }
+        // The worker holds the classifier, not this feed: were the feed dropped early (an error
+        // ending the run), the worker would still be applying steps to a live classifier.
+        worker = WorkerQueue(name: "classify", capacity: 16) { steps in
+            // Moved out for the batch: one exclusive access, not one per step.
+            var classifier = owned.classifier.take()!
+            for step in steps { Self.apply(step, to: &classifier) }
+            owned.classifier = classifier
         }
     }
 
-    /// Runs on the worker thread only, when there is one.
-    private func apply(_ step: Step) {
+    private static func apply(_ step: Step, to classifier: inout TrackClassifier) {
         switch step {
         case let .point(point): classifier.point(point)
         case .segmentBreak: classifier.segmentBreak()
@@ -50,8 +66,8 @@ final class ClassifierFeed {
         }
     }
 
-    private func send(_ step: Step) {
-        guard let worker else { return apply(step) }
+    private mutating func send(_ step: Step) {
+        guard let worker else { return Self.apply(step, to: &direct!) }
         batch.append(step)
         if batch.count == Self.batchSize {
             worker.send(batch)
@@ -62,27 +78,29 @@ final class ClassifierFeed {
     /// True when an input with this fingerprint is in the ledger already (state or this run).
     func knows(_ fingerprint: String) -> Bool { known.contains(fingerprint) }
 
-    func begin(_ record: InputRecord) { send(.begin(record)) }
-    func point(_ point: TrackPoint) { send(.point(point)) }
-    func segmentBreak() { send(.segmentBreak) }
-    func unreadablePoint(_ problem: InputError) { send(.unreadable(problem)) }
-    func setFormat(_ format: String) { send(.setFormat(format)) }
-    func fail(_ error: String) { send(.fail(error)) }
-    func discard() { send(.discard) }
+    mutating func begin(_ record: InputRecord) { send(.begin(record)) }
+    mutating func point(_ point: TrackPoint) { send(.point(point)) }
+    mutating func segmentBreak() { send(.segmentBreak) }
+    mutating func unreadablePoint(_ problem: InputError) { send(.unreadable(problem)) }
+    mutating func setFormat(_ format: String) { send(.setFormat(format)) }
+    mutating func fail(_ error: String) { send(.fail(error)) }
+    mutating func discard() { send(.discard) }
 
     /// Ends the input that began with `fingerprint`.
-    func finish(_ fingerprint: String) {
+    mutating func finish(_ fingerprint: String) {
         known.insert(fingerprint)
         send(.finish)
     }
 
     /// Waits for every step to be applied (the thread has ended) and hands the ledger over.
-    func takeLedger() -> UnlockLedger {
-        if let worker {
+    mutating func takeLedger() -> UnlockLedger {
+        if let worker, let owned {
             worker.send(batch)
             batch = []
-            try? worker.finish()  // `apply` throws nothing
+            try? worker.finish()  // the steps throw nothing
+            self.worker = nil
+            return owned.classifier!.takeLedger()
         }
-        return classifier.takeLedger()
+        return direct!.takeLedger()
     }
 }

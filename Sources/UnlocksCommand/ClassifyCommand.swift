@@ -119,7 +119,7 @@ enum ClassifyCommand {
 /// The sink readers fill during a run: the classifier, plus progress and the first few
 /// unreadable records of each input on standard error.
 struct RunSink: TrackSink {
-    let classifier: ClassifierFeed
+    var classifier: ClassifierFeed
     let progress: ProgressLine
     var points: Int64 = 0
     /// Points (readable or not) of the current input.
@@ -162,7 +162,7 @@ struct ClassifyRun {
     }
 
     /// The ledger once every input read has been classified.
-    func takeLedger() -> UnlockLedger {
+    mutating func takeLedger() -> UnlockLedger {
         sink.classifier.takeLedger()
     }
 
