@@ -4,9 +4,11 @@ import RegionTables
 import TextFormats
 import Tracks
 
-/// Where one of the audit's documents goes. Its body streams while the run goes on; its head,
-/// which carries the summary, is known only at the end, when `finish` puts head, body and tail
-/// together (a file: written whole under a temporary name, then renamed).
+/// Where one of the audit's documents goes. Its body streams while the run goes on; `finish`
+/// completes it as head + body + tail. A document that opens with what is known at the start
+/// (audit.json, audit.geojson) writes its opening as body and finishes with an empty head; the
+/// HTML page's head holds the summary, known only at the end. (A file: the target is replaced
+/// only once the document is complete.)
 public protocol AuditDocument: AnyObject {
     /// Appends to the body.
     func append(_ bytes: [UInt8]) throws
@@ -183,6 +185,9 @@ public final class AuditReport {
             text.string(AuditCategory.decode(UInt8(flags)).map(\.rawValue).joined(separator: ","))
             return text.bytes
         }
+        // Both documents open with what is known before the run, so their bodies need no head.
+        self.json.bytes = jsonDocument(withSummary: false).opening
+        self.geoJSON.raw("{\"type\":\"FeatureCollection\",\"features\":[")
     }
 
     /// Points and episodes in `category`, so far.
@@ -237,9 +242,8 @@ public final class AuditReport {
         try flushJSON()
         try flushGeoJSON()
         try flushHTML()
-        try jsonDocument.finish(head: jsonHead(), tail: Array((episodeCount == 0 ? "]\n}\n" : "\n  ]\n}\n").utf8))
-        try geoJSONDocument.finish(head: Array("{\"type\":\"FeatureCollection\",\"features\":[".utf8),
-                                   tail: Array((featureCount == 0 ? "]}\n" : "\n]}\n").utf8))
+        try jsonDocument.finish(head: [], tail: Array((episodeCount == 0 ? "" : "\n  ").utf8) + jsonDocument(withSummary: true).closing)
+        try geoJSONDocument.finish(head: [], tail: Array((featureCount == 0 ? "]}\n" : "\n]}\n").utf8))
         try htmlDocument.finish(head: Array(htmlHead().utf8), tail: Array("</body></html>\n".utf8))
     }
 
@@ -396,8 +400,36 @@ public final class AuditReport {
 
     // MARK: JSON
 
-    /// The document up to the episodes' list: options, summary and unlocks (docs/audit-format.md).
-    private func jsonHead() -> [UInt8] {
+    /// audit.json around its episodes' list (docs/audit-format.md): the opening (report, version,
+    /// options, up to the list's bracket), known before the run; and, once it is over, the closing
+    /// (the list's bracket, the summary and the unlocks). Rendered as one document with an empty
+    /// list, split there, so the layout is `JSONValue`'s.
+    private func jsonDocument(withSummary: Bool) -> (opening: [UInt8], closing: [UInt8]) {
+        let options: JSONValue = .object([
+            ("withinMetres", .number(within)),
+            ("utcOffset", .string(ClassifyReport.offsetText(self.options.utcOffsetMinutes))),
+            ("inputDatum", .string(self.options.inputDatum.rawValue)),
+            ("assumedAccuracyMetres", .number(self.options.assumedAccuracy)),
+            ("simplificationChecked", .bool(simplification.checked)),
+            ("simplificationNote", .string(simplification.note)),
+        ])
+        var members: [(key: String, value: JSONValue)] = [
+            ("report", .string("adminunlocks-audit")),
+            ("version", .number(1)),
+            ("options", options),
+            ("episodes", .array([])),
+        ]
+        if withSummary {
+            members.append(("summary", summaryJSON()))
+            members.append(("unlocks", unlocksJSON()))
+        }
+        let rendered = JSONValue.object(members).renderedUTF8(compactDepth: 4) + [0x0A]
+        let marker = Array("\"episodes\": [".utf8)
+        let split = (0...(rendered.count - marker.count)).first { rendered[$0..<($0 + marker.count)].elementsEqual(marker) }! + marker.count
+        return (Array(rendered[..<split]), Array(rendered[split...]))
+    }
+
+    private func summaryJSON() -> JSONValue {
         let levelNames = RegionLevel.allCases.map(\.name)
         var categories: [(key: String, value: JSONValue)] = AuditCategory.allCases.map { category in
             let c = count(category)
@@ -414,7 +446,7 @@ public final class AuditReport {
             ])))
         }
         let failed = inputs.filter { $0.status != .ok }
-        let summary: JSONValue = .object([
+        return .object([
             ("inputs", .number(Double(inputs.count))),
             ("inputsWithErrors", .array(failed.map { .object([("path", .string($0.path)), ("status", .string($0.status.rawValue)), ("error", .string($0.error ?? ""))]) })),
             ("groundPoints", .number(Double(groundPoints))),
@@ -423,15 +455,10 @@ public final class AuditReport {
             ("episodes", .number(Double(episodeCount))),
             ("categories", .object(categories)),
         ])
-        let options: JSONValue = .object([
-            ("withinMetres", .number(within)),
-            ("utcOffset", .string(ClassifyReport.offsetText(self.options.utcOffsetMinutes))),
-            ("inputDatum", .string(self.options.inputDatum.rawValue)),
-            ("assumedAccuracyMetres", .number(self.options.assumedAccuracy)),
-            ("simplificationChecked", .bool(simplification.checked)),
-            ("simplificationNote", .string(simplification.note)),
-        ])
-        let unlocks: JSONValue = .array(findings.map { f in
+    }
+
+    private func unlocksJSON() -> JSONValue {
+        .array(findings.map { f in
             let region = table(f.key.level).region(f.key.index)
             let visit = f.evidence.confirmedBy ?? f.evidence.tentativeBy
             return .object([
@@ -443,19 +470,6 @@ public final class AuditReport {
                 ("episodes", .array(f.episodes.map { .number(Double($0)) })),
             ])
         })
-        let document: JSONValue = .object([
-            ("report", .string("adminunlocks-audit")),
-            ("version", .number(1)),
-            ("options", options),
-            ("summary", summary),
-            ("unlocks", unlocks),
-        ])
-        // Reopen the document to append the episodes' list, which the body fills.
-        var head = document.renderedUTF8(compactDepth: 4)
-        precondition(head.last == UInt8(ascii: "}"))
-        head.removeLast(2)  // "\n}"
-        head += ",\n  \"episodes\": [".utf8
-        return head
     }
 
     private func time(_ time: Int64?, into text: inout JSONTextBuffer) {

@@ -59,10 +59,11 @@ enum AuditCommand {
         let locator = try RegionLocator(directory: tablesDirectory, marginRadius: within + Self.radiusBeyondWithin)
         let check = try sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
         try prepareFolder(out)
+        var documents: [AuditDocumentFile] = []
+        defer { documents.forEach { $0.discard() } }  // a failed run leaves no body files behind
+        for name in ["audit.json", "audit.geojson", "audit.html"] { documents.append(try AuditDocumentFile(path: out + "/" + name)) }
         let report = AuditReport(locator: locator, within: within, options: options, source: check,
-                                 json: try AuditDocumentFile(path: out + "/audit.json"),
-                                 geoJSON: try AuditDocumentFile(path: out + "/audit.geojson"),
-                                 html: try AuditDocumentFile(path: out + "/audit.html"))
+                                 json: documents[0], geoJSON: documents[1], html: documents[2])
         // Three stages: this thread reads and classifies; a second audits the kept ground points
         // (in batches); a third checks and writes the episodes as they end. The first write
         // failure (a full disk, a broken source wheel) stops the run.

@@ -84,6 +84,18 @@ final class AuditCommandTests: XCTestCase {
         }
     }
 
+    /// A document that cannot be put in place fails the run with its path named, and the run
+    /// leaves no partial files behind.
+    func testAFailedWriteNamesTheFileAndLeavesNothingBehind() throws {
+        let out = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: out + "/audit.json", withIntermediateDirectories: false)
+        let result = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", out, "--source", ""])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains(out + "/audit.json"), result.stderr)
+        let left = try FileManager.default.contentsOfDirectory(atPath: out)
+        XCTAssertEqual(left.filter { $0.contains(".body-") || $0.contains(".tmp-") }, [])
+    }
+
     func testBadInputBehavesAsInClassify() throws {
         let dir = try temporaryDirectory()
         try "<gpx><trk><trkseg><trkpt lat=\"39.94\" lon=\"116.77\"><time>2024-05-01T01:00:00Z</time></trkpt><trkpt lat=".write(toFile: dir + "/broken.gpx", atomically: false, encoding: .utf8)
