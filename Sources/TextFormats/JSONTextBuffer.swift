@@ -1,5 +1,5 @@
 /// JSON text appended token by token to a byte buffer: for documents written piece by piece as
-/// they are produced, too large to build as a `JSONValue` first. Strings and numbers come out as
+/// they are produced, too large to build as a `JSONValue` first. Strings and integers come out as
 /// `JSONValue.rendered` writes them; `decimal` writes a fixed number of places, trailing zeros
 /// dropped. Punctuation and keys go in with `raw`.
 public struct JSONTextBuffer {
@@ -22,11 +22,6 @@ public struct JSONTextBuffer {
         if let s { string(s) } else { raw("null") }
     }
 
-    /// A number as `JSONValue.number` renders it.
-    public mutating func number(_ n: Double) {
-        bytes += JSONValue.format(n).utf8
-    }
-
     public mutating func integer<T: BinaryInteger>(_ n: T) {
         bytes += String(n).utf8
     }
@@ -36,7 +31,10 @@ public struct JSONTextBuffer {
     public mutating func decimal(_ value: Double, places: Int) {
         let scale = Self.powersOfTen[min(max(places, 0), 9)]
         let scaled = (value * Double(scale)).rounded()
-        guard scaled.isFinite, abs(scaled) < 9e18 else { return number(value) }
+        guard scaled.isFinite, abs(scaled) < 9e18 else {
+            bytes += JSONValue.format(value).utf8
+            return
+        }
         var units = Int64(scaled)
         if units < 0 {
             bytes.append(UInt8(ascii: "-"))

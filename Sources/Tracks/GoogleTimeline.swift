@@ -13,26 +13,8 @@ enum GoogleTimeline {
     /// `timelinePath` starts a new segment: `{"point": "39.9042°, 116.4074°", "time": ISO}`.
     static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
         try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
-            guard case .object = segment else {
-                sink.unreadablePoint(context.problem("semantic segment is not an object", at: start))
-                return
-            }
-            guard let path = segment["timelinePath"] else { return }
-            guard let points = path.arrayValue else {
-                sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
-                return
-            }
-            sink.segmentBreak()
-            for element in points {
-                guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
-                    sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
-                    continue
-                }
-                guard let time = element["time"]?.stringValue.flatMap(Timestamp.parse) else {
-                    sink.unreadablePoint(context.problem("timelinePath point without a readable \"time\"", at: start))
-                    continue
-                }
-                sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: time))
+            readTimelinePath(of: segment, named: "semantic segment", at: start, context, &sink, missingTime: "\"time\"") { element in
+                element["time"]?.stringValue.flatMap(Timestamp.parse)
             }
         }
     }
@@ -78,28 +60,40 @@ enum GoogleTimeline {
                     throw JSONStreamError(offset: start.offset, line: start.line, reason: JSONTrackReader.unknownStructure)
                 }
             }
-            guard case .object = segment else {
-                sink.unreadablePoint(context.problem("timeline segment is not an object", at: start))
-                return
-            }
-            guard let path = segment["timelinePath"] else { return }
-            guard let points = path.arrayValue else {
-                sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
-                return
-            }
-            sink.segmentBreak()
             let startTime = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
-            for element in points {
-                guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
-                    sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
-                    continue
-                }
-                guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else {
-                    sink.unreadablePoint(context.problem("timelinePath point without a readable time (startTime + durationMinutesOffsetFromStartTime)", at: start))
-                    continue
-                }
-                sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: startTime + minutes * 60_000))
+            readTimelinePath(of: segment, named: "timeline segment", at: start, context, &sink,
+                             missingTime: "time (startTime + durationMinutesOffsetFromStartTime)") { element in
+                guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else { return nil }
+                return startTime + minutes * 60_000
             }
+        }
+    }
+
+    /// One segment's `timelinePath` (both platforms) as a track segment: each element's position
+    /// from its `"point"`, its time from `time` (nil: unreadable, reported as without a readable
+    /// `missingTime`).
+    private static func readTimelinePath<Sink: TrackSink>(of segment: JSONValue, named kind: String, at start: RecordStart, _ context: RecordContext,
+                                                         _ sink: inout Sink, missingTime: String, time: (JSONValue) -> Int64?) {
+        guard case .object = segment else {
+            sink.unreadablePoint(context.problem("\(kind) is not an object", at: start))
+            return
+        }
+        guard let path = segment["timelinePath"] else { return }
+        guard let points = path.arrayValue else {
+            sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
+            return
+        }
+        sink.segmentBreak()
+        for element in points {
+            guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
+                sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
+                continue
+            }
+            guard let time = time(element) else {
+                sink.unreadablePoint(context.problem("timelinePath point without a readable \(missingTime)", at: start))
+                continue
+            }
+            sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: time))
         }
     }
 

@@ -170,7 +170,7 @@ extension AuditReport {
     /// The facts beside a map.
     private func facts(_ e: AuditEpisode) -> String {
         var rows: [(String, String)] = [("input", escape(e.input)), ("segment", "\(e.segment)")]
-        if let previous = e.continues { rows.append(("continues", "<a href=\"#e\(previous)\">#\(previous)</a> (an episode holds at most \(BorderAuditor.maximumEpisodePoints) points)")) }
+        if let previous = e.continues { rows.append(("continues", "<a href=\"#e\(previous)\">#\(previous)</a> (a long run along a border is cut into episodes)")) }
         let start = shortTime(e.points.first?.point.time), end = shortTime(e.points.last?.point.time)
         rows.append(("time", escape(start == end ? start : "\(start) – \(end.hasPrefix(start.prefix(11)) ? String(end.dropFirst(11)) : end)")))
         var perCategory: [AuditCategory: Int] = [:]

@@ -63,17 +63,17 @@ enum LocatorBenchmark {
         let wgs = gcj.map(GCJ02.toWGS84)
 
         var sink = 0
-        let table = try Stopwatch.bestThrowing(of: repeats) {
+        let table = try Stopwatch.best(of: repeats) {
             for p in wgs { sink &+= Int(try locator.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
-        let tablePlain = try Stopwatch.bestThrowing(of: repeats) {
+        let tablePlain = try Stopwatch.best(of: repeats) {
             for p in wgs { sink &+= Int(try plain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
         let tableProvince = Stopwatch.best(of: repeats) {
             for p in gcj { sink &+= Int(locator.chinaRegions(gcj02Latitude: p.latitude, longitude: p.longitude).province ?? -1) }
         }
-        let geosCounty = try Stopwatch.bestThrowing(of: 1) { for p in gcj { sink &+= try counties.locate(lon: p.longitude, lat: p.latitude) ?? -1 } }
-        let geosProvince = try Stopwatch.bestThrowing(of: 1) { for p in gcj { sink &+= try provinces.locate(lon: p.longitude, lat: p.latitude) ?? -1 } }
+        let geosCounty = try Stopwatch.best(of: 1) { for p in gcj { sink &+= try counties.locate(lon: p.longitude, lat: p.latitude) ?? -1 } }
+        let geosProvince = try Stopwatch.best(of: 1) { for p in gcj { sink &+= try provinces.locate(lon: p.longitude, lat: p.latitude) ?? -1 } }
 
         // Agreement at county level (the table is simplified, so points near a border may differ).
         var agree = 0, both = 0

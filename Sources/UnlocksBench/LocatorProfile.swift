@@ -10,7 +10,7 @@ enum LocatorProfile {
         let plain = try RegionLocator(directory: tables, marginRadius: 0)
         var margins = plain
         // Creating a locator over loaded tables builds its per-table lookups (jump tables, chunk boxes).
-        let creation = try Stopwatch.bestThrowing(of: repeats) {
+        let creation = try Stopwatch.best(of: repeats) {
             margins = try RegionLocator(world: plain.world, china: plain.china, marginRadius: 300)
         }
         let places = try AgreementPoints.places(csv: try SourceArchive.readFile(AgreementBenchmark.placesPath), path: AgreementBenchmark.placesPath)
@@ -25,7 +25,7 @@ enum LocatorProfile {
         var sink = 0
         var lines = ["locator created over loaded tables in \(fixed(creation * 1000, 1)) ms", "\(points.count) points around \(places.count) real places"]
         for (name, locator) in [("no margins", plain), ("margins within 300 m", margins)] {
-            let seconds = try Stopwatch.bestThrowing(of: repeats) {
+            let seconds = try Stopwatch.best(of: repeats) {
                 for p in points { sink &+= Int(try locator.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
             }
             lines.append("\(name): \(millions(Double(points.count) / seconds)) M points/s")

@@ -10,24 +10,12 @@ enum TableBenchmark {
         for name in ["china.bin", "world.bin"] {
             let path = directory + "/" + name
             var table: RegionTable?
-            let seconds = try Stopwatch.bestThrowing(of: 20) { table = try RegionTable(contentsOf: path) }
+            let seconds = try Stopwatch.best(of: 20) { table = try RegionTable(contentsOf: path) }
             totalLoad += seconds
             tables.append(table!)
             lines.append("| \(name) | \(table!.byteCount) | \(table!.regionCount) | \(table!.vertices.count / 2) | \(fixed(seconds * 1000, 2)) ms |")
         }
         lines.append("| all | \(tables.reduce(0) { $0 + $1.byteCount }) | | | \(fixed(totalLoad * 1000, 2)) ms |")
         return lines
-    }
-}
-
-extension Stopwatch {
-    static func bestThrowing(of repeats: Int, _ body: () throws -> Void) throws -> Double {
-        var best = Double.infinity
-        for _ in 0..<repeats {
-            let start = now()
-            try body()
-            best = min(best, now() - start)
-        }
-        return best
     }
 }

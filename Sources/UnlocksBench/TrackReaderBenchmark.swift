@@ -32,18 +32,18 @@ enum TrackReaderBenchmark {
         let (gpxBytes, csvBytes) = try write(points: count, gpx: gpxPath, csv: csvPath)
 
         var tally = Tally()
-        let gpx = try best(repeats) {
+        let gpx = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             tally = Tally()
             try GPXReader.read(try FileSource(path: gpxPath), path: gpxPath, into: &tally)
         }
         guard tally.points == count else { throw InputError(path: gpxPath, reason: "read \(tally.points) of \(count) points") }
-        let csv = try best(repeats) {
+        let csv = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             tally = Tally()
             try TrackCSVReader.read(try FileSource(path: csvPath), path: csvPath, into: &tally)
         }
         guard tally.points == count else { throw InputError(path: csvPath, reason: "read \(tally.points) of \(count) points") }
         var bytes = 0
-        let scan = try best(repeats) { bytes = try countAngleBrackets(gpxPath) }
+        let scan = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) { bytes = try countAngleBrackets(gpxPath) }
         if bytes == 42 { print("") }
 
         let megabytes = { (size: Int, seconds: Double) in fixed(Double(size) / seconds / 1e6, 0) }
@@ -54,23 +54,6 @@ enum TrackReaderBenchmark {
             "| CSV `lat,lon,time,accuracy`, same points | \(millions(Double(count) / csv)) M | \(megabytes(csvBytes, csv)) |",
             "| bare loop counting `<` in the GPX file (the ceiling) | | \(megabytes(gpxBytes, scan)) |",
         ]
-    }
-
-    /// The fastest of `repeats` runs, in seconds of this thread's CPU time (one core, so what a
-    /// shared machine's other load does to the wall clock does not count).
-    static func best(_ repeats: Int, _ body: () throws -> Void) throws -> Double {
-        func now() -> Double {
-            var t = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-            return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
-        }
-        var best = Double.infinity
-        for _ in 0..<repeats {
-            let start = now()
-            try body()
-            best = min(best, now() - start)
-        }
-        return best
     }
 
     /// A walk near Beijing, one point a second; returns the two files' sizes.

@@ -228,7 +228,7 @@ final class JSONTextBufferTests: XCTestCase {
         text.raw(",\"n\":")
         text.integer(-42)
         text.raw(",\"x\":")
-        text.number(0.1)
+        text.decimal(0.1, places: 3)
         text.raw(",\"ok\":")
         text.bool(true)
         text.raw(",\"none\":")
