@@ -72,6 +72,7 @@ public enum GPXReader {
                 case .segmentBreak: sink.segmentBreak()
                 case let .point(point): sink.point(point)
                 case let .unreadable(problem): sink.unreadablePoint(problem)
+                case let .annotation(annotation): sink.annotate(annotation)
                 }
             }
             if parser.finished { return parser.summary }
@@ -101,6 +102,7 @@ public enum GPXReader {
 struct GPXParser {
     enum Event {
         case segmentBreak
+        case annotation(TrackAnnotation)
         case point(TrackPoint)
         case unreadable(InputError)
     }
@@ -656,8 +658,10 @@ struct GPXParser {
             guard kind == .gpx else { throw error("not a GPX document: the root element is <\(text(nameStart, nameEnd))>", at: start) }
             rootSeen = true
             if let creator {
-                let name = text(creator.lowerBound, creator.upperBound, limit: 200).lowercased()
+                let written = text(creator.lowerBound, creator.upperBound, limit: 200)
+                let name = written.lowercased()
                 hdopIsMetres = name.contains("osmand") || name.contains("locus")
+                if !written.isEmpty { pending = .annotation(.creator(written)) }
             }
         }
         if depth >= GPXReader.maximumDepth {
@@ -675,6 +679,7 @@ struct GPXParser {
                 longitude = coordinate(lon, name: "lon")
             case .waypoint:
                 summary.waypoints += 1
+                pending = .annotation(.pin)
             default:
                 break
             }

@@ -36,4 +36,25 @@ public protocol TrackSink {
     /// coordinate). The pipeline counts it under the drop reason `unreadable`, so nothing that
     /// was read is lost without a trace.
     mutating func unreadablePoint(_ problem: InputError)
+    /// Something the file says about itself beyond its points (an activity type, the program
+    /// that wrote it, a pin that is not part of a track). Optional: the default ignores it.
+    mutating func annotate(_ annotation: TrackAnnotation)
+}
+
+extension TrackSink {
+    public mutating func annotate(_ annotation: TrackAnnotation) {}
+}
+
+/// What a reader learns about an input besides its points, delivered through
+/// ``TrackSink/annotate(_:)`` as it is read.
+public enum TrackAnnotation: Equatable, Sendable {
+    /// The activity the file says it records, as written (FIT `sport`, TCX `Activity Sport`,
+    /// a GPX or KML track `type`).
+    case activityType(String)
+    /// The program or device that wrote the file, as written (GPX `creator`, TCX `Creator`,
+    /// FIT `file_id` manufacturer and product).
+    case creator(String)
+    /// A pin that is not part of any track (a GPX waypoint, a KML `Point` placemark): counted,
+    /// never classified.
+    case pin
 }
