@@ -102,7 +102,7 @@ final class FITReaderTests: XCTestCase {
     func testFixturesMatchFitdecode() throws {
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("expected.json"))
         let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
-        XCTAssertEqual(expected.count, 5)
+        XCTAssertEqual(expected.count, 6)
         for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
             let path = Self.fixtures.appendingPathComponent(name).path
             var sink = AnnotatedSink()
@@ -140,7 +140,7 @@ final class FITReaderTests: XCTestCase {
             let creators = sink.annotations.compactMap { if case let .creator(c) = $0 { return c } else { return nil } }
             let creator = try XCTUnwrap(facts["creator"] as? [String: Any], name)
             let maker = (creator["manufacturer"] as? String ?? "").replacingOccurrences(of: "_", with: " ")
-            XCTAssertEqual(creators.first?.lowercased(), "\(maker) product \(creator["product"] as? Int ?? -1)", name)
+            XCTAssertEqual(creators.first?.lowercased(), maker + ((creator["product"] as? Int).map { " product \($0)" } ?? ""), name)
             // A segment break opens each FIT file of the input.
             XCTAssertEqual(sink.events.first, .segmentBreak, name)
             XCTAssertGreaterThanOrEqual(sink.breaks, summary.files, name)
@@ -159,6 +159,15 @@ final class FITReaderTests: XCTestCase {
         }
         XCTAssertTrue(sink.events[..<firstOfSecond].contains(.point(run.last!)))
         XCTAssertTrue(sink.events[sink.events.lastIndex(of: .point(run.last!))!..<firstOfSecond].contains(.segmentBreak))
+    }
+
+    func testRecordsWithoutPositionsAreNotPoints() throws {
+        // A Polar treadmill run: 4838 records of heart rate and speed, no position; a 12-byte
+        // header; the timer stopped and started again with no points between, so no break.
+        let (sink, summary) = try read(try fixture("treadmill_15km.FIT"))
+        XCTAssertEqual(summary.records, 4838)
+        XCTAssertEqual(summary.points, 0)
+        XCTAssertEqual(sink.events, [.segmentBreak, .annotation(.creator("Polar Electro product 0")), .annotation(.activityType("running"))])
     }
 
     func testFixturesReadTheSameInTinyChunks() throws {
