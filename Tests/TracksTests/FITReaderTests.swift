@@ -242,7 +242,7 @@ final class FITReaderTests: XCTestCase {
         for name in ["garmin-edge-820-bike.fit", "DeveloperData.fit"] {
             let bytes = try fixture(name)
             for i in 0..<bytes.count {
-                for pattern: UInt8 in [0xFF, 0x80, 0x01] {
+                for pattern: UInt8 in [0xFF, UInt8(1) << (i % 8)] {
                     var damaged = bytes
                     damaged[i] ^= pattern
                     let (error, _) = failure(damaged)
@@ -252,6 +252,67 @@ final class FITReaderTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// `bytes` with its header CRC (when 14 bytes) and file CRC made right again, so damage
+    /// reaches the structure checks instead of stopping at a CRC.
+    func withCRCsFixed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        guard bytes.count >= 16 else { return bytes }
+        if bytes[0] == 14 {
+            var crc = FITCRC()
+            crc.update(Array(bytes[0..<12]))
+            bytes[12] = UInt8(crc.value & 0xFF)
+            bytes[13] = UInt8(crc.value >> 8)
+        }
+        var crc = FITCRC()
+        crc.update(Array(bytes.dropLast(2)))
+        bytes[bytes.count - 2] = UInt8(crc.value & 0xFF)
+        bytes[bytes.count - 1] = UInt8(crc.value >> 8)
+        return bytes
+    }
+
+    func testDamageBehindValidCRCsGivesErrorsOrPointsNeverATrap() throws {
+        var state: UInt64 = 12345
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var outcomes = (read: 0, failed: 0)
+        for name in ["DeveloperData.fit", "garmin-edge-820-bike.fit"] {
+            let original = try fixture(name)
+            var mutants: [[UInt8]] = []
+            for i in 0..<(original.count - 2) {
+                for value: UInt8 in [i % 2 == 0 ? 0x00 : 0xFF, UInt8(random(256))] {
+                    var mutant = original
+                    mutant[i] = value
+                    mutants.append(mutant)
+                }
+            }
+            for _ in 0..<300 {
+                var mutant = original
+                let at = random(mutant.count - 2)
+                if random(2) == 0 {
+                    mutant.insert(contentsOf: (0..<random(300)).map { _ in UInt8(random(256)) }, at: at)
+                } else {
+                    mutant.removeSubrange(at..<min(mutant.count - 2, at + random(64)))
+                }
+                mutants.append(mutant)
+            }
+            for mutant in mutants {
+                let (error, sink) = failure(withCRCsFixed(mutant))
+                if let error {
+                    XCTAssertTrue(error.reason.hasPrefix("byte "), error.reason)
+                    outcomes.failed += 1
+                } else {
+                    XCTAssertLessThanOrEqual(sink.points.count, mutant.count / 9)
+                    outcomes.read += 1
+                }
+            }
+        }
+        // Both outcomes occur: the mutants reach past the CRC checks into the structure.
+        XCTAssertGreaterThan(outcomes.read, 1000)
+        XCTAssertGreaterThan(outcomes.failed, 1000)
     }
 
     func testCRCMatchesTheReferenceAndBytewiseComputation() {
