@@ -61,6 +61,29 @@ final class FITClassifyTests: XCTestCase {
         XCTAssertEqual(files.compactMap { $0["pointsRead"] as? Int }.reduce(0, +), try expectedPoints(run) + expectedPoints(bike))
     }
 
+    /// A Strava-style `.fit.gz` and a Garmin-style `.FIT` inside one zip, made by Python's zipfile.
+    func testFITEntriesOfAZipAreRead() throws {
+        let dir = try temporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import gzip, zipfile
+            run = open("\(Self.fixtures)/garmin-fenix-5-run.fit", "rb").read()
+            bike = open("\(Self.fixtures)/garmin-edge-820-bike.fit", "rb").read()
+            with zipfile.ZipFile("\(dir)/export.zip", "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("activities/1234.fit.gz", gzip.compress(run))
+                z.writestr("DI_CONNECT/ride.FIT", bike)
+            """]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let (result, files) = try inputs([dir + "/export.zip"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let points = Dictionary(uniqueKeysWithValues: files.compactMap { file in (file["path"] as? String).map { ($0, file["pointsRead"] as? Int ?? -1) } })
+        XCTAssertEqual(points, [dir + "/export.zip:activities/1234.fit.gz": try expectedPoints("garmin-fenix-5-run.fit"),
+                                dir + "/export.zip:DI_CONNECT/ride.FIT": try expectedPoints("garmin-edge-820-bike.fit")])
+    }
+
     func testADamagedFITIsPartialWithItsByteOffset() throws {
         let dir = try temporaryDirectory()
         var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/garmin-fenix-5-run.fit"))
