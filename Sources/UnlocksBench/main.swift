@@ -8,7 +8,7 @@ import Glibc
 //   UnlocksBench datum [POINTS]     datum conversion throughput (default 4,000,000 points)
 //   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
-//   UnlocksBench readers [POINTS]   the GPX and CSV track readers alone (default 2,000,000 points)
+//   UnlocksBench readers [POINTS]   the GPX, CSV and FIT track readers alone (default 2,000,000 points)
 //   UnlocksBench locate-profile [DIR]
 //                                   the locator alone on real-place-like points (for profiling with perf)
 //   UnlocksBench agreement WHEEL [DIR]

@@ -25,10 +25,10 @@ enum ClassifyCommand {
         ],
         discussion: """
         PATH may be files, folders (read recursively, in name order) and .zip or .gz archives
-        (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, CSV (lat,lon[,time]
+        (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, FIT, CSV (lat,lon[,time]
         [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
-        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .csv,
-        .txt, .json or .geojson (optionally .gz) are read; other files are counted as skipped.
+        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .fit,
+        .csv, .txt, .json or .geojson (optionally .gz) are read; other files are counted as skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
         segments at gaps over 5 minutes, flights removed, then located at every level. The
@@ -245,6 +245,7 @@ struct ClassifyRun {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
             case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
+            case .fit: try FITReader.read(source, path: path, into: &sink)
             }
         } catch {
             if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),
