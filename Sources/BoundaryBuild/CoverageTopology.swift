@@ -105,7 +105,8 @@ public struct CoverageTopology {
                         let piece = Array(s[begin...]).prefix(i - begin + 1)
                         var run = Array(piece)
                         if i == s.count { run.append(s[0]) }
-                        references.append(Self.intern(run, &arcIndex, &arcs))
+                        // A ring with one junction is one closed arc that starts and ends there.
+                        references.append(Self.intern(run, fixedStart: true, &arcIndex, &arcs))
                         begin = i
                     }
                 }
@@ -114,7 +115,7 @@ public struct CoverageTopology {
                 let start = s.indices.min(by: { s[$0] < s[$1] })!
                 var run = Array(s[start...] + s[..<start])
                 run.append(run[0])
-                references.append(Self.intern(run, &arcIndex, &arcs))
+                references.append(Self.intern(run, fixedStart: false, &arcIndex, &arcs))
             }
             for reference in references {
                 let unit = Int32(ring.unit)
@@ -128,12 +129,16 @@ public struct CoverageTopology {
     /// Rings dropped as degenerate while building.
     public private(set) var droppedRings = 0
 
-    /// Looks up or adds the arc `run` (or its reverse), returning how the ring uses it.
-    private static func intern(_ run: [Int32], _ index: inout [[Int32]: Int32], _ arcs: inout [Arc]) -> ArcReference {
+    /// Looks up or adds the arc `run` (or its reverse), returning how the ring uses it. A closed
+    /// run of a ring without junctions starts at its smallest vertex id and its reverse is
+    /// compared from there too; one that starts at a junction (`fixedStart`) keeps that start
+    /// (it is the arc's end point, which simplification must not move), and so does its reverse:
+    /// rotating only one of the two gave the same arc two canonical forms, stored twice.
+    private static func intern(_ run: [Int32], fixedStart: Bool, _ index: inout [[Int32]: Int32], _ arcs: inout [Arc]) -> ArcReference {
         var canonical = run
         var reversed = false
         let backwards = Array(run.reversed())
-        if run.first == run.last {
+        if run.first == run.last, !fixedStart {
             // Closed: also normalise the starting point of the reversed form.
             let body = backwards.dropLast()
             let start = body.indices.min(by: { body[$0] < body[$1] })!

@@ -45,8 +45,14 @@ struct GeometryRepair {
             for crossing in check.crossings where crossing.proper {
                 if refined[crossing.arcA] > Self.refinements && refined[crossing.arcB] > Self.refinements {
                     guard crossing.arcA == crossing.arcB else {
-                        throw TableError(path: "table build", reason: "arcs \(crossing.arcA) and \(crossing.arcB) cross at full resolution near "
-                                         + "\(Double(crossing.y) * TableFormat.quantum), \(Double(crossing.x) * TableFormat.quantum): the coordinate grid is too coarse there")
+                        func describe(_ arc: Int, _ segment: Int) -> String {
+                            let v = contents.arcs[arc].vertices
+                            return "arc \(arc) (units \(contents.arcs[arc].leftUnit)|\(contents.arcs[arc].rightUnit), \(v.count / 2) vertices) segment \(segment): "
+                                + "(\(v[2 * segment]), \(v[2 * segment + 1])) → (\(v[2 * segment + 2]), \(v[2 * segment + 3]))"
+                        }
+                        throw TableError(path: "table build", reason: "two arcs cross at full resolution near "
+                                         + "\(Double(crossing.y) * TableFormat.quantum), \(Double(crossing.x) * TableFormat.quantum): "
+                                         + describe(crossing.arcA, crossing.segmentA) + "; " + describe(crossing.arcB, crossing.segmentB))
                     }
                     loops.append(crossing)
                     continue

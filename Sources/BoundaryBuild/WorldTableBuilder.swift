@@ -214,17 +214,26 @@ public struct WorldTableBuilder {
                             + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
         lap(report.notes.last!)
 
-        // Units: one per country, the union of its faces (they share the noded vertices exactly).
+        // Units: one per country, the union of its faces (they share the noded vertices). The unions
+        // and the faces are on the grid, but GEOS writes a grid point as the nearest double of its
+        // own arithmetic, which can differ in the last bit between a union and a face: positions go
+        // back to one exact double per grid point, so that shared borders are shared vertex for vertex.
+        let grid = Double(Self.coordinateStep) * TableFormat.quantum
+        func rings(_ polygon: Geometry) throws -> PolygonRings {
+            PolygonRings(rings: try polygon.polygonRings().map { ring in
+                stride(from: 0, to: ring.count, by: 2).map { Position(x: (ring[$0] / grid).rounded() * grid, y: (ring[$0 + 1] / grid).rounded() * grid) }
+            })
+        }
         var unitPolygons: [[PolygonRings]] = []
         for c in countries.indices {
             let mine = faces.indices.filter { owner[$0] == c }.map { faces[$0] }
             guard !mine.isEmpty else { throw SourceError(path: countries[c].path, reason: "\(countries[c].code) lost all its area while repairing the coverage") }
             let union = try context.collection(of: mine).coverageUnion()
-            unitPolygons.append(try union.parts().map { PolygonRings(rings: try $0.polygonRings().map(ChinaTableBuilder.positions)) })
+            unitPolygons.append(try union.parts().map(rings))
         }
         // Then one unit of no region per unclaimed face kept in no country.
         for index in noCountry {
-            unitPolygons.append([PolygonRings(rings: try faces[index].polygonRings().map(ChinaTableBuilder.positions))])
+            unitPolygons.append([try rings(faces[index])])
         }
 
         var contents = TableContents(datum: .wgs84, levels: [.country], tolerance: tolerance, buffer: buffer, sourceSHA256: sourceSHA256)

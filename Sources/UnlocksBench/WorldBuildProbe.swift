@@ -10,7 +10,9 @@ import Glibc
 enum WorldBuildProbe {
     static func run(_ path: String, coastTolerance: Double?, buffer: Double?, out: String?) throws {
         let archive = try SourceArchive(location: path)
-        let catalog = try SourceCatalog(archive, levels: [.country], includeWorld: true)
+        // ADMINUNLOCKS_COUNTRIES=AUS,NZL builds a world of those countries (and China) only.
+        let subset = getenv("ADMINUNLOCKS_COUNTRIES").map { Set(String(cString: $0).split(separator: ",").map(String.init) + ["CHN"]) }
+        let catalog = try SourceCatalog(archive, levels: [.country], includeWorld: true, countries: subset)
         let world = try WorldTableBuilder(tolerance: BoundaryBuilder.defaultWorldTolerance,
                                           coastTolerance: coastTolerance ?? BoundaryBuilder.defaultWorldCoastTolerance,
                                           buffer: buffer ?? BoundaryBuilder.defaultWorldBuffer)

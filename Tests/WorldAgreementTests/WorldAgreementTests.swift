@@ -55,7 +55,7 @@ final class WorldAgreementTests: XCTestCase {
         let locator = try RegionLocator(directory: tables, marginRadius: 120)
         let fixturePath = root + "/" + PlaceVisits.fixture
         let all = try PlaceVisits.places(csv: try SourceArchive.readFile(fixturePath), path: fixturePath)
-        let countryOf = try Self.countryColumn(fixturePath)
+        let countryOf = try WorldAgreementTests.countryColumn(fixturePath)
         let places = namedPlaces + all.filter { islandCountries.contains(countryOf[$0.id] ?? "") }
         var areas = boxes.map(\.box)
         for p in places { areas.append((p.latitude - 0.02, p.longitude - 0.02, p.latitude + 0.02, p.longitude + 0.02)) }
