@@ -172,7 +172,8 @@ struct ClassifyRun {
 
     /// What becomes of one file or entry, decided from its name and its bundle.
     enum Plan {
-        case skip(SkipReason)
+        /// Passed over; the label is kept in its record (a virtual activity's type and name).
+        case skip(SkipReason, ActivityLabel? = nil)
         case read(TrackFormat?, ActivityLabel?)
         case archive
     }
@@ -201,8 +202,8 @@ struct ClassifyRun {
         }
         let role = file.explicit ? .ordinary : ExportBundle.role(of: path, in: bundles)
         switch plan(name: path, role: role, explicit: file.explicit, depth: 0) {
-        case let .skip(reason):
-            skip(path, reason)
+        case let .skip(reason, label):
+            skip(path, reason, label: label)
         case .archive:
             try classifyArchive(file)
         case let .read(format, label):
@@ -230,7 +231,7 @@ struct ClassifyRun {
         case let .track(given): label = given
         case .ordinary: break
         }
-        if let label, label.isVirtual, !includeVirtual { return .skip(.virtualActivity) }
+        if let label, label.isVirtual, !includeVirtual { return .skip(.virtualActivity, label) }
         if lower.hasSuffix(".zip") { return depth >= 2 ? .skip(.nestedTooDeep) : .archive }
         if let format = TrackFormat(name: name) { return .read(format, label) }
         if let format = FormatAwaitingReader.format(ofName: name) { return .skip(.formatNotSupported(format)) }
@@ -275,8 +276,8 @@ struct ClassifyRun {
                     return skip(entry.path, reason)
                 }
                 switch plan(name: entry.name, role: ExportBundle.role(of: entry.name, in: bundles), explicit: false, depth: depth) {
-                case let .skip(reason):
-                    skip(entry.path, reason)
+                case let .skip(reason, label):
+                    skip(entry.path, reason, label: label)
                 case .archive:
                     walk(ZipArchive(streaming: entry, path: entry.path), fingerprint: fingerprint, depth: depth + 1, bundles: [])
                 case let .read(format, label):
@@ -347,10 +348,13 @@ struct ClassifyRun {
     }
 
     /// Records a file passed over.
-    mutating func skip(_ path: String, _ reason: SkipReason, duplicateOf: String? = nil) {
+    mutating func skip(_ path: String, _ reason: SkipReason, duplicateOf: String? = nil, label: ActivityLabel? = nil) {
         let format = TrackFormat(name: path)?.rawValue ?? FormatAwaitingReader.format(ofName: path)?.lowercased()
             ?? (path.lowercased().hasSuffix(".zip") ? "zip" : "unknown")
-        sink.classifier.recordSkipped(.skipped(path: path, format: format, reason: reason.description, duplicateOf: duplicateOf))
+        var record = InputRecord.skipped(path: path, format: format, reason: reason.description, duplicateOf: duplicateOf)
+        record.activityType = label?.type
+        record.activityName = label?.name
+        sink.classifier.recordSkipped(record)
         skippedByReason[reason.description, default: 0] += 1
     }
 
