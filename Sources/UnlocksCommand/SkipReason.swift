@@ -35,7 +35,7 @@ enum SkipReason: Equatable, CustomStringConvertible {
         case let .formatNotSupported(name): "format not supported yet: \(name)"
         case .notATrackJSON: "not a known JSON track format"
         case let .metadata(kind): "metadata of \(kind.rawValue)"
-        case .plannedRoute: "planned route, not a recorded track"
+        case .plannedRoute: "planned route (not a recorded track)"
         case .virtualActivity: "virtual activity"
         case .duplicate: "duplicate"
         case .ownOutput: "the tool's own output"

@@ -369,7 +369,7 @@ final class InputAccountingTests: XCTestCase {
             for name in ["activities.csv", "profile.csv", "bikes.csv", "shoes.csv", "routes.csv", "segments.csv", "comments.csv", "media/abc.jpg"] {
                 XCTAssertEqual(try file(prefix + name, in: report)["reason"] as? String, "metadata of a Strava export", name)
             }
-            XCTAssertEqual(try file(prefix + "routes/9.gpx", in: report)["reason"] as? String, "planned route, not a recorded track")
+            XCTAssertEqual(try file(prefix + "routes/9.gpx", in: report)["reason"] as? String, "planned route (not a recorded track)")
             XCTAssertFalse(try files(report).contains { $0["status"] as? String == "rejected" || $0["status"] as? String == "partial" })
 
             let withVirtual = try classify([input, "--include-virtual"])
