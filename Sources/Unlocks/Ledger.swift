@@ -126,7 +126,7 @@ public struct InputRecord: Equatable, Sendable {
     public var path: String
     /// The key of the record in the ledger. For an input that was read: a fingerprint of its
     /// bytes (size and XXH64 of its head and tail), so a later run through the same state skips
-    /// it. For a skipped file: ``skippedKey(path:)``, since its bytes were never read.
+    /// it. For a skipped file or one that could not be opened: ``pathKey(path:)``.
     public var fingerprint: String
     public var format: String
     public var status: Status
@@ -157,15 +157,16 @@ public struct InputRecord: Equatable, Sendable {
 
     /// A file passed over without reading its points.
     public static func skipped(path: String, key: String? = nil, format: String, reason: String, duplicateOf: String? = nil) -> InputRecord {
-        var record = InputRecord(path: path, fingerprint: key ?? skippedKey(path: path), format: format, status: .skipped)
+        var record = InputRecord(path: path, fingerprint: key ?? pathKey(path: path), format: format, status: .skipped)
         record.skipReason = reason
         record.duplicateOf = duplicateOf
         return record
     }
 
-    /// The ledger key of a skipped file: its path, so the same file skipped again (a second run
-    /// through a state, the same shard merged twice) replaces its record instead of adding one.
-    public static func skippedKey(path: String) -> String { "skipped:" + path }
+    /// The ledger key of a file whose bytes were never read (skipped, or not even openable): its
+    /// path, so the same file met again (a second run through a state, the same shard merged
+    /// twice) replaces its record instead of adding one.
+    public static func pathKey(path: String) -> String { "path:" + path }
 
     /// Points the reader could not use at all.
     public var unreadablePoints: Int64 { dropped[.unreadable] ?? 0 }

@@ -88,9 +88,10 @@ public struct TrackClassifier: TrackSink {
     public mutating func finish() -> InputRecord {
         flushRun()
         flushReuse()
+        // A file an earlier run through the state passed over (say, before its format was read)
+        // is replaced by its reading.
+        ledger.inputs.removeValue(forKey: InputRecord.pathKey(path: record.path))
         ledger.inputs[record.fingerprint] = record
-        // A file an earlier run through the state passed over (say, before its format was read).
-        ledger.inputs.removeValue(forKey: InputRecord.skippedKey(path: record.path))
         return record
     }
 

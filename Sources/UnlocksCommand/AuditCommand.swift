@@ -87,7 +87,7 @@ enum AuditCommand {
         // The classifier stays on this thread: the audit's own stages keep the second core busy.
         var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"))
         for file in found {
-            try run.classify(file)
+            run.classify(file)
             if let failure = writer.failure { throw failure }
         }
         run.progress.clear()

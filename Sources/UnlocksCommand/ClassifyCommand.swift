@@ -69,7 +69,7 @@ enum ClassifyCommand {
                                                           } ?? UnlockLedger()),
                               threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual)
         for file in found {
-            try run.classify(file)
+            run.classify(file)
         }
         run.progress.clear()
         let ledger = run.takeLedger()
@@ -194,7 +194,7 @@ struct ClassifyRun {
         sink.classifier.takeLedger()
     }
 
-    mutating func classify(_ file: InputWalk.Found) throws {
+    mutating func classify(_ file: InputWalk.Found) {
         defer { progress.finished(inputBytes: file.size, points: sink.points) }
         let path = file.path.display
         if let reason = file.skipReason {
@@ -205,14 +205,14 @@ struct ClassifyRun {
         case let .skip(reason, label):
             skip(path, reason, label: label)
         case .archive:
-            try classifyArchive(file)
+            classifyArchive(file)
         case let .read(format, label):
-            let fingerprint = try InputWalk.fingerprint(file.path, size: file.size)
+            guard let fingerprint = fingerprint(file, format: format?.rawValue ?? "unknown") else { return }
             guard isNew(path, fingerprint: fingerprint) else { return }
             do {
                 try read(try file.path.openFile(), name: path, path: path, fingerprint: fingerprint, format: format, label: label, explicit: file.explicit)
-            } catch let error as InputError {
-                record(InputRecord(path: path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: error)
+            } catch {
+                record(InputRecord(path: path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: Self.inputError(error, path: path))
             }
         }
     }
@@ -242,9 +242,9 @@ struct ClassifyRun {
     /// `activities.csv`), then each entry planned like a file in a folder and read as a stream,
     /// known by the archive's fingerprint and the entry's name (`#2` for a second entry of the
     /// same name). A zip inside it is walked as a stream in turn, one level deep.
-    mutating func classifyArchive(_ file: InputWalk.Found) throws {
+    mutating func classifyArchive(_ file: InputWalk.Found) {
         let path = file.path.display
-        let archiveFingerprint = try InputWalk.fingerprint(file.path, size: file.size)
+        guard let archiveFingerprint = fingerprint(file, format: "zip") else { return }
         let archive = ZipArchive(fileName: file.path.bytes, path: path)
         var names: [String] = []
         var tables: [String: [String: ActivityLabel]] = [:]
@@ -255,8 +255,8 @@ struct ClassifyRun {
                     tables[String(entry.name.dropLast("activities.csv".count))] = labels(from: { entry }, path: entry.path)
                 }
             }
-        } catch let error as InputError {
-            return record(InputRecord(path: path, fingerprint: archiveFingerprint, format: "zip"), failure: error)
+        } catch {
+            return record(InputRecord(path: path, fingerprint: archiveFingerprint, format: "zip"), failure: Self.inputError(error, path: path))
         }
         var bundles = ExportBundle.recognise(names)
         for index in bundles.indices where bundles[index].kind == .strava {
@@ -284,14 +284,14 @@ struct ClassifyRun {
                     guard isNew(entry.path, fingerprint: fingerprint) else { return }
                     do {
                         try read(entry, name: entry.name, path: entry.path, fingerprint: fingerprint, format: format, label: label, explicit: false)
-                    } catch let error as InputError {
-                        record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: error)
+                    } catch {
+                        record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"),
+                               failure: Self.inputError(error, path: entry.path))
                     }
                 }
             }
         } catch {
-            record(InputRecord(path: archive.path, fingerprint: archiveFingerprint, format: "zip"),
-                   failure: error as? InputError ?? InputError(path: archive.path, reason: "\(error)"))
+            record(InputRecord(path: archive.path, fingerprint: archiveFingerprint, format: "zip"), failure: Self.inputError(error, path: archive.path))
         }
     }
 
@@ -311,6 +311,18 @@ struct ClassifyRun {
                                                    format: TrackFormat?, label: ActivityLabel?, explicit: Bool) throws {
         if OwnOutput.recognises(source.prefix) { return skip(path, .ownOutput) }
         read(source, format: format ?? TrackFormat(sniffing: source.prefix[...]), path: path, fingerprint: fingerprint, explicit: explicit, label: label)
+    }
+
+    /// The file's fingerprint, or nil when it cannot be opened (a dangling link, no permission):
+    /// then it is recorded as rejected, by its path.
+    private mutating func fingerprint(_ file: InputWalk.Found, format: String) -> String? {
+        do {
+            return try InputWalk.fingerprint(file.path, size: file.size)
+        } catch {
+            let path = file.path.display
+            record(InputRecord(path: path, fingerprint: InputRecord.pathKey(path: path), format: format), failure: Self.inputError(error, path: path))
+            return nil
+        }
     }
 
     /// False (and the file accounted) when an input with these bytes is in the ledger already:
@@ -422,6 +434,11 @@ struct ClassifyRun {
         }
         sink.classifier.setFormat(formatName)
         sink.classifier.finish(fingerprint, path: path)
+    }
+
+    /// Readers and sources throw `InputError`; anything else is named after the input all the same.
+    static func inputError(_ error: Error, path: String) -> InputError {
+        error as? InputError ?? InputError(path: path, reason: "\(error)")
     }
 
     /// An input that could not even be opened.

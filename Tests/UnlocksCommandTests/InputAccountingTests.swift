@@ -153,6 +153,22 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("already in the state"), result.stderr)
     }
 
+    /// A dangling link named like a track is a track lost: rejected with the reason, the run
+    /// goes on (exit 3); one named like anything else is skipped by its name.
+    func testADanglingLinkIsRejectedAndTheRestIsRead() throws {
+        try python("open('a.csv','wb').write(csv(5, 39.90, 116.40))")
+        XCTAssertEqual(symlink("nowhere.gpx", directory + "/gone.gpx"), 0)
+        XCTAssertEqual(symlink("nowhere.jpg", directory + "/gone.jpg"), 0)
+        let result = try classify([directory])
+        XCTAssertEqual(result.status, 3, result.stderr)
+        let report = try report(result)
+        let gone = try file("/gone.gpx", in: report)
+        XCTAssertEqual(gone["status"] as? String, "rejected")
+        XCTAssertTrue((gone["error"] as? String)?.hasPrefix("cannot open") == true, "\(gone)")
+        XCTAssertEqual(try file("/gone.jpg", in: report)["reason"] as? String, "not a track format")
+        XCTAssertEqual(pointsRead(report), 5)
+    }
+
     /// A Latin-1 `café.csv` (byte E9) is read and reported as `caf\xE9.csv` (it disappeared).
     func testANameThatIsNotUTF8IsReadAndShownEscaped() throws {
         let name = Array((directory + "/caf").utf8) + [0xE9] + Array(".csv".utf8)

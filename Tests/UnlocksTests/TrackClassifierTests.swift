@@ -269,7 +269,7 @@ final class TrackClassifierTests: XCTestCase {
         XCTAssertEqual(ledger.inputs["f1"]?.pins, 1)
         XCTAssertEqual(ledger.inputs["f1"]?.activityType, "Ride")
         XCTAssertEqual(ledger.inputs["f2"]?.status, .rejected, "an error after only unreadable points leaves nothing used")
-        XCTAssertEqual(ledger.inputs[InputRecord.skippedKey(path: "copy.gpx")]?.duplicateOf, "export.zip:activities/1.gpx")
+        XCTAssertEqual(ledger.inputs[InputRecord.pathKey(path: "copy.gpx")]?.duplicateOf, "export.zip:activities/1.gpx")
 
         let world = Self.locator.world, china = Self.locator.china
         let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), world: world, china: china)
