@@ -50,5 +50,7 @@ let package = Package(
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand"]),
+        // The committed world table against the full-resolution source where it once went wrong.
+        .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
     ]
 )

@@ -129,6 +129,11 @@ public struct BoundaryBuilder {
             })),
             ("outlineMaximumDeviationMetres", .number(rounded(r.outlineMaximumDeviation, 2))),
             ("collapsedRingsKept", .number(Double(r.collapsedRingsKept))),
+            ("geometryRepair", r.geometryRepair.map { g in .object([
+                ("rounds", .number(Double(g.rounds))), ("refinedArcs", .number(Double(g.refinedArcs))),
+                ("speckedRings", .number(Double(g.speckedRings))), ("loopsCut", .number(Double(g.loopsCut))),
+                ("invariants", .string("every stored ring winds as its arcs' sides say; no two stored segments cross")),
+            ]) } ?? .null),
             ("invalidUnits", .number(Double(r.invalidUnits))),
             ("invalidReasons", .array(r.invalidReasons.map { .string($0) })),
             ("notes", .array(r.notes.map { .string($0) })),

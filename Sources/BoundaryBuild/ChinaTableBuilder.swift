@@ -36,6 +36,9 @@ public struct TableReport: Sendable {
     public var buildSeconds = 0.0
     /// Closed arcs the simplifier would have collapsed, kept unsimplified.
     public var collapsedRingsKept = 0
+    /// What the build did to make the stored rings wind as their sides say and keep segments
+    /// from crossing (``GeometryRepair``); nil before the arcs are stored.
+    var geometryRepair: GeometryRepair?
     /// Units whose simplified polygons GEOS found invalid (then reported; never silently dropped).
     public var invalidUnits = 0
     public var invalidReasons: [String] = []
@@ -122,18 +125,24 @@ public struct ChinaTableBuilder {
         var xs = topology.vertices.map(\.x), ys = topology.vertices.map(\.y)
         try projection.transform(PJ_FWD, first: &xs, second: &ys)
         // Quantisation can move a vertex by up to TableFormat.quantisationErrorMetres: leave room for it.
-        let simplifier = try CoverageSimplifier(topology, projectedX: xs, projectedY: ys,
-                                                tolerance: max(0, tolerance - TableFormat.quantisationErrorMetres), context: context)
+        let arcTolerance = max(0, tolerance - TableFormat.quantisationErrorMetres)
+        var simplifier = try CoverageSimplifier(topology, projectedX: xs, projectedY: ys, tolerance: arcTolerance, context: context)
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         log("simplified: \(simplifier.originalArcs.reduce(0) { $0 + $1.count / 2 }) → \(simplifier.arcs.reduce(0) { $0 + $1.count / 2 }) arc vertices")
 
         // Quantise (unprojected to degrees), rings, bounding boxes.
-        let stored = try StoredArcs(simplifier, topology, into: &contents, maximumSegment: Self.maximumSegmentMetres) { arc in
+        let toDegrees = { (arc: [Double]) throws -> (lon: [Double], lat: [Double]) in
             var lon = stride(from: 0, to: arc.count, by: 2).map { arc[$0] }
             var lat = stride(from: 1, to: arc.count, by: 2).map { arc[$0] }
             try projection.transform(PJ_INV, first: &lon, second: &lat)
             return (lon, lat)
         }
+        var stored = try StoredArcs(simplifier, topology, into: &contents, maximumSegment: Self.maximumSegmentMetres, toDegrees: toDegrees)
+        let repair = try GeometryRepair(simplifier: &simplifier, stored: &stored, contents: &contents, topology: topology,
+                                        tolerance: { _ in arcTolerance }, context: context, toDegrees: toDegrees)
+        report.geometryRepair = repair
+        report.collapsedRingsKept = simplifier.collapsedRingsKept
+        log("geometry: " + repair.summary)
 
         let measuring = Stopwatch.seconds()
         try measure(&report, contents: contents, stored: stored, simplifier: simplifier, catalog: catalog, context: context, projection: projection)

@@ -30,21 +30,36 @@ public struct CoverageSimplifier {
             for v in arc.vertices { xy.append(xs[Int(v)]); xy.append(ys[Int(v)]) }
             return xy
         }
+        arcs = originalArcs
+        keptIndices = originalArcs.map { Array(0..<($0.count / 2)) }
         var groups: [Double: [Int]] = [:]
         for index in originalArcs.indices { groups[tolerance(index), default: []].append(index) }
-        var simplified = [Geometry?](repeating: nil, count: originalArcs.count)
         for value in groups.keys.sorted() {
-            let members = groups[value]!
-            let lines = try context.multiLineString(members.map { originalArcs[$0] }).simplifiedPreservingTopology(tolerance: value).parts()
-            guard lines.count == members.count else {
-                throw GEOSError(operation: "topology-preserving simplify", message: "returned \(lines.count) lines for \(members.count) arcs")
-            }
-            for (k, index) in members.enumerated() { simplified[index] = lines[k] }
+            try simplify(groups[value]!, tolerance: value, topology: topology, context: context)
         }
-        arcs = []
-        arcs.reserveCapacity(originalArcs.count)
-        for (index, line) in simplified.map({ $0! }).enumerated() {
-            var xy = try line.coordinates()
+    }
+
+    /// Simplifies arcs `members` again from their originals, together (so they cannot cross one
+    /// another), at `tolerance`; 0 restores the originals. For arcs whose simplified form broke
+    /// an invariant of the table (``GeometryRepair``).
+    public mutating func resimplify(_ members: [Int], tolerance: Double, topology: CoverageTopology, context: GEOSContext) throws {
+        try simplify(members, tolerance: tolerance, topology: topology, context: context)
+    }
+
+    private mutating func simplify(_ members: [Int], tolerance: Double, topology: CoverageTopology, context: GEOSContext) throws {
+        guard tolerance > 0 else {
+            for index in members {
+                arcs[index] = originalArcs[index]
+                keptIndices[index] = Array(0..<(originalArcs[index].count / 2))
+            }
+            return
+        }
+        let lines = try context.multiLineString(members.map { originalArcs[$0] }).simplifiedPreservingTopology(tolerance: tolerance).parts()
+        guard lines.count == members.count else {
+            throw GEOSError(operation: "topology-preserving simplify", message: "returned \(lines.count) lines for \(members.count) arcs")
+        }
+        for (k, index) in members.enumerated() {
+            var xy = try lines[k].coordinates()
             let original = originalArcs[index]
             // End points must survive exactly: they are shared with other arcs.
             precondition(xy.count >= 4 && xy[0] == original[0] && xy[1] == original[1]
@@ -63,8 +78,8 @@ public struct CoverageSimplifier {
                 kept.append(cursor)
                 cursor += 1
             }
-            keptIndices.append(kept)
-            arcs.append(xy)
+            keptIndices[index] = kept
+            arcs[index] = xy
         }
     }
 

@@ -123,6 +123,15 @@ extension Geometry {
         try context.take(GEOSTopologyPreserveSimplify_r(handle, pointer, tolerance), "topology-preserving simplify")
     }
 
+    /// The radius of the largest circle inside the polygon (GEOS's maximum inscribed circle, to
+    /// within `tolerance`), and its centre: how far its most remote point is from its boundary.
+    public func inscribedCircle(tolerance: Double) throws -> (x: Double, y: Double, radius: Double) {
+        let line = try context.take(GEOSMaximumInscribedCircle_r(handle, pointer, tolerance), "maximum inscribed circle")
+        let xy = try line.coordinates()
+        guard xy.count >= 4 else { throw GEOSError(operation: "maximum inscribed circle", message: "returned \(xy.count / 2) points") }
+        return (xy[0], xy[1], ((xy[2] - xy[0]) * (xy[2] - xy[0]) + (xy[3] - xy[1]) * (xy[3] - xy[1])).squareRoot())
+    }
+
     /// Union of a polygon coverage (parts may share edges but not overlap): fast and exact.
     public func coverageUnion() throws -> Geometry {
         try context.take(GEOSCoverageUnion_r(handle, pointer), "coverage union")
@@ -130,6 +139,13 @@ extension Geometry {
 
     public func unaryUnion() throws -> Geometry {
         try context.take(GEOSUnaryUnion_r(handle, pointer), "union")
+    }
+
+    /// The union with every vertex snap-rounded to multiples of `gridSize` (GEOS OverlayNG with
+    /// a fixed precision model): the result is noded and valid on that grid, so rounding it to
+    /// the grid later moves nothing and cannot make segments cross.
+    public func unaryUnion(gridSize: Double) throws -> Geometry {
+        try context.take(GEOSUnaryUnionPrec_r(handle, pointer, gridSize), "union on a grid")
     }
 
     public func difference(_ other: Geometry) throws -> Geometry {

@@ -16,25 +16,9 @@ struct StoredArcs {
     /// (about L²/8ρ: 37 m for a 49 km segment in China's Albers plane, 0.06 m at 2 km).
     init(_ simplifier: CoverageSimplifier, _ topology: CoverageTopology, into contents: inout TableContents,
          maximumSegment: Double = .infinity, toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) rethrows {
-        let step = contents.step, stepDegrees = TableFormat.quantum * Double(contents.step)
-        for (index, simplified) in simplifier.arcs.enumerated() {
-            let (arc, arcOrigins) = Self.split(simplified, origins: simplifier.keptIndices[index], longerThan: maximumSegment)
-            let (lon, lat) = try toDegrees(arc)
-            var vertices: [Int32] = []
-            var kept: [Int] = []
-            for k in lon.indices {
-                let x = Int32((lon[k] / stepDegrees).rounded()) * step, y = Int32((lat[k] / stepDegrees).rounded()) * step
-                if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
-                    // A repeated point: keep the arc's end point, drop the interior one.
-                    if k != lon.count - 1 || vertices.count < 4 { continue }
-                    vertices.removeLast(2)
-                    kept.removeLast()
-                }
-                vertices.append(x); vertices.append(y)
-                kept.append(arcOrigins[k])
-            }
-            // An arc shorter than the quantum (a speck of land) keeps both ends, even if equal.
-            if vertices.count < 4 { vertices += vertices.suffix(2); kept.append(kept.last!) }
+        self.maximumSegment = maximumSegment
+        for index in simplifier.arcs.indices {
+            let (vertices, kept) = try Self.quantise(simplifier, arc: index, step: contents.step, maximumSegment: maximumSegment, toDegrees: toDegrees)
             origins.append(kept)
             let source = topology.arcs[index]
             contents.arcs.append(.init(vertices: vertices, leftUnit: source.leftUnit, rightUnit: source.rightUnit))
@@ -46,7 +30,60 @@ struct StoredArcs {
                 }
             }
         }
-        // Bounding boxes of regions from their units' arcs.
+        Self.updateBoundingBoxes(&contents)
+    }
+
+    let maximumSegment: Double
+
+    /// Stores arcs `arcs` again from `simplifier` (after it re-simplified them), and the regions'
+    /// bounding boxes.
+    mutating func restore(_ arcs: [Int], from simplifier: CoverageSimplifier, into contents: inout TableContents,
+                          toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) rethrows {
+        for index in arcs {
+            let (vertices, kept) = try Self.quantise(simplifier, arc: index, step: contents.step, maximumSegment: maximumSegment, toDegrees: toDegrees)
+            origins[index] = kept
+            contents.arcs[index].vertices = vertices
+        }
+        Self.updateBoundingBoxes(&contents)
+    }
+
+    /// Stored vertices `range` of arc `arc` are gone.
+    mutating func removeVertices(_ arc: Int, _ range: ClosedRange<Int>) {
+        origins[arc].removeSubrange(range)
+    }
+
+    /// Arc `arc` is now a speck at its first original vertex.
+    mutating func storeSpeck(_ arc: Int) {
+        origins[arc] = [0, 0]
+    }
+
+    /// One simplified arc as the table stores it: split, unprojected, rounded to the step grid,
+    /// with repeated points dropped; and for each stored vertex the original vertex it came from.
+    static func quantise(_ simplifier: CoverageSimplifier, arc index: Int, step: Int32, maximumSegment: Double,
+                         toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) rethrows -> (vertices: [Int32], origins: [Int]) {
+        let stepDegrees = TableFormat.quantum * Double(step)
+        let (arc, arcOrigins) = Self.split(simplifier.arcs[index], origins: simplifier.keptIndices[index], longerThan: maximumSegment)
+        let (lon, lat) = try toDegrees(arc)
+        var vertices: [Int32] = []
+        var kept: [Int] = []
+        for k in lon.indices {
+            let x = Int32((lon[k] / stepDegrees).rounded()) * step, y = Int32((lat[k] / stepDegrees).rounded()) * step
+            if vertices.count >= 2, vertices[vertices.count - 2] == x, vertices[vertices.count - 1] == y {
+                // A repeated point: keep the arc's end point, drop the interior one.
+                if k != lon.count - 1 || vertices.count < 4 { continue }
+                vertices.removeLast(2)
+                kept.removeLast()
+            }
+            vertices.append(x); vertices.append(y)
+            kept.append(arcOrigins[k])
+        }
+        // An arc shorter than the quantum (a speck of land) keeps both ends, even if equal.
+        if vertices.count < 4 { vertices += vertices.suffix(2); kept.append(kept.last!) }
+        return (vertices, kept)
+    }
+
+    /// Bounding boxes of regions from their units' arcs.
+    static func updateBoundingBoxes(_ contents: inout TableContents) {
         var boxes = [(Int32, Int32, Int32, Int32)](repeating: (Int32.max, Int32.max, Int32.min, Int32.min), count: contents.regions.count)
         for (unit, rings) in contents.unitRings.enumerated() {
             var box = (Int32.max, Int32.max, Int32.min, Int32.min)

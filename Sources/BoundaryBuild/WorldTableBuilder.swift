@@ -27,8 +27,12 @@ public struct WorldTableBuilder {
     public let buffer: Double
     /// Light per-country simplification before noding, metres.
     public let preTolerance = 20.0
-    /// Unclaimed faces narrower than this (area / half perimeter), metres, are slivers.
+    /// Unclaimed faces narrower than this (area / half perimeter), metres, are not seas: they stay
+    /// in the coverage (given to a neighbour, or as a unit of no country).
     public let sliverWidth = 2_000.0
+    /// China's datum seam: an unclaimed face between China and a neighbour goes to the neighbour
+    /// when no point of it is farther than this (metres) from a claimed border.
+    public static let seamTolerance = 1_000.0
     /// Stored coordinates are multiples of this many quanta (8: 8e-5°, at most 6.3 m from where
     /// they were; taken from the tolerances like the quantisation error).
     public static let coordinateStep: Int32 = 8
@@ -100,7 +104,11 @@ public struct WorldTableBuilder {
         }
         // Light simplification, then node every border with every other and polygonize.
         let pre = try sources.map { try $0.simplifiedPreservingTopology(tolerance: preTolerance / Self.metresPerDegree).polygonalPart() }
-        let linework = try context.collection(of: try pre.map { try $0.boundary() }).unaryUnion()
+        // Noded on the table's own coordinate grid (snap rounding), so that storing the faces'
+        // vertices moves none of them: a coordinate rounded after noding can make nearby borders
+        // cross (it did, in the Canadian Arctic), and ray casting needs them not to.
+        let linework = try context.collection(of: try pre.map { try $0.boundary() })
+            .unaryUnion(gridSize: Double(Self.coordinateStep) * TableFormat.quantum)
         let faces = try context.polygonize(linework).parts()
         lap("noded and polygonized: \(faces.count) faces")
 
@@ -142,41 +150,68 @@ public struct WorldTableBuilder {
                 unclaimed.append(index)
             }
         }
-        var slivers = 0
-        var outsideKm2 = 0.0
+        // Unclaimed faces (docs/boundaries.md, "Holes and gaps"): given to a neighbour only where
+        // every point of them is within the tolerance of a claimed border (the largest inscribed
+        // circle is that small: slivers the noding and the 20 m pre-simplification opened), on
+        // China's datum seam within the seam's 1 km; otherwise kept as the source has them, in no
+        // country: as units of no region (their borders keep the land tolerance) when narrower
+        // than a sea, else outside the coverage (seas and lakes ringed by land).
+        var slivers = 0, noCountry: [Int] = [], seamGiven = 0
+        var outsideKm2 = 0.0, noCountryKm2 = 0.0
         let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
+        let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
+        let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
+        let seamRadius = (Self.seamTolerance - preTolerance - rounding) / Self.metresPerDegree
+        // Face vertices are on the grid, the outlines they came from up to 0.71 of a step away.
+        let touchingDistance = 0.75 * Double(Self.coordinateStep) * TableFormat.quantum
         for index in unclaimed {
             let face = faces[index]
             let area = try face.area(), perimeter = try face.boundary().length()
+            let latitude = try face.pointOnSurface().pointXY().1
+            let km2 = area * Self.metresPerDegree * Self.metresPerDegree * cos(latitude * Double.pi / 180) / 1e6
             let width = perimeter > 0 ? 2 * area / perimeter * Self.metresPerDegree : 0
             guard width < sliverWidth else {
-                outsideKm2 += area * Self.metresPerDegree * Self.metresPerDegree * cos(try face.pointOnSurface().pointXY().1 * Double.pi / 180) / 1e6
+                outsideKm2 += km2
                 continue
             }
-            // The neighbour along most of the face's outline (China only when nobody else borders it),
-            // judged at up to 32 vertices of the outline.
+            // Who borders the face, judged at up to 32 vertices of its outline; the neighbour along
+            // most of it takes a sliver (China only when nobody else borders it).
             let outline = try face.polygonRings()[0]
             let fb = try face.bounds()
             let step = max(1, outline.count / 2 / 32)
-            var best = -1, bestScore = 0.0
+            var best = -1, bestScore = 0.0, touchesChina = false, neighbours = 0
             for c in countries.indices {
                 let b = bounds[c]
-                guard b.0 <= fb.2, fb.0 <= b.2, b.1 <= fb.3, fb.1 <= b.3 else { continue }
+                guard b.0 <= fb.2 + touchingDistance, fb.0 <= b.2 + touchingDistance, b.1 <= fb.3 + touchingDistance, fb.1 <= b.3 + touchingDistance else { continue }
                 var touching = 0
                 for k in stride(from: 0, to: outline.count / 2, by: step) {
-                    if try preparedOutlines[c].distance(to: try context.point(x: outline[2 * k], y: outline[2 * k + 1])) < 1e-9 { touching += 1 }
+                    if try preparedOutlines[c].distance(to: try context.point(x: outline[2 * k], y: outline[2 * k + 1])) < touchingDistance { touching += 1 }
                 }
+                guard touching > 0 else { continue }
+                if c == chinaIndex { touchesChina = true } else { neighbours += 1 }
                 let score = Double(touching) * (c == chinaIndex ? 1e-6 : 1)
                 if score > bestScore { best = c; bestScore = score }
             }
-            if best >= 0 { owner[index] = best; slivers += 1 }
-            if best >= 0, try chinaBorder.intersects(face) {
-                seamGapKm2 += try seamFace(face, latitude: try face.pointOnSurface().pointXY().1)
+            // Metres east–west are fewer than degrees × 111,320: the radius in degrees bounds it from above.
+            let radius = try face.inscribedCircle(tolerance: 1 / Self.metresPerDegree).radius
+            let onSeam = touchesChina && neighbours > 0
+            if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius) {
+                owner[index] = best
+                slivers += 1
+                if onSeam {
+                    seamGiven += 1
+                    seamGapKm2 += try seamFace(face, latitude: latitude)
+                }
+            } else {
+                noCountry.append(index)
+                noCountryKm2 += km2
+                if onSeam { seamGapKm2 += try seamFace(face, latitude: latitude) }
             }
         }
         let seam = ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
         report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the 20 m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m")
-        report.notes.append("world faces: \(faces.count); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers); unclaimed faces left outside \(unclaimed.count - slivers)")
+        report.notes.append("world faces: \(faces.count); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
+                            + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
         lap(report.notes.last!)
 
         // Units: one per country, the union of its faces (they share the noded vertices exactly).
@@ -187,6 +222,10 @@ public struct WorldTableBuilder {
             let union = try context.collection(of: mine).coverageUnion()
             unitPolygons.append(try union.parts().map { PolygonRings(rings: try $0.polygonRings().map(ChinaTableBuilder.positions)) })
         }
+        // Then one unit of no region per unclaimed face kept in no country.
+        for index in noCountry {
+            unitPolygons.append([PolygonRings(rings: try faces[index].polygonRings().map(ChinaTableBuilder.positions))])
+        }
 
         var contents = TableContents(datum: .wgs84, levels: [.country], tolerance: tolerance, buffer: buffer, sourceSHA256: sourceSHA256)
         contents.step = Self.coordinateStep
@@ -195,20 +234,26 @@ public struct WorldTableBuilder {
                                           parent: -1, boundingBox: (0, 0, 0, 0)))
             contents.unitRegions.append([Int32(c)])
         }
+        contents.unitRegions += noCountry.map { _ in [-1] }
         let topology = CoverageTopology(units: unitPolygons)
         lap("merged faces per country; topology: \(topology.vertices.count) vertices, \(topology.arcs.count) arcs")
         // Land borders within `tolerance` of the source; coastlines within `coastTolerance`.
-        let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let land = max(0, tolerance - preTolerance - rounding) / Self.metresPerDegree
         let coast = max(0, coastTolerance - preTolerance - rounding) / Self.metresPerDegree
-        let simplifier = try CoverageSimplifier(topology, projectedX: topology.vertices.map(\.x), projectedY: topology.vertices.map(\.y),
-                                                tolerance: { topology.arcs[$0].leftUnit >= 0 && topology.arcs[$0].rightUnit >= 0 ? land : coast },
-                                                context: context)
+        let arcTolerance = { (arc: Int) in topology.arcs[arc].leftUnit >= 0 && topology.arcs[arc].rightUnit >= 0 ? land : coast }
+        var simplifier = try CoverageSimplifier(topology, projectedX: topology.vertices.map(\.x), projectedY: topology.vertices.map(\.y),
+                                                tolerance: arcTolerance, context: context)
         report.collapsedRingsKept = simplifier.collapsedRingsKept
-        let stored = StoredArcs(simplifier, topology, into: &contents) { arc in
+        let toDegrees = { (arc: [Double]) in
             (stride(from: 0, to: arc.count, by: 2).map { arc[$0] }, stride(from: 1, to: arc.count, by: 2).map { arc[$0] })
         }
+        var stored = StoredArcs(simplifier, topology, into: &contents, toDegrees: toDegrees)
         lap("simplified: \(contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }) vertices (\(simplifier.collapsedRingsKept) collapsed rings kept as triangles)")
+        let repair = try GeometryRepair(simplifier: &simplifier, stored: &stored, contents: &contents, topology: topology,
+                                        tolerance: arcTolerance, context: context, toDegrees: toDegrees)
+        report.geometryRepair = repair
+        report.collapsedRingsKept = simplifier.collapsedRingsKept
+        lap("geometry repaired: " + repair.summary)
         // Deviation: from the noded arcs (measured, degrees × 111,320 m: exact north–south, an upper
         // bound east–west) plus the pre-simplification's 20 m.
         let deviation = stored.deviations(contents, originals: simplifier.originalArcs, metresPerUnit: Self.metresPerDegree) { ($0, $1) }
@@ -224,6 +269,7 @@ public struct WorldTableBuilder {
         // Islands that fit within the coast tolerance of a point: dropped or kept as specks.
         let islands = SmallIslands(&contents, originals: simplifier.originalArcs, tolerance: coastTolerance - preTolerance - rounding)
         coastWorst = max(coastWorst, islands.worstDeviation + preTolerance)
+        try GeometryRepair.require(contents, after: "the small islands")
         report.notes.append("islands within the coast tolerance of a point: \(islands.dropped) dropped (within it of their country's coast), \(islands.specks) kept as specks (one point each)")
         lap("measured deviation; " + report.notes.last!)
         var figures = TableReport.LevelFigures(level: .country)

@@ -17,6 +17,10 @@ public struct LevelPlacement: Equatable, Sendable {
     public var region: Int32?
     public var status: PlacementStatus
     public var marginMetres: Double?
+    /// For `edge`: no other region's edge zone reaches the point and beyond the arc there is no
+    /// region at all (a coast, not a border between two regions; for the China levels, not
+    /// China's land border): nobody else can claim the point, so it is evidence for this region.
+    public var uncontested = false
 
     public static let outside = LevelPlacement(region: nil, status: .outside, marginMetres: nil)
 }
@@ -61,6 +65,8 @@ public final class RegionLocator: @unchecked Sendable {
     private let chinaView: TableView
     /// `bordersChina[arc]`: the world arc has China on one side.
     private let bordersChina: [Bool]
+    /// Per world arc: a land border between China and another country.
+    private let chinaLandBorder: [Bool]
     /// The gate's search radius in quanta (the world table's buffer).
     private let gateRadius: Int64
 
@@ -128,6 +134,11 @@ public final class RegionLocator: @unchecked Sendable {
         bordersChina = (0..<world.arcCount).map { arc in
             [world.arcLeft[arc], world.arcRight[arc]].contains { $0 >= 0 && world.region(ofUnit: $0, at: .country) == chinaCountry }
         }
+        chinaLandBorder = (0..<world.arcCount).map { arc in
+            let left = world.arcLeft[arc], right = world.arcRight[arc]
+            guard left >= 0, right >= 0 else { return false }
+            return (world.region(ofUnit: left, at: .country) == chinaCountry) != (world.region(ofUnit: right, at: .country) == chinaCountry)
+        }
         gateRadius = Int64((world.buffer / Self.metresPerQuantum).rounded(.up))
     }
 
@@ -162,6 +173,14 @@ public final class RegionLocator: @unchecked Sendable {
         placement.gcj02 = gcj
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
         (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: chinaView.lookup.find(x: gx, y: gy))
+        // The China table's outer arcs are its coast and its land border: an edge beside the land
+        // border is between two regions (a province and the neighbouring country).
+        if placement.county.uncontested || placement.city.uncontested || placement.province.uncontested,
+           worldView.lookup.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { chinaLandBorder[$0] }) != nil {
+            placement.province.uncontested = false
+            placement.city.uncontested = false
+            placement.county.uncontested = false
+        }
         return placement
     }
 
@@ -275,10 +294,20 @@ public final class RegionLocator: @unchecked Sendable {
             return result
         }
         let unit = max(view.lookup.arcLeft[nearest.arc], view.lookup.arcRight[nearest.arc])
+        // Contested at level slot k when an outer arc of another region at that level is within
+        // the buffer too (a strait between two countries, where two provinces' coasts meet).
+        var contested: UInt8 = 0
+        view.lookup.visitArcsNear(x: x, y: y, radius: radius) { arc, _ in
+            guard view.arcBorders[arc] & 0x80 != 0 else { return }
+            let other = max(view.lookup.arcLeft[arc], view.lookup.arcRight[arc])
+            guard other != unit else { return }
+            for k in 0..<view.levelCount where view.region(ofUnit: other, slot: k) != view.region(ofUnit: unit, slot: k) { contested |= 1 << UInt8(k) }
+        }
         func level(_ k: Int) -> LevelPlacement {
             guard k < view.levelCount else { return .outside }
             let region = view.region(ofUnit: unit, slot: k)
-            return region < 0 ? .outside : LevelPlacement(region: region, status: .edge, marginMetres: -nearest.metres)
+            return region < 0 ? .outside : LevelPlacement(region: region, status: .edge, marginMetres: -nearest.metres,
+                                                          uncontested: contested & (1 << UInt8(k)) == 0)
         }
         result = (level(0), level(1), level(2), nil)
         return result

@@ -79,10 +79,10 @@ public final class RegionTable: @unchecked Sendable {
     public private(set) var arcRight: [Int32] = []
     /// Rings: where each ring's references start in ``arcReferences`` (ring count + 1 values), and
     /// whether it is a hole.
-    private var ringStart: [UInt32] = []
-    private var ringHole: [Bool] = []
+    private(set) var ringStart: [UInt32] = []
+    private(set) var ringHole: [Bool] = []
     /// Arc references of all rings: arc index, or its complement when the ring runs it backwards.
-    private var arcReferences: [Int32] = []
+    private(set) var arcReferences: [Int32] = []
     /// Chunks: first vertex (global), segment count and arc of each.
     public private(set) var chunkStart: [UInt32] = []
     public private(set) var chunkSegments: [UInt8] = []

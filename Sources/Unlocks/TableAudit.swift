@@ -24,6 +24,9 @@ public struct TableAudit {
         public var nestingErrors: Int
         /// Regions no unit belongs to.
         public var regionsWithoutUnits: Int
+        /// The ray-casting invariants on the stored geometry: rings winding as their sides say,
+        /// no crossing segments (``TableGeometryCheck``).
+        public var geometry: TableGeometryCheck
     }
 
     /// A region smaller than `tinyKm2`, or with a ring that has no area.
@@ -132,7 +135,7 @@ public struct TableAudit {
         let levels = table.levels.map { level in (level, table.regions.filter { $0.level == level }.count) }
         return TableFigures(file: name, datum: table.datum == .gcj02 ? "gcj02" : "wgs84", regionsPerLevel: levels, units: table.unitCount,
                             arcs: table.arcCount, vertices: table.vertices.count / 2, selfArcs: selfArcs, coverageArcs: coverage,
-                            nestingErrors: nesting, regionsWithoutUnits: table.regionCount - used.count)
+                            nestingErrors: nesting, regionsWithoutUnits: table.regionCount - used.count, geometry: TableGeometryCheck(table))
     }
 
     /// Area of a closed quantised ring, km² (local equirectangular plane at the ring's mean latitude).
@@ -164,6 +167,7 @@ public struct TableAudit {
                 ("units", .number(Double(t.units))), ("arcs", .number(Double(t.arcs))), ("vertices", .number(Double(t.vertices))),
                 ("coverageArcs", .number(Double(t.coverageArcs))), ("selfArcs", .number(Double(t.selfArcs))),
                 ("nestingErrors", .number(Double(t.nestingErrors))), ("regionsWithoutUnits", .number(Double(t.regionsWithoutUnits))),
+                ("geometry", geometryJSON(t.geometry)),
                 ("build", manifestTable(t.file) ?? .null),
             ]) })),
             ("smallRegions", .object([
@@ -182,6 +186,24 @@ public struct TableAudit {
         ])
     }
 
+    /// The geometry check's figures, with the first problems located (degrees).
+    func geometryJSON(_ check: TableGeometryCheck) -> JSONValue {
+        let degrees = { (v: Int32) in JSONValue.number(rounded(Double(v) * TableFormat.quantum, 5)) }
+        return .object([
+            ("holds", .bool(check.holds)), ("rings", .number(Double(check.rings))), ("segments", .number(Double(check.segments))),
+            ("ringsWindingWrongly", .number(Double(check.ringProblems.count))),
+            ("crossingSegments", .number(Double(check.crossings.filter(\.proper).count))),
+            ("touchingSegments", .number(Double(check.touches))),
+            ("firstProblems", .array(check.ringProblems.prefix(20).map { r in .object([
+                ("kind", .string(r.isHole ? "hole winding counter-clockwise" : "outer ring winding clockwise")),
+                ("unit", .number(Double(r.unit))), ("latitude", degrees(r.y)), ("longitude", degrees(r.x)),
+            ]) } + check.crossings.filter(\.proper).prefix(20).map { c in .object([
+                ("kind", .string("segments cross")), ("arcs", .array([.number(Double(c.arcA)), .number(Double(c.arcB))])),
+                ("latitude", degrees(c.y)), ("longitude", degrees(c.x)),
+            ]) })),
+        ])
+    }
+
     /// The manifest's figures for one table: per level deviation, overlap and gap.
     func manifestTable(_ file: String) -> JSONValue? {
         guard let entry = manifest?["tables"]?.arrayValue?.first(where: { $0["file"]?.stringValue == file }),
@@ -197,6 +219,14 @@ public struct TableAudit {
             out += "\n\(t.file) (\(t.datum)): " + t.regionsPerLevel.map { "\($0.count) \($0.level.name)" }.joined(separator: ", ")
             out += "; \(t.units) units, \(t.arcs) arcs, \(t.vertices) vertices\n"
             out += "  nesting errors \(t.nestingErrors), regions without units \(t.regionsWithoutUnits), arcs inside one unit \(t.selfArcs), coverage arcs \(t.coverageArcs)\n"
+            let g = t.geometry
+            out += "  geometry: \(g.rings) rings, \(g.segments) segments; rings winding against their sides \(g.ringProblems.count), crossing segments \(g.crossings.filter(\.proper).count) (touching \(g.touches)): \(g.holds ? "ray casting is consistent" : "INVALID")\n"
+            for r in g.ringProblems.prefix(5) {
+                out += "    \(r.isHole ? "hole" : "outer ring") of unit \(r.unit) winds the wrong way, at \(fixed(Double(r.y) * TableFormat.quantum, 4)), \(fixed(Double(r.x) * TableFormat.quantum, 4))\n"
+            }
+            for c in g.crossings.filter(\.proper).prefix(5) {
+                out += "    arcs \(c.arcA) and \(c.arcB) cross near \(fixed(Double(c.y) * TableFormat.quantum, 4)), \(fixed(Double(c.x) * TableFormat.quantum, 4))\n"
+            }
             if let build = manifestTable(t.file)?.arrayValue {
                 for level in build {
                     let n = { (key: String) in level[key]?.numberValue.map { fixed($0, 2) } ?? "?" }

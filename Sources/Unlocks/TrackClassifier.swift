@@ -314,6 +314,17 @@ public struct TrackClassifier: TrackSink {
         return CellVisit(time: point.time ?? .max, country: placement.country.region ?? -1, chinaRegion: finest ?? -1)
     }
 
+    /// One more point in the region within the current segment: the segment's points confirm it
+    /// once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
+    private mutating func countTowardsSegment(_ key: RegionKey, _ visit: Visit, _ evidence: inout RegionEvidence) {
+        var tally = segmentInside[key] ?? (0, visit)
+        tally.count += 1
+        segmentInside[key] = tally
+        if tally.count >= options.minimumPointsPerSegment {
+            evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
+        }
+    }
+
     /// Applies the evidence rules of DESIGN.md to one ground point at every level.
     private mutating func weigh(_ located: Located) {
         let point = located.point
@@ -332,16 +343,14 @@ public struct TrackClassifier: TrackSink {
                     evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
                 } else {
                     evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-                    var tally = segmentInside[key] ?? (0, visit)
-                    tally.count += 1
-                    segmentInside[key] = tally
-                    if tally.count >= options.minimumPointsPerSegment {
-                        evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
-                    }
+                    countTowardsSegment(key, visit, &evidence)
                 }
             case .edge:
                 evidence.edgePoints += 1
                 evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+                // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
+                // count like points inside near a border: enough of them in one segment confirm.
+                if placement.uncontested { countTowardsSegment(key, visit, &evidence) }
             case .outside:
                 continue
             }

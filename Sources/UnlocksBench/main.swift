@@ -8,11 +8,15 @@ import Glibc
 //   UnlocksBench datum [POINTS]     datum conversion throughput (default 4,000,000 points)
 //   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
-//   UnlocksBench readers [POINTS]   the GPX and CSV track readers alone (default 2,000,000 points)
+//   UnlocksBench readers [POINTS]   the GPX, CSV and FIT track readers alone (default 2,000,000 points)
 //   UnlocksBench locate-profile [DIR]
 //                                   the locator alone on real-place-like points (for profiling with perf)
 //   UnlocksBench agreement WHEEL [DIR]
 //                                   the locator's answers against the full-resolution source, by distance to its borders
+//   UnlocksBench agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]]
+//                                   the world table's countries against the source countries: sphere, borders, coasts, grid scan
+//   UnlocksBench place-visits WHEEL [DIR]
+//                                   a 10-minute walk at each of the world's populated places against the source country
 //   UnlocksBench world WHEEL [COAST BUFFER OUT]
 //                                   builds the world table alone, printing its progress
 //   UnlocksBench country-source WHEEL [ISO3,...]
@@ -33,6 +37,13 @@ case "locate-profile":
     print(try LocatorProfile.run(tables: arguments.count > 1 ? arguments[1] : "Data/regions", repeats: 5).joined(separator: "\n"))
 case "agreement":
     print(try AgreementBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions").joined(separator: "\n"))
+case "agreement-countries":
+    print(try CountryAgreementBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions",
+                                            sphere: arguments.count > 3 ? Int(arguments[3]) ?? 1_000_000 : 1_000_000,
+                                            gridLatitudeStep: arguments.count > 4 ? Double(arguments[4]) ?? 0.01 : 0.01,
+                                            gridLongitudeStep: arguments.count > 5 ? Double(arguments[5]) ?? 0.25 : 0.25).joined(separator: "\n"))
+case "place-visits":
+    print(try PlaceVisits.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions").joined(separator: "\n"))
 case "readers":
     print(try TrackReaderBenchmark.run(points: arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000, repeats: 3).joined(separator: "\n"))
 case "make-tracks":
@@ -46,6 +57,6 @@ case "world":
     try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
                             buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only]")
     exit(2)
 }

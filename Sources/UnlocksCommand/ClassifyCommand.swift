@@ -27,14 +27,14 @@ enum ClassifyCommand {
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
         links reach it) and .zip or .gz archives (read as streams, never unpacked to disk; a zip
-        inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, CSV (lat,lon[,time]
+        inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, FIT, CSV (lat,lon[,time]
         [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
-        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .csv,
-        .txt, .json or .geojson (optionally .gz) are read. Strava bulk exports, Garmin "Export
-        Your Data" and Apple Health exports are recognised by their layout: their tracks are read
-        (Strava's labelled from activities.csv, virtual activities skipped), their metadata files
-        skipped. Every other file is listed as skipped with the reason; the tool's own outputs
-        (audit folders, reports, states) are recognised by content and skipped.
+        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .fit,
+        .csv, .txt, .json or .geojson (optionally .gz) are read. Strava bulk exports, Garmin
+        "Export Your Data" and Apple Health exports are recognised by their layout: their tracks
+        are read (Strava's labelled from activities.csv, virtual activities skipped), their
+        metadata files skipped. Every other file is listed as skipped with the reason; the tool's
+        own outputs (audit folders, reports, states) are recognised by content and skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
         segments at gaps over 5 minutes, flights removed, then located at every level. The
@@ -402,6 +402,7 @@ struct ClassifyRun {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
             case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
+            case .fit: try FITReader.read(source, path: path, into: &sink)
             }
         } catch {
             if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),

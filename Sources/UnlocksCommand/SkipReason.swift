@@ -51,12 +51,12 @@ enum SkipReason: Equatable, CustomStringConvertible {
 }
 
 /// Track formats recognised by name that this build cannot read yet: such a file is skipped
-/// with "format not supported yet: NAME" (and a bundle holding it is still read in full
+/// with "format not supported yet: TCX" (and a bundle holding it is still read in full
 /// otherwise) rather than lost in "not a track format". A format leaves this table when
 /// ``TrackFormat`` gains a reader for it (``TrackFormat`` is asked first).
 enum FormatAwaitingReader {
     static let names: [(suffix: String, name: String)] = [
-        (".fit", "FIT"), (".tcx", "TCX"), (".kml", "KML"), (".kmz", "KMZ"), (".nmea", "NMEA"),
+        (".tcx", "TCX"), (".kml", "KML"), (".kmz", "KMZ"), (".nmea", "NMEA"),
     ]
 
     /// The format's name when `name` (after a `.gz`) ends in one of the suffixes.

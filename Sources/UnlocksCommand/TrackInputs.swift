@@ -9,7 +9,7 @@ import Darwin
 
 /// The track formats `classify` reads, and how it tells them apart.
 enum TrackFormat: String {
-    case gpx, csv, json
+    case gpx, csv, json, fit
 
     /// By the name's extension (after a `.gz`), or nil when the name says nothing.
     init?(name: String) {
@@ -18,11 +18,16 @@ enum TrackFormat: String {
         if lower.hasSuffix(".gpx") { self = .gpx }
         else if lower.hasSuffix(".csv") || lower.hasSuffix(".txt") { self = .csv }
         else if lower.hasSuffix(".json") || lower.hasSuffix(".geojson") { self = .json }
+        else if lower.hasSuffix(".fit") { self = .fit }
         else { return nil }
     }
 
-    /// By the first byte that is not white space or a byte-order mark.
+    /// By a FIT file header, else by the first byte that is not white space or a byte-order mark.
     init(sniffing bytes: ArraySlice<UInt8>) {
+        if FITReader.hasHeader(bytes) {
+            self = .fit
+            return
+        }
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         switch first {
         case UInt8(ascii: "<"): self = .gpx
