@@ -59,6 +59,9 @@ enum AuditCommand {
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
         let locator = try RegionLocator(directory: tablesDirectory, marginRadius: within + Self.radiusBeyondWithin)
         let check = try sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
+        // Walked before the output folder gets its body files (`audit .` writes inside the
+        // archive); finished outputs of earlier audits are recognised by content and skipped.
+        let found = try InputWalk.files(under: arguments.positionals)
         try prepareFolder(out)
         var documents: [AuditDocumentFile] = []
         defer { documents.forEach { $0.discard() } }  // a failed run leaves no body files behind
@@ -83,7 +86,6 @@ enum AuditCommand {
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        let found = try InputWalk.files(under: arguments.positionals)
         // The classifier stays on this thread: the audit's own stages keep the second core busy.
         var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"))
         for file in found {

@@ -246,6 +246,9 @@ final class InputAccountingTests: XCTestCase {
         let again = try CommandRunner.run(["audit", "--tables", Self.tables, "--source", "", directory, "--out", directory + "/audit"])
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertEqual(try String(contentsOfFile: directory + "/audit/audit.geojson", encoding: .utf8), geojson)
+        let summary = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/audit/audit.json"))) as? [String: Any])?["summary"] as? [String: Any])
+        XCTAssertEqual(summary["inputs"] as? Int, 1)
+        XCTAssertEqual(summary["inputsSkipped"] as? Int, 3, "audit.json, audit.geojson and audit.html of the first audit, nothing of its own run")
     }
 
     /// A file none of whose points is readable is rejected, not "ok" (exit 0).
