@@ -195,12 +195,19 @@ public struct UnlockLedger: Equatable, Sendable {
     /// Adds another ledger (from another run or shard). Inputs already present are not counted
     /// twice: a shard that repeats an input keeps the first copy's record and contributes nothing
     /// for it — callers merge ledgers of disjoint inputs (`classify` skips known fingerprints).
-    /// Skipped files carry no counts; a repeated one keeps the first record too.
+    /// Skipped files carry no counts; a repeated one keeps the first record too, and one that
+    /// another part read gives way to the reading.
     public mutating func merge(_ other: UnlockLedger) {
         for (key, evidence) in other.regions { regions[key, default: RegionEvidence()].merge(evidence) }
         for (key, visit) in other.cells { cells.explore(key, visit) }
         days.formUnion(other.days)
         for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil { inputs[fingerprint] = record }
+        // A file one part passed over by its path and another read (say, once its format had a
+        // reader) is a file that was read, as in one run.
+        let readPaths = Set(inputs.values.lazy.filter { $0.fingerprint != InputRecord.pathKey(path: $0.path) }.map(\.path))
+        for path in readPaths where inputs[InputRecord.pathKey(path: path)] != nil {
+            inputs.removeValue(forKey: InputRecord.pathKey(path: path))
+        }
         distanceMillimetres += other.distanceMillimetres
         flightDistanceMillimetres += other.flightDistanceMillimetres
         durationMilliseconds += other.durationMilliseconds

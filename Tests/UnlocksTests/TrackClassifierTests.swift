@@ -275,6 +275,16 @@ final class TrackClassifierTests: XCTestCase {
         let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), world: world, china: china)
         XCTAssertEqual(try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), world: world, china: china), ledger)
 
+        // A shard that skipped a file another shard read: merged, the file is read (either order).
+        var skipping = UnlockLedger()
+        skipping.inputs[InputRecord.pathKey(path: "bad.csv")] = .skipped(path: "bad.csv", format: "csv", reason: "not a track format")
+        var merged = skipping
+        merged.merge(ledger)
+        var reversed = ledger
+        reversed.merge(skipping)
+        XCTAssertEqual(merged.inputs, ledger.inputs)
+        XCTAssertEqual(reversed.inputs, ledger.inputs)
+
         // The same state as the format before skipped files: statuses "ok", no new members.
         var older = ledger
         older.inputs = older.inputs.filter { $0.value.status != .skipped }
