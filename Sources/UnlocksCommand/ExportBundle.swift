@@ -6,12 +6,14 @@ import Tracks
 /// root included:
 /// - **Strava** bulk export: `D/activities.csv` beside a `D/activities/` folder. Files under
 ///   `activities/` are tracks, labelled by `activities.csv`; `routes/` holds planned routes;
-///   every other file (the other CSVs, `media/`, `clubs/`, …) is metadata.
+///   the files directly in `D` (the other CSVs) and in `media/` and `clubs/` are metadata;
+///   other subfolders are not Strava's and are read as usual.
 /// - **Garmin** "Export Your Data": a `D/DI_CONNECT/` folder. Its JSON, CSV, text and XML files
 ///   are metadata; everything else (the upload zips of FIT files) is read as usual.
 /// - **Apple Health** `export.zip`: `D/export.xml` beside `D/export_cda.xml` or a
-///   `D/workout-routes/` folder. `workout-routes/` files are tracks; everything else
-///   (`export.xml`, `export_cda.xml`, `electrocardiograms/*.csv`, clinical records) is metadata.
+///   `D/workout-routes/` folder. `workout-routes/` files are tracks; the files directly in `D`
+///   (`export.xml`, `export_cda.xml`) and in `electrocardiograms/` and `clinical-records/` are
+///   metadata; other subfolders are read as usual.
 struct ExportBundle {
     enum Kind: String {
         case strava = "a Strava export"
@@ -84,13 +86,25 @@ struct ExportBundle {
             if member == "activities.csv" { return .activityTable }
             if member.hasPrefix("activities/") { return .track(labels[member]) }
             if member.hasPrefix("routes/") { return .plannedRoute }
-            return .metadata(kind)
+            return isExportOwn(member, folders: Self.stravaFolders) ? .metadata(kind) : .ordinary
         case .garmin:
             guard member.hasPrefix("DI_CONNECT/") else { return .ordinary }
             return [".json", ".csv", ".txt", ".xml"].contains(where: { lower.hasSuffix($0) }) ? .metadata(kind) : .ordinary
         case .appleHealth:
-            return member.hasPrefix("workout-routes/") ? .track(nil) : .metadata(kind)
+            if member.hasPrefix("workout-routes/") { return .track(nil) }
+            return isExportOwn(member, folders: Self.appleHealthFolders) ? .metadata(kind) : .ordinary
         }
+    }
+
+    /// Strava's and Apple Health's own folders besides the tracks' (photos, club images; ECGs,
+    /// clinical records): their files are metadata.
+    static let stravaFolders = ["media/", "clubs/"]
+    static let appleHealthFolders = ["electrocardiograms/", "clinical-records/"]
+
+    /// A file the export itself wrote: directly in its folder, or in one of its own subfolders.
+    /// Files in other subfolders (something the user put beside the export) are read as usual.
+    private func isExportOwn(_ member: String, folders: [String]) -> Bool {
+        !member.contains("/") || folders.contains { member.hasPrefix($0) }
     }
 }
 

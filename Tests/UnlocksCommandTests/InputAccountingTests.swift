@@ -359,6 +359,7 @@ final class InputAccountingTests: XCTestCase {
             ("comments.csv", b"Comment Date,Comment\\n2024,nice\\n"),
             ("media/abc.jpg", b"\\xff\\xd8\\xff"),
             ("routes/9.gpx", gpx(15, 39.99, 116.30)),
+            ("my own/walk.gpx", gpx(11, 39.98, 116.31, 1715000000)),
         ]
         open("export_12345.zip", "wb").write(zipped(entries))
         import os
@@ -377,7 +378,9 @@ final class InputAccountingTests: XCTestCase {
             XCTAssertEqual(ride["activityName"] as? String, "Morning \"Hutong\" Ride")
             XCTAssertEqual(ride["pins"] as? Int, 2)
             XCTAssertEqual(try file(prefix + "activities/102.gpx.gz", in: report)["activityType"] as? String, "Run")
-            var expected = 40 + 25
+            // A folder Strava does not write is read as usual.
+            XCTAssertEqual(try file(prefix + "my own/walk.gpx", in: report)["pointsRead"] as? Int, 11)
+            var expected = 40 + 25 + 11
             expected += pointsOfAwaitedFormat(try file(prefix + "activities/103.fit.gz", in: report), format: "FIT", points: 12)
             expected += pointsOfAwaitedFormat(try file(prefix + "activities/104.tcx.gz", in: report), format: "TCX", points: 8)
             XCTAssertEqual(pointsRead(report), expected)
