@@ -105,7 +105,8 @@ public final class ZipArchive {
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let header else {
                 throw InputError(path: path, reason: "damaged zip archive: \(GzipSource.message(archive))")
             }
-            let name = EntryNames.name(of: header)
+            let readName = EntryNames.name(of: header)
+            let name = readName ?? "?"
             let type = archive_entry_filetype(header)
             if type == 0o040000 { continue }  // AE_IFDIR
             let encrypted = archive_entry_is_encrypted(header) != 0
@@ -113,7 +114,7 @@ public final class ZipArchive {
             let occurrence = occurrences[name]!
             let entry = ArchiveEntry(owner: self, archive: archive, name: name,
                                      path: "\(path):\(name)" + (occurrence > 1 ? "#\(occurrence)" : ""), occurrence: occurrence,
-                                     isRegularFile: type == 0o100000, isEncrypted: encrypted,
+                                     isRegularFile: type == 0o100000, isEncrypted: encrypted, hasUnreadableName: readName == nil,
                                      skipReason: Self.skipReason(name: name, type: type, encrypted: encrypted))
             defer { entry.close() }
             try body(entry)
@@ -160,9 +161,10 @@ enum EntryNames {
     }
 
     /// The entry's name: its bytes (UTF-8 for flagged names, read under ``withUTF8Locale``), as
-    /// UTF-8 where valid and escaped where not.
-    static func name(of header: OpaquePointer) -> String {
-        guard let raw = archive_entry_pathname(header) else { return "?" }
+    /// UTF-8 where valid and escaped where not. Nil for a name flagged UTF-8 that is not: libarchive
+    /// keeps nothing of it.
+    static func name(of header: OpaquePointer) -> String? {
+        guard let raw = archive_entry_pathname(header) else { return nil }
         return EscapedName.string(from: UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
     }
 }
@@ -179,6 +181,9 @@ public final class ArchiveEntry: ByteSource {
     public let occurrence: Int
     public let isRegularFile: Bool
     public let isEncrypted: Bool
+    /// The name is flagged UTF-8 but is not (a broken writer): libarchive gives none, so the entry
+    /// is named `?` and cannot be told by its name.
+    public let hasUnreadableName: Bool
     /// Why the entry is not read (an archive other than zip, encrypted, not a file), or nil.
     public let skipReason: String?
     /// A zip inside this zip (open it with ``ZipArchive/init(streaming:path:)``).
@@ -191,8 +196,9 @@ public final class ArchiveEntry: ByteSource {
     private let consumedAtStart: Int64
 
     init(owner: ZipArchive, archive: OpaquePointer, name: String, path: String, occurrence: Int,
-         isRegularFile: Bool, isEncrypted: Bool, skipReason: String?) {
+         isRegularFile: Bool, isEncrypted: Bool, hasUnreadableName: Bool, skipReason: String?) {
         self.owner = owner
+        self.hasUnreadableName = hasUnreadableName
         self.occurrence = occurrence
         self.isRegularFile = isRegularFile
         self.isEncrypted = isEncrypted

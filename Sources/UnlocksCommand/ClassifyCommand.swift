@@ -271,6 +271,7 @@ struct ClassifyRun {
         do {
             try archive.forEachEntry { entry in
                 let fingerprint = archiveFingerprint + ":" + entry.name + (entry.occurrence > 1 ? "#\(entry.occurrence)" : "")
+                if entry.hasUnreadableName { return skip(entry.path, .unreadableName) }
                 if entry.skipReason != nil {
                     let reason: SkipReason = entry.isEncrypted ? .encrypted : entry.isRegularFile ? .archiveFormatNotRead : .notARegularFile
                     return skip(entry.path, reason)

@@ -28,6 +28,8 @@ enum SkipReason: Equatable, CustomStringConvertible {
     case hiddenFolder
     /// AppleDouble files (`__MACOSX/`, `._name`) macOS adds to zips.
     case macResourceFork
+    /// A zip entry whose name is flagged UTF-8 but is not, so nothing of it is known.
+    case unreadableName
 
     var description: String {
         switch self {
@@ -46,6 +48,7 @@ enum SkipReason: Equatable, CustomStringConvertible {
         case .hidden: "hidden file"
         case .hiddenFolder: "hidden folder (not walked)"
         case .macResourceFork: "macOS resource fork"
+        case .unreadableName: "entry name flagged UTF-8 but not UTF-8 (unknown format)"
         }
     }
 }

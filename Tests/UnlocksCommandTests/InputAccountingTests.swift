@@ -196,6 +196,12 @@ final class InputAccountingTests: XCTestCase {
         # (CD E2 CD E2: no UTF-8 sequence among them).
         data = data.replace(b"gbk_.csv", "外外.csv".encode("gbk"))
         open("names.zip", "wb").write(data)
+        # A writer that flags a Latin-1 name as UTF-8 (bit 11 in the local and central headers).
+        bad = bytearray(zipped([("cafX.csv", csv(3, 39.9, 116.4))]).replace(b"cafX.csv", b"caf\\xe9.csv"))
+        for signature, offset in [(b"PK\\x03\\x04", 6), (b"PK\\x01\\x02", 8)]:
+            at = bad.find(signature) + offset
+            struct.pack_into("<H", bad, at, struct.unpack_from("<H", bad, at)[0] | 0x800)
+        open("flagged.zip", "wb").write(bad)
         """)
         let result = try classify([directory + "/names.zip"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -203,6 +209,11 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(try file("names.zip:轨迹/上海外滩.csv", in: report)["pointsRead"] as? Int, 10)
         XCTAssertEqual(try file("names.zip:\\xCD\\xE2\\xCD\\xE2.csv", in: report)["pointsRead"] as? Int, 5)
         XCTAssertEqual(pointsRead(report), 15)
+
+        let flagged = try classify([directory + "/flagged.zip"])
+        XCTAssertEqual(flagged.status, 3, "no points")
+        XCTAssertEqual(try file("flagged.zip:?", in: try self.report(flagged))["reason"] as? String,
+                       "entry name flagged UTF-8 but not UTF-8 (unknown format)")
     }
 
     /// Two entries of the same name are two inputs (the second was taken as already counted).
