@@ -118,7 +118,7 @@ final class Feeder {
     }
 }
 
-private func feederRead(_ archive: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
+func feederRead(_ archive: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
                         _ block: UnsafeMutablePointer<UnsafeRawPointer?>?) -> la_ssize_t {
     guard let context, let block else { return -1 }
     return la_ssize_t(Unmanaged<Feeder>.fromOpaque(context).takeUnretainedValue().next(block))

@@ -58,6 +58,14 @@ public final class FileSource: ByteSource {
         }
     }
 
+    /// Reads an open descriptor and closes it when done (for files opened by the bytes of their
+    /// name, which need not be UTF-8); `path` names it in errors.
+    public init(descriptor: Int32, path: String) {
+        self.path = path
+        self.descriptor = descriptor
+        ownsDescriptor = true
+    }
+
     deinit {
         if ownsDescriptor { close(descriptor) }
     }

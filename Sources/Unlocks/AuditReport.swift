@@ -187,7 +187,9 @@ public final class AuditReport {
         }
         // Both documents open with what is known before the run, so their bodies need no head.
         self.json.bytes = jsonDocument(withSummary: false).opening
-        self.geoJSON.raw("{\"type\":\"FeatureCollection\",\"features\":[")
+        // The generator member (a GeoJSON foreign member) is how `classify` knows this file
+        // as the tool's own output when it finds it inside an archive (docs/input-formats.md).
+        self.geoJSON.raw("{\"type\":\"FeatureCollection\",\"generator\":\"adminunlocks-audit\",\"features\":[")
     }
 
     /// Points and episodes in `category`, so far.
@@ -445,9 +447,11 @@ public final class AuditReport {
                 ("byLevel", .object(RegionLevel.allCases.map { level in (level.name, .number(Double(matching.filter { $0.key.level == level }.count))) })),
             ])))
         }
-        let failed = inputs.filter { $0.status != .ok }
+        let failed = inputs.filter { $0.status == .partial || $0.status == .rejected }
+        let skipped = inputs.filter { $0.status == .skipped }.count
         return .object([
-            ("inputs", .number(Double(inputs.count))),
+            ("inputs", .number(Double(inputs.count - skipped))),
+            ("inputsSkipped", .number(Double(skipped))),
             ("inputsWithErrors", .array(failed.map { .object([("path", .string($0.path)), ("status", .string($0.status.rawValue)), ("error", .string($0.error ?? ""))]) })),
             ("groundPoints", .number(Double(groundPoints))),
             ("pointsInFlight", .number(Double(inputs.reduce(0) { $0 + $1.pointsInFlight }))),

@@ -39,7 +39,7 @@ public struct ClassifyReport {
 
     public let options: ClassifyOptions
     public let lenient: Bool
-    /// Inputs sorted by path.
+    /// Every file met, skipped ones included, sorted by path.
     public let inputs: [InputRecord]
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
@@ -121,6 +121,21 @@ public struct ClassifyReport {
                           exploredCellCount: ledger.cells.count)
     }
 
+    /// Inputs with `status`.
+    public func count(_ status: InputRecord.Status) -> Int {
+        inputs.reduce(0) { $0 + ($1.status == status ? 1 : 0) }
+    }
+
+    /// Skipped files per reason, by reason.
+    public var skippedByReason: [(reason: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for input in inputs where input.status == .skipped { counts[input.skipReason ?? "", default: 0] += 1 }
+        return counts.sorted { $0.key < $1.key }.map { (reason: $0.key, count: $0.value) }
+    }
+
+    /// Up to this many skipped files, the text report names each; beyond, it counts them by reason.
+    public static let skippedNamedInText = 10
+
     /// Points read, kept, in flight and dropped by reason, over all inputs.
     public var pointTotals: (read: Int64, kept: Int64, inFlight: Int64, dropped: [DropReason: Int64]) {
         var totals: (read: Int64, kept: Int64, inFlight: Int64, dropped: [DropReason: Int64]) = (0, 0, 0, [:])
@@ -141,8 +156,15 @@ public struct ClassifyReport {
         let inputsJSON: [JSONValue] = inputs.map { input in
             var members: [(key: String, value: JSONValue)] = [
                 ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(input.status.rawValue)),
-                ("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
             ]
+            if let reason = input.skipReason { members.append(("reason", .string(reason))) }
+            if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
+            if let type = input.activityType { members.append(("activityType", .string(type))) }
+            if let name = input.activityName { members.append(("activityName", .string(name))) }
+            if input.status != .skipped {
+                members += [("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
+                            ("pins", .number(Double(input.pins)))]
+            }
             if let error = input.error { members.append(("error", .string(error))) }
             return .object(members)
         }
@@ -175,12 +197,13 @@ public struct ClassifyReport {
             ("maximumAccuracyMetres", .number(self.options.maximumAccuracy)),
             ("segmentGapMinutes", .number(Double(self.options.segmentGap) / 60_000)),
         ])
-        let rejected = inputs.filter { $0.status == .rejected }.count
-        let partial = inputs.filter { $0.status == .partial }.count
         let inputSummary: JSONValue = .object([
-            ("read", .number(Double(inputs.count - rejected))),
-            ("rejected", .number(Double(rejected))),
-            ("partial", .number(Double(partial))),
+            ("read", .number(Double(count(.read)))),
+            ("partial", .number(Double(count(.partial)))),
+            ("rejected", .number(Double(count(.rejected)))),
+            ("skipped", .number(Double(count(.skipped)))),
+            ("skippedByReason", .object(skippedByReason.map { (key: $0.reason, value: JSONValue.number(Double($0.count))) })),
+            ("pins", .number(Double(inputs.reduce(0) { $0 + $1.pins }))),
             ("files", .array(inputsJSON)),
         ])
         let dropped: [(key: String, value: JSONValue)] = DropReason.allCases.map { ($0.rawValue, .number(Double(totals.dropped[$0] ?? 0))) }
@@ -208,7 +231,7 @@ public struct ClassifyReport {
         let metricsJSON: JSONValue = .object(counts.map { (key: $0.0, value: JSONValue.number($0.1)) })
         return .object([
             ("report", .string("adminunlocks-classify")),
-            ("version", .number(1)),
+            ("version", .number(2)),
             ("options", options),
             ("inputs", inputSummary),
             ("points", points),
@@ -229,11 +252,24 @@ public struct ClassifyReport {
     public func text() -> String {
         let totals = pointTotals
         var out = ""
-        let rejected = inputs.filter { $0.status != .ok }
-        out += "Inputs: \(inputs.count - rejected.count) read in full"
-        if !rejected.isEmpty { out += ", \(rejected.count) with errors" }
+        out += "Inputs: \(count(.read)) read in full"
+        for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped")] where count(status) > 0 {
+            out += ", \(count(status)) \(words)"
+        }
         out += "\n"
-        for input in rejected { out += "  \(input.status.rawValue): \(input.path): \(input.error ?? "")\n" }
+        for input in inputs where input.status == .partial || input.status == .rejected {
+            out += "  \(input.status.rawValue): \(input.path): \(input.error ?? "")\n"
+        }
+        let skipped = inputs.filter { $0.status == .skipped }
+        if skipped.count <= Self.skippedNamedInText {
+            for input in skipped {
+                out += "  skipped: \(input.path): \(input.skipReason ?? "")" + (input.duplicateOf.map { " of \($0)" } ?? "") + "\n"
+            }
+        } else {
+            out += "  skipped: " + skippedByReason.map { "\($0.count) \($0.reason)" }.joined(separator: ", ") + "\n"
+        }
+        let pins = inputs.reduce(0) { $0 + $1.pins }
+        if pins > 0 { out += "Pins: \(pins) (waypoints and placemarks: counted, not classified)\n" }
         let drops = DropReason.allCases.compactMap { r in totals.dropped[r].map { "\(r.rawValue) \($0)" } }
         out += "Points: \(totals.read) read, \(totals.kept) kept (\(totals.inFlight) in flight)"
         out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"

@@ -107,37 +107,69 @@ public enum DropReason: String, CaseIterable, Sendable {
     case implausibleSpeed
 }
 
-/// How one input fared.
+/// How one input fared: every file a run meets gets a record, the ones it reads and the ones it
+/// passes over (with the reason), so the report accounts for every file.
 public struct InputRecord: Equatable, Sendable {
     public enum Status: String, Sendable {
-        /// Read to the end.
-        case ok
-        /// An error stopped reading; the points before it were used.
+        /// Read to the end (with at least one readable point, or none at all).
+        case read
+        /// An error stopped reading; the readable points before it were used.
         case partial
-        /// Nothing could be read.
+        /// Nothing could be used: the file could not be read, or every point in it was unreadable.
         case rejected
+        /// Not read, for ``InputRecord/skipReason``.
+        case skipped
     }
 
-    /// The path as given (archive members as `archive.zip:member`).
+    /// The path as given (archive members as `archive.zip:member`; bytes that are not UTF-8 as
+    /// `\xNN`).
     public var path: String
-    /// A fingerprint of the input's bytes (size and XXH64 of its head and tail), so a later run
-    /// through the same state skips inputs it has already counted.
+    /// The key of the record in the ledger. For an input that was read: a fingerprint of its
+    /// bytes (size and XXH64 of its head and tail), so a later run through the same state skips
+    /// it. For a skipped file or one that could not be opened: ``pathKey(path:)``.
     public var fingerprint: String
     public var format: String
     public var status: Status
     public var error: String?
+    /// Why a `skipped` file was not read (`not a track format`, `duplicate`, …).
+    public var skipReason: String?
+    /// For a `duplicate`: the path of the input it repeats.
+    public var duplicateOf: String?
+    /// The activity the file or its bundle says it records (FIT `sport`, GPX `type`, Strava's
+    /// `Activity Type`).
+    public var activityType: String?
+    /// The activity's name, when a bundle gives one (Strava's `Activity Name`).
+    public var activityName: String?
+    /// Pins in the file (GPX waypoints, KML `Point` placemarks): counted, never classified.
+    public var pins: Int64 = 0
     public var pointsRead: Int64 = 0
     public var pointsKept: Int64 = 0
     public var pointsInFlight: Int64 = 0
     public var dropped: [DropReason: Int64] = [:]
 
-    public init(path: String, fingerprint: String, format: String, status: Status = .ok, error: String? = nil) {
+    public init(path: String, fingerprint: String, format: String, status: Status = .read, error: String? = nil) {
         self.path = path
         self.fingerprint = fingerprint
         self.format = format
         self.status = status
         self.error = error
     }
+
+    /// A file passed over without reading its points.
+    public static func skipped(path: String, key: String? = nil, format: String, reason: String, duplicateOf: String? = nil) -> InputRecord {
+        var record = InputRecord(path: path, fingerprint: key ?? pathKey(path: path), format: format, status: .skipped)
+        record.skipReason = reason
+        record.duplicateOf = duplicateOf
+        return record
+    }
+
+    /// The ledger key of a file whose bytes were never read (skipped, or not even openable): its
+    /// path, so the same file met again (a second run through a state, the same shard merged
+    /// twice) replaces its record instead of adding one.
+    public static func pathKey(path: String) -> String { "path:" + path }
+
+    /// Points the reader could not use at all.
+    public var unreadablePoints: Int64 { dropped[.unreadable] ?? 0 }
 }
 
 /// Everything an archive contributes, in a form that merges associatively: the union of
@@ -163,11 +195,19 @@ public struct UnlockLedger: Equatable, Sendable {
     /// Adds another ledger (from another run or shard). Inputs already present are not counted
     /// twice: a shard that repeats an input keeps the first copy's record and contributes nothing
     /// for it — callers merge ledgers of disjoint inputs (`classify` skips known fingerprints).
+    /// Skipped files carry no counts; a repeated one keeps the first record too, and one that
+    /// another part read gives way to the reading.
     public mutating func merge(_ other: UnlockLedger) {
         for (key, evidence) in other.regions { regions[key, default: RegionEvidence()].merge(evidence) }
         for (key, visit) in other.cells { cells.explore(key, visit) }
         days.formUnion(other.days)
         for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil { inputs[fingerprint] = record }
+        // A file one part passed over by its path and another read (say, once its format had a
+        // reader) is a file that was read, as in one run.
+        let readPaths = Set(inputs.values.lazy.filter { $0.fingerprint != InputRecord.pathKey(path: $0.path) }.map(\.path))
+        for path in readPaths where inputs[InputRecord.pathKey(path: path)] != nil {
+            inputs.removeValue(forKey: InputRecord.pathKey(path: path))
+        }
         distanceMillimetres += other.distanceMillimetres
         flightDistanceMillimetres += other.flightDistanceMillimetres
         durationMilliseconds += other.durationMilliseconds

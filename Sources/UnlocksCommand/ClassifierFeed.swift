@@ -12,7 +12,9 @@ struct ClassifierFeed {
         case point(TrackPoint)
         case segmentBreak
         case unreadable(InputError)
+        case annotate(TrackAnnotation)
         indirect case begin(InputRecord)
+        indirect case skipped(InputRecord)
         case setFormat(String)
         case fail(String)
         case discard
@@ -30,12 +32,12 @@ struct ClassifierFeed {
     private var owned: Owned?
     private var worker: WorkerQueue<[Step]>?
     private var batch: [Step] = []
-    /// Fingerprints of the inputs in the ledger (from the state) or finished in this run.
-    private var known: Set<String>
+    /// Paths of the inputs in the ledger (from the state) or finished in this run, by fingerprint.
+    private var known: [String: String]
     static let batchSize = 4096
 
     init(_ classifier: TrackClassifier, threaded: Bool) {
-        known = Set(classifier.ledger.inputs.keys)
+        known = classifier.ledger.inputs.filter { $0.value.status != .skipped }.mapValues(\.path)
         guard threaded else {
             direct = classifier
             return
@@ -58,7 +60,9 @@ struct ClassifierFeed {
         case let .point(point): classifier.point(point)
         case .segmentBreak: classifier.segmentBreak()
         case let .unreadable(problem): classifier.unreadablePoint(problem)
+        case let .annotate(annotation): classifier.annotate(annotation)
         case let .begin(record): classifier.begin(record)
+        case let .skipped(record): classifier.recordSkipped(record)
         case let .setFormat(format): classifier.setFormat(format)
         case let .fail(error): classifier.fail(error)
         case .discard: classifier.discard()
@@ -75,20 +79,23 @@ struct ClassifierFeed {
         }
     }
 
-    /// True when an input with this fingerprint is in the ledger already (state or this run).
-    func knows(_ fingerprint: String) -> Bool { known.contains(fingerprint) }
+    /// The path of the input with this fingerprint when it is in the ledger already (state or
+    /// this run), else nil.
+    func knownPath(_ fingerprint: String) -> String? { known[fingerprint] }
 
     mutating func begin(_ record: InputRecord) { send(.begin(record)) }
     mutating func point(_ point: TrackPoint) { send(.point(point)) }
     mutating func segmentBreak() { send(.segmentBreak) }
     mutating func unreadablePoint(_ problem: InputError) { send(.unreadable(problem)) }
+    mutating func annotate(_ annotation: TrackAnnotation) { send(.annotate(annotation)) }
+    mutating func recordSkipped(_ record: InputRecord) { send(.skipped(record)) }
     mutating func setFormat(_ format: String) { send(.setFormat(format)) }
     mutating func fail(_ error: String) { send(.fail(error)) }
     mutating func discard() { send(.discard) }
 
-    /// Ends the input that began with `fingerprint`.
-    mutating func finish(_ fingerprint: String) {
-        known.insert(fingerprint)
+    /// Ends the input that began with `fingerprint` at `path`.
+    mutating func finish(_ fingerprint: String, path: String) {
+        known[fingerprint] = path
         send(.finish)
     }
 

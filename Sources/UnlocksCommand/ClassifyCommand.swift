@@ -13,29 +13,37 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--state FILE] [--tables DIR]",
+        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--state FILE] [--tables DIR]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
+            .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("utc-offset", "±HH:MM", "Local time for days and streaks (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it are skipped, new ones added."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
         discussion: """
-        PATH may be files, folders (read recursively, in name order) and .zip or .gz archives
-        (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, FIT, CSV (lat,lon[,time]
+        PATH may be files, folders (read recursively, in name order, each file once however many
+        links reach it) and .zip or .gz archives (read as streams, never unpacked to disk; a zip
+        inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, FIT, CSV (lat,lon[,time]
         [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
         GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .fit,
-        .csv, .txt, .json or .geojson (optionally .gz) are read; other files are counted as skipped.
+        .csv, .txt, .json or .geojson (optionally .gz) are read. Strava bulk exports, Garmin
+        "Export Your Data" and Apple Health exports are recognised by their layout: their tracks
+        are read (Strava's labelled from activities.csv, virtual activities skipped), their
+        metadata files skipped. Every other file is listed as skipped with the reason; the tool's
+        own outputs (audit folders, reports, states) are recognised by content and skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
         segments at gaps over 5 minutes, flights removed, then located at every level. The
-        report (docs/report-format.md) lists inputs, points kept and dropped by reason, unlocks
-        per level with first visit and evidence, and the badge metrics. A file that cannot be
-        read is reported as 'unlocks: FILE:LINE: reason' (the points before the error are kept)
-        and the exit code is 3; every other file is still read.
+        report (docs/report-format.md) lists every file met (read, partial, rejected or skipped,
+        with the reason), points kept and dropped by reason, unlocks per level with first visit
+        and evidence, and the badge metrics. A file that cannot be read, or none of whose points
+        is readable, is reported as 'unlocks: FILE:LINE: reason' (the points before an error are
+        kept); every other file is still read. Exit code 3 when a track file was rejected or read
+        in part, or when no input held a single track point; skipped files never fail a run.
         """
     )
 
@@ -52,15 +60,16 @@ enum ClassifyCommand {
 
         let statePath = arguments.value("state")
         let found = try InputWalk.files(under: arguments.positionals)
+        let includeVirtual = arguments.flags.contains("include-virtual")
         // The state's ledger goes straight into the classifier: a second reference to it would
         // make the first new cell copy every stored one.
         var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
                                                           ledger: try statePath.flatMap(AtomicFile.readIfPresent).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual)
         for file in found {
-            try run.classify(file)
+            run.classify(file)
         }
         run.progress.clear()
         let ledger = run.takeLedger()
@@ -68,15 +77,9 @@ enum ClassifyCommand {
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
         }
-        try emit(ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient),
-                 format: format, to: arguments.value("out"))
-        if run.skipped > 0 || run.alreadyCounted > 0 {
-            var parts: [String] = []
-            if run.skipped > 0 { parts.append(run.skipped == 1 ? "1 file skipped (not a track format)" : "\(run.skipped) files skipped (not a track format)") }
-            if run.alreadyCounted > 0 { parts.append("\(run.alreadyCounted) input\(run.alreadyCounted == 1 ? "" : "s") already in the state") }
-            reportError("note: " + parts.joined(separator: ", "))
-        }
-        return run.failedInputs > 0 ? .inputsRejected : .success
+        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient)
+        try emit(report, format: format, to: arguments.value("out"))
+        return run.conclude(ledger)
     }
 
     /// The options that shape the ledger, from the command line (shared with `merge`).
@@ -122,8 +125,9 @@ struct RunSink: TrackSink {
     var classifier: ClassifierFeed
     let progress: ProgressLine
     var points: Int64 = 0
-    /// Points (readable or not) of the current input.
+    /// Points (readable or not) of the current input, and of those the unreadable ones.
     var pointsInInput = 0
+    var unreadableInInput = 0
     var problemsShown = 0
     static let problemsPerInput = 5
 
@@ -136,10 +140,13 @@ struct RunSink: TrackSink {
         if points & 0xFFFF == 0, progress.enabled { progress.update(points: points) }
     }
 
+    mutating func annotate(_ annotation: TrackAnnotation) { classifier.annotate(annotation) }
+
     mutating func unreadablePoint(_ problem: InputError) {
         classifier.unreadablePoint(problem)
         points += 1
         pointsInInput += 1
+        unreadableInInput += 1
         problemsShown += 1
         if problemsShown <= Self.problemsPerInput {
             progress.clear()
@@ -148,17 +155,38 @@ struct RunSink: TrackSink {
     }
 }
 
-/// One `classify` run over the inputs: dispatches each file to its reader, which feeds the
-/// classifier (on a thread of its own when `threaded`); `takeLedger` waits for it.
+/// One `classify` run over the inputs: decides for each file (and each zip entry) whether it is
+/// read and with which reader, or skipped and why; the reader feeds the classifier (on a thread
+/// of its own when `threaded`); `takeLedger` waits for it. Every file met leaves a record.
 struct ClassifyRun {
     var sink: RunSink
     var progress: ProgressLine { sink.progress }
-    var skipped = 0
+    /// `--include-virtual`: read activities a bundle labels virtual.
+    var includeVirtual = false
+    /// Skipped files of this run, by reason (for the note on standard error).
+    var skippedByReason: [String: Int] = [:]
     var alreadyCounted = 0
     var failedInputs = 0
+    /// The export bundles among the walk's files (with Strava's labels).
+    private var bundles: [ExportBundle] = []
 
-    init(classifier: TrackClassifier, threaded: Bool, inputsTotal: Int, bytesTotal: Int64) {
-        sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded), progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
+    /// What becomes of one file or entry, decided from its name and its bundle.
+    enum Plan {
+        /// Passed over; the label is kept in its record (a virtual activity's type and name).
+        case skip(SkipReason, ActivityLabel? = nil)
+        case read(TrackFormat?, ActivityLabel?)
+        case archive
+    }
+
+    init(classifier: TrackClassifier, threaded: Bool, found: [InputWalk.Found], includeVirtual: Bool = false) {
+        sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded),
+                       progress: ProgressLine(inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size }))
+        self.includeVirtual = includeVirtual
+        bundles = ExportBundle.recognise(found.filter { !$0.explicit && $0.skipReason == nil }.map(\.path.display))
+        for (index, bundle) in bundles.enumerated() where bundle.kind == .strava {
+            guard let table = found.first(where: { $0.path.display == bundle.root + "activities.csv" }) else { continue }
+            bundles[index].labels = labels(from: { try table.path.openFile() }, path: table.path.display)
+        }
     }
 
     /// The ledger once every input read has been classified.
@@ -166,67 +194,192 @@ struct ClassifyRun {
         sink.classifier.takeLedger()
     }
 
-    mutating func classify(_ file: InputWalk.Found) throws {
+    mutating func classify(_ file: InputWalk.Found) {
         defer { progress.finished(inputBytes: file.size, points: sink.points) }
-        if file.path.lowercased().hasSuffix(".zip") {
-            return try classifyArchive(file)
+        let path = file.path.display
+        if let reason = file.skipReason {
+            return skip(path, reason, duplicateOf: file.duplicateOf)
         }
-        let named = TrackFormat(name: file.path)
-        guard named != nil || file.explicit else {
-            skipped += 1
-            return
-        }
-        let fingerprint = try InputWalk.fingerprint(file.path, size: file.size)
-        guard !sink.classifier.knows(fingerprint) else {
-            alreadyCounted += 1
-            return
-        }
-        do {
-            if file.path.lowercased().hasSuffix(".gz") {
-                let source = try ReplayingSource(try GzipSource(path: file.path))
-                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint, explicit: file.explicit)
-            } else {
-                let source = try ReplayingSource(try FileSource(path: file.path))
-                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint, explicit: file.explicit)
+        let role = file.explicit ? .ordinary : ExportBundle.role(of: path, in: bundles)
+        switch plan(name: path, role: role, explicit: file.explicit, depth: 0) {
+        case let .skip(reason, label):
+            skip(path, reason, label: label)
+        case .archive:
+            classifyArchive(file)
+        case let .read(format, label):
+            guard let fingerprint = fingerprint(file, format: format?.rawValue ?? "unknown") else { return }
+            guard isNew(path, fingerprint: fingerprint) else { return }
+            do {
+                try read(try file.path.openFile(), name: path, path: path, fingerprint: fingerprint, format: format, label: label, explicit: file.explicit)
+            } catch {
+                record(InputRecord(path: path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: Self.inputError(error, path: path))
             }
-        } catch let error as InputError {
-            record(InputRecord(path: file.path, fingerprint: fingerprint, format: named?.rawValue ?? "unknown"), failure: error)
         }
     }
 
-    /// A zip archive: each member whose name is a track format (optionally `.gz`) is an input,
-    /// known by the archive's fingerprint and the member's name. Nested archives are skipped.
-    mutating func classifyArchive(_ file: InputWalk.Found) throws {
-        let archiveFingerprint = try InputWalk.fingerprint(file.path, size: file.size)
-        let archive = ZipArchive(path: file.path)
+    /// Decides from the name (lower-cased suffixes) and the bundle's role; `depth` is how many
+    /// archives the name is inside.
+    func plan(name: String, role: ExportBundle.Role, explicit: Bool, depth: Int) -> Plan {
+        let lower = name.lowercased()
+        let base = lower.split(separator: "/").last.map(String.init) ?? lower
+        if lower.hasPrefix("__macosx/") || lower.contains("/__macosx/") || base.hasPrefix("._") { return .skip(.macResourceFork) }
+        var label: ActivityLabel?
+        switch role {
+        case let .metadata(kind): return .skip(.metadata(kind))
+        case .activityTable: return .skip(.metadata(.strava))
+        case .plannedRoute: return .skip(.plannedRoute)
+        case let .track(given): label = given
+        case .ordinary: break
+        }
+        if let label, label.isVirtual, !includeVirtual { return .skip(.virtualActivity, label) }
+        if lower.hasSuffix(".zip") { return depth >= 2 ? .skip(.nestedTooDeep) : .archive }
+        if let format = TrackFormat(name: name) { return .read(format, label) }
+        if let format = FormatAwaitingReader.format(ofName: name) { return .skip(.formatNotSupported(format)) }
+        return explicit ? .read(nil, label) : .skip(.notATrackFormat)
+    }
+
+    /// A zip archive: surveyed first (entry names, for the bundles it holds, and Strava's
+    /// `activities.csv`), then each entry planned like a file in a folder and read as a stream,
+    /// known by the archive's fingerprint and the entry's name (`#2` for a second entry of the
+    /// same name). A zip inside it is walked as a stream in turn, one level deep.
+    mutating func classifyArchive(_ file: InputWalk.Found) {
+        let path = file.path.display
+        guard let archiveFingerprint = fingerprint(file, format: "zip") else { return }
+        let archive = ZipArchive(fileName: file.path.bytes, path: path)
+        var names: [String] = []
+        var tables: [String: [String: ActivityLabel]] = [:]
         do {
             try archive.forEachEntry { entry in
-                guard entry.skipReason == nil, let format = TrackFormat(name: entry.name) else {
-                    if let reason = entry.skipReason {
-                        progress.clear()
-                        reportError("note: \(entry.path): skipped (\(reason))")
-                    }
-                    skipped += 1
-                    return
-                }
-                let fingerprint = archiveFingerprint + ":" + entry.name
-                guard !sink.classifier.knows(fingerprint) else {
-                    alreadyCounted += 1
-                    return
-                }
-                do {
-                    if entry.name.lowercased().hasSuffix(".gz") {
-                        read(try GzipSource(wrapping: entry, path: entry.path), format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
-                    } else {
-                        read(entry, format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
-                    }
-                } catch let error as InputError {
-                    record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format.rawValue), failure: error)
+                names.append(entry.name)
+                if entry.name == "activities.csv" || entry.name.hasSuffix("/activities.csv") {
+                    tables[String(entry.name.dropLast("activities.csv".count))] = labels(from: { entry }, path: entry.path)
                 }
             }
-        } catch let error as InputError {
-            // The archive itself is damaged: the members read so far stay counted.
-            record(InputRecord(path: file.path, fingerprint: archiveFingerprint, format: "zip"), failure: error)
+        } catch {
+            return record(InputRecord(path: path, fingerprint: archiveFingerprint, format: "zip"), failure: Self.inputError(error, path: path))
+        }
+        var bundles = ExportBundle.recognise(names)
+        for index in bundles.indices where bundles[index].kind == .strava {
+            bundles[index].labels = tables[bundles[index].root] ?? [:]
+        }
+        walk(archive, fingerprint: archiveFingerprint, depth: 1, bundles: bundles)
+    }
+
+    /// Plans and reads each entry of `archive`; a damaged archive is recorded as failed (the
+    /// entries read before the damage stay counted).
+    mutating func walk(_ archive: ZipArchive, fingerprint archiveFingerprint: String, depth: Int, bundles: [ExportBundle]) {
+        do {
+            try archive.forEachEntry { entry in
+                let fingerprint = archiveFingerprint + ":" + entry.name + (entry.occurrence > 1 ? "#\(entry.occurrence)" : "")
+                if entry.hasUnreadableName { return skip(entry.path, .unreadableName) }
+                if entry.skipReason != nil {
+                    let reason: SkipReason = entry.isEncrypted ? .encrypted : entry.isRegularFile ? .archiveFormatNotRead : .notARegularFile
+                    return skip(entry.path, reason)
+                }
+                switch plan(name: entry.name, role: ExportBundle.role(of: entry.name, in: bundles), explicit: false, depth: depth) {
+                case let .skip(reason, label):
+                    skip(entry.path, reason, label: label)
+                case .archive:
+                    walk(ZipArchive(streaming: entry, path: entry.path), fingerprint: fingerprint, depth: depth + 1, bundles: [])
+                case let .read(format, label):
+                    guard isNew(entry.path, fingerprint: fingerprint) else { return }
+                    do {
+                        try read(entry, name: entry.name, path: entry.path, fingerprint: fingerprint, format: format, label: label, explicit: false)
+                    } catch {
+                        record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"),
+                               failure: Self.inputError(error, path: entry.path))
+                    }
+                }
+            }
+        } catch {
+            record(InputRecord(path: archive.path, fingerprint: archiveFingerprint, format: "zip"), failure: Self.inputError(error, path: archive.path))
+        }
+    }
+
+    /// Opens `source` (decompressed when `name` ends in `.gz`), recognises the format when the
+    /// name did not (by the first bytes) and the tool's own outputs, and reads it.
+    mutating func read<Source: ByteSource>(_ source: Source, name: String, path: String, fingerprint: String,
+                                           format: TrackFormat?, label: ActivityLabel?, explicit: Bool) throws {
+        if name.lowercased().hasSuffix(".gz") {
+            try read(replaying: ReplayingSource(try GzipSource(wrapping: source, path: path)), path: path, fingerprint: fingerprint,
+                     format: format, label: label, explicit: explicit)
+        } else {
+            try read(replaying: ReplayingSource(source), path: path, fingerprint: fingerprint, format: format, label: label, explicit: explicit)
+        }
+    }
+
+    private mutating func read<Source: ByteSource>(replaying source: ReplayingSource<Source>, path: String, fingerprint: String,
+                                                   format: TrackFormat?, label: ActivityLabel?, explicit: Bool) throws {
+        if OwnOutput.recognises(source.prefix) { return skip(path, .ownOutput) }
+        read(source, format: format ?? TrackFormat(sniffing: source.prefix[...]), path: path, fingerprint: fingerprint, explicit: explicit, label: label)
+    }
+
+    /// The file's fingerprint, or nil when it cannot be opened (a dangling link, no permission):
+    /// then it is recorded as rejected, by its path.
+    private mutating func fingerprint(_ file: InputWalk.Found, format: String) -> String? {
+        do {
+            return try InputWalk.fingerprint(file.path, size: file.size)
+        } catch {
+            let path = file.path.display
+            record(InputRecord(path: path, fingerprint: InputRecord.pathKey(path: path), format: format), failure: Self.inputError(error, path: path))
+            return nil
+        }
+    }
+
+    /// False (and the file accounted) when an input with these bytes is in the ledger already:
+    /// from the state at the same path ("already in the state"), else a `duplicate`.
+    private mutating func isNew(_ path: String, fingerprint: String) -> Bool {
+        guard let known = sink.classifier.knownPath(fingerprint) else { return true }
+        if known == path {
+            alreadyCounted += 1
+        } else {
+            skip(path, .duplicate, duplicateOf: known)
+        }
+        return false
+    }
+
+    /// The notes on standard error once the report is written, and the exit code: 3 when a
+    /// track file of this run was rejected or read in part, or when the report holds no track
+    /// point at all (nothing to classify: say why rather than report an empty archive as fine).
+    func conclude(_ ledger: UnlockLedger) -> ExitCode {
+        var parts: [String] = []
+        let skipped = skippedByReason.values.reduce(0, +)
+        if skipped > 0 {
+            parts.append((skipped == 1 ? "1 file skipped (" : "\(skipped) files skipped (")
+                         + skippedByReason.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
+        }
+        if alreadyCounted > 0 { parts.append("\(alreadyCounted) input\(alreadyCounted == 1 ? "" : "s") already in the state") }
+        if !parts.isEmpty { reportError("note: " + parts.joined(separator: ", ")) }
+        let inputs = ledger.inputs.values
+        if inputs.allSatisfy({ $0.pointsRead == 0 }) {
+            let read = inputs.filter { $0.status != .skipped }.count, pins = inputs.reduce(0) { $0 + $1.pins }
+            reportError("no track points found in any input (\(read) read, \(inputs.count - read) skipped"
+                        + (pins > 0 ? ", \(pins) pins" : "") + "; the report lists every file)")
+            return .inputsRejected
+        }
+        return failedInputs > 0 ? .inputsRejected : .success
+    }
+
+    /// Records a file passed over.
+    mutating func skip(_ path: String, _ reason: SkipReason, duplicateOf: String? = nil, label: ActivityLabel? = nil) {
+        let format = TrackFormat(name: path)?.rawValue ?? FormatAwaitingReader.format(ofName: path)?.lowercased()
+            ?? (path.lowercased().hasSuffix(".zip") ? "zip" : "unknown")
+        var record = InputRecord.skipped(path: path, format: format, reason: reason.description, duplicateOf: duplicateOf)
+        record.activityType = label?.type
+        record.activityName = label?.name
+        sink.classifier.recordSkipped(record)
+        skippedByReason[reason.description, default: 0] += 1
+    }
+
+    /// Strava's labels from the `activities.csv` that `open` gives; a table that cannot be read
+    /// is named on standard error and labels nothing.
+    private func labels<Source: ByteSource>(from open: () throws -> Source, path: String) -> [String: ActivityLabel] {
+        do {
+            return try StravaActivityTable.labels(try open(), path: path)
+        } catch {
+            progress.clear()
+            reportError("note: \(error)")
+            return [:]
         }
     }
 
@@ -235,11 +388,16 @@ struct ClassifyRun {
     /// A JSON file found in a folder or archive (not named on the command line) whose structure is
     /// none of the track formats is skipped, not rejected: exports such as Google Takeout hold
     /// many JSON files that are not tracks.
-    mutating func read<Source: ByteSource>(_ source: Source, format: TrackFormat, path: String, fingerprint: String, explicit: Bool = true) {
-        sink.classifier.begin(InputRecord(path: path, fingerprint: fingerprint, format: format.rawValue))
+    mutating func read<Source: ByteSource>(_ source: Source, format: TrackFormat, path: String, fingerprint: String, explicit: Bool = true, label: ActivityLabel? = nil) {
+        var begun = InputRecord(path: path, fingerprint: fingerprint, format: format.rawValue)
+        begun.activityType = label?.type
+        begun.activityName = label?.name
+        sink.classifier.begin(begun)
         sink.problemsShown = 0
         sink.pointsInInput = 0
+        sink.unreadableInInput = 0
         var formatName = format.rawValue
+        var failed = false
         do {
             switch format {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
@@ -251,7 +409,7 @@ struct ClassifyRun {
             if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),
                sink.pointsInInput == 0 {
                 sink.classifier.discard()
-                skipped += 1
+                skip(path, .notATrackJSON)
                 return
             }
             // The report names the input already; its error says where and what.
@@ -261,21 +419,35 @@ struct ClassifyRun {
                 sink.classifier.fail("\(error)")
             }
             failedInputs += 1
+            failed = true
             progress.clear()
             reportError("\(error)")
         }
         if sink.problemsShown > RunSink.problemsPerInput {
             reportError("\(path): \(sink.problemsShown - RunSink.problemsPerInput) more unreadable points")
         }
+        if sink.unreadableInInput > 0, sink.unreadableInInput == sink.pointsInInput, !failed {
+            // Read to the end, but nothing in it could be used: not a file that was read.
+            let reason = "no readable point: \(sink.unreadableInInput) unreadable"
+            sink.classifier.fail(reason)
+            failedInputs += 1
+            progress.clear()
+            reportError("\(path): \(reason)")
+        }
         sink.classifier.setFormat(formatName)
-        sink.classifier.finish(fingerprint)
+        sink.classifier.finish(fingerprint, path: path)
+    }
+
+    /// Readers and sources throw `InputError`; anything else is named after the input all the same.
+    static func inputError(_ error: Error, path: String) -> InputError {
+        error as? InputError ?? InputError(path: path, reason: "\(error)")
     }
 
     /// An input that could not even be opened.
     mutating func record(_ record: InputRecord, failure: InputError) {
         sink.classifier.begin(record)
         sink.classifier.fail(failure.reason)
-        sink.classifier.finish(record.fingerprint)
+        sink.classifier.finish(record.fingerprint, path: record.path)
         failedInputs += 1
         progress.clear()
         reportError(failure.description)

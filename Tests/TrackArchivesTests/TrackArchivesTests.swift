@@ -176,15 +176,43 @@ final class TrackArchivesTests: XCTestCase {
                 try GPXReader.read(try GzipSource(wrapping: entry, path: entry.path), path: entry.path, into: &counter)
             case "points.csv":
                 try TrackCSVReader.read(entry, path: entry.path, into: &counter)
+            case "old/inner.zip":
+                // A zip inside the zip, read as a stream through the outer entry.
+                XCTAssertTrue(entry.isZip)
+                var inner: [String] = []
+                try ZipArchive(streaming: entry, path: entry.path).forEachEntry { member in
+                    inner.append(member.path)
+                    try TrackCSVReader.read(member, path: member.path, into: &counter)
+                }
+                XCTAssertEqual(inner, ["\(file("export.zip")):old/inner.zip:x.csv"])
             default:
                 XCTFail("unexpected entry \(entry.name)")
             }
             points += counter.points
         }
         XCTAssertEqual(seen, ["tracks/a.gpx", "points.csv", "old/inner.zip", "tracks/b.gpx.gz"])
-        XCTAssertEqual(skipped.keys.sorted(), ["old/inner.zip"])
-        XCTAssertTrue(skipped["old/inner.zip"]?.contains("archive inside an archive") == true)
-        XCTAssertEqual(points, 2000 + 2 + 2000)
+        XCTAssertEqual(skipped.keys.sorted(), [])
+        XCTAssertEqual(points, 2000 + 2 + 2000 + 1)
+    }
+
+    /// A name with the UTF-8 flag (Python's zipfile sets it for non-ASCII names) is read as
+    /// UTF-8 (libarchive in the C locale made it `?`); a GBK name without the flag keeps its
+    /// bytes, escaped where they are not UTF-8. The process's locale is left as it was.
+    func testEntryNamesInUTF8AndWithoutTheFlag() throws {
+        let script = """
+        import zipfile
+        with zipfile.ZipFile("names.zip", "w") as z:
+            z.writestr("轨迹/上海外滩.csv", "1,2\\n")
+            z.writestr("gbk_.csv", "3,4\\n")
+        data = open("names.zip", "rb").read().replace(b"gbk_.csv", "外外.csv".encode("gbk"))
+        open("names.zip", "wb").write(data)
+        """
+        XCTAssertEqual(try run(["python3", "-c", script]), 0)
+        let before = String(cString: setlocale(LC_CTYPE, nil))
+        var names: [String] = []
+        try ZipArchive(path: file("names.zip")).forEachEntry { names.append($0.name) }
+        XCTAssertEqual(names, ["轨迹/上海外滩.csv", "\\xCD\\xE2\\xCD\\xE2.csv"])
+        XCTAssertEqual(String(cString: setlocale(LC_CTYPE, nil)), before)
     }
 
     func testEncryptedEntriesAreSkippedWithAReason() throws {

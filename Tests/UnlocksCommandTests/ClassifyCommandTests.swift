@@ -40,7 +40,7 @@ final class ClassifyCommandTests: XCTestCase {
         var expectedDistance = 0.0, days = Set<Int>()
         for (name, fact) in files {
             let input = try XCTUnwrap(inputs.first { ($0["path"] as? String)?.hasPrefix(Self.samples + "/" + name) == true }, name)
-            XCTAssertEqual(input["status"] as? String, "ok", name)
+            XCTAssertEqual(input["status"] as? String, "read", name)
             XCTAssertEqual(input["pointsRead"] as? Int, fact["points"] as? Int, name)
             expectedRead += fact["points"] as! Int
             for (reason, n) in fact["drops"] as! [String: Int] { expectedDrops[reason, default: 0] += n }
@@ -169,9 +169,9 @@ final class ClassifyCommandTests: XCTestCase {
         let report = try json(result.stdout)
         let inputs = try XCTUnwrap((report["inputs"] as? [String: Any])?["files"] as? [[String: Any]])
         func status(_ name: String) -> String? { inputs.first { $0["path"] as? String == dir + "/" + name }?["status"] as? String }
-        XCTAssertEqual(status("good.csv"), "ok")
-        XCTAssertNil(status("settings.json"))
-        XCTAssertEqual(status("badlines.csv"), "ok")
+        XCTAssertEqual(status("good.csv"), "read")
+        XCTAssertEqual(status("settings.json"), "skipped")
+        XCTAssertEqual(status("badlines.csv"), "read")
         XCTAssertEqual(status("truncated.gpx"), "partial")
         XCTAssertEqual(status("broken.json"), "partial")
         XCTAssertEqual(status("laughs.gpx"), "rejected")

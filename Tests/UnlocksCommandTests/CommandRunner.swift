@@ -27,7 +27,8 @@ struct CommandRunner {
 
     /// Runs `unlocks arguments…`, writing `input` `inputRepeats` times to its standard input from
     /// another thread (so inputs far larger than a pipe buffer work).
-    static func run(_ arguments: [String], input: Data = Data(), inputRepeats: Int = 1) throws -> Result {
+    /// With `timeout` (seconds), a child still running then is killed (status 128 + SIGKILL).
+    static func run(_ arguments: [String], input: Data = Data(), inputRepeats: Int = 1, timeout: Double? = nil) throws -> Result {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
         var actions = posix_spawn_file_actions_t()
@@ -45,6 +46,11 @@ struct CommandRunner {
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
 
         let collected = Collected()
+        if let timeout {
+            let child = pid
+            // Only while the child is unreaped: its pid cannot belong to another process then.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { collected.whileRunning { kill(child, SIGKILL) } }
+        }
         let inputDescriptor = inPipe[1]
         let childPID = pid
         let writer = Thread {
@@ -67,6 +73,12 @@ struct CommandRunner {
         group.wait()
         collected.writerDone.wait()
         var status: Int32 = 0
+        while true {
+            // Waits without reaping, so the timeout's kill cannot reach a recycled pid.
+            var info = siginfo_t()
+            if waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0 || errno != EINTR { break }
+        }
+        collected.markFinished()
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: exitStatus, stdout: String(decoding: collected.out, as: UTF8.self),
@@ -86,6 +98,15 @@ struct CommandRunner {
         private let lock = NSLock()
         private(set) var out = Data(), err = Data(), peak = 0
         let writerDone = DispatchSemaphore(value: 0)
+        private var finished = false
+        func markFinished() {
+            lock.lock(); defer { lock.unlock() }
+            finished = true
+        }
+        func whileRunning(_ body: () -> Void) {
+            lock.lock(); defer { lock.unlock() }
+            if !finished { body() }
+        }
         func setPeak(_ bytes: Int) {
             lock.lock(); defer { lock.unlock() }
             peak = bytes

@@ -48,7 +48,7 @@ final class FITClassifyTests: XCTestCase {
             let (result, files) = try inputs([path])
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertEqual(files.count, 1)
-            XCTAssertEqual(files.first?["status"] as? String, "ok", path)
+            XCTAssertEqual(files.first?["status"] as? String, "read", path)
             XCTAssertEqual(files.first?["format"] as? String, "fit", path)
             XCTAssertEqual(files.first?["pointsRead"] as? Int, try expectedPoints(name), path)
         }
@@ -57,7 +57,9 @@ final class FITClassifyTests: XCTestCase {
         try FileManager.default.removeItem(atPath: dir + "/" + run)
         let (result, files) = try inputs([dir])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(files.compactMap { ($0["path"] as? String).map { String($0.dropFirst(dir.count + 1)) } }.sorted(), ["RIDE.FIT", run + ".gz"])
+        let read = files.filter { $0["status"] as? String == "read" }
+        XCTAssertEqual(read.compactMap { ($0["path"] as? String).map { String($0.dropFirst(dir.count + 1)) } }.sorted(), ["RIDE.FIT", run + ".gz"])
+        XCTAssertEqual(files.first { $0["path"] as? String == dir + "/activity" }?["reason"] as? String, "not a track format")
         XCTAssertEqual(files.compactMap { $0["pointsRead"] as? Int }.reduce(0, +), try expectedPoints(run) + expectedPoints(bike))
     }
 

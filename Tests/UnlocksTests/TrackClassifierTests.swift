@@ -246,4 +246,59 @@ final class TrackClassifierTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("other classify options"), "\($0)")
         }
     }
+
+    /// Skipped files, labels and pins survive the state; a state written before them (status
+    /// `ok`, no such members) still reads, as `read`; the all-unreadable and partial rules.
+    func testStateKeepsSkippedFilesAndReadsOlderStates() throws {
+        var c = TrackClassifier(locator: Self.locator, options: ClassifyOptions())
+        var labelled = InputRecord(path: "export.zip:activities/1.gpx", fingerprint: "f1", format: "gpx")
+        labelled.activityType = "Ride"
+        labelled.activityName = "Morning Ride"
+        c.begin(labelled)
+        c.annotate(.pin)
+        c.annotate(.activityType("cycling"))  // the bundle's label wins
+        for p in walk(from: (39.9030, 116.3975), to: (39.9150, 116.3975), count: 20) { c.point(p) }
+        c.finish()
+        c.recordSkipped(.skipped(path: "export.zip:profile.csv", format: "csv", reason: "metadata of a Strava export"))
+        c.recordSkipped(.skipped(path: "copy.gpx", format: "gpx", reason: "duplicate", duplicateOf: "export.zip:activities/1.gpx"))
+        c.begin(InputRecord(path: "bad.csv", fingerprint: "f2", format: "csv"))
+        c.unreadablePoint(InputError(path: "bad.csv", line: 2, reason: "x"))
+        c.fail("line 3: stopped")
+        c.finish()
+        let ledger = c.takeLedger()
+        XCTAssertEqual(ledger.inputs["f1"]?.pins, 1)
+        XCTAssertEqual(ledger.inputs["f1"]?.activityType, "Ride")
+        XCTAssertEqual(ledger.inputs["f2"]?.status, .rejected, "an error after only unreadable points leaves nothing used")
+        XCTAssertEqual(ledger.inputs[InputRecord.pathKey(path: "copy.gpx")]?.duplicateOf, "export.zip:activities/1.gpx")
+
+        let world = Self.locator.world, china = Self.locator.china
+        let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), world: world, china: china)
+        XCTAssertEqual(try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), world: world, china: china), ledger)
+
+        // A shard that skipped a file another shard read: merged, the file is read (either order).
+        var skipping = UnlockLedger()
+        skipping.inputs[InputRecord.pathKey(path: "bad.csv")] = .skipped(path: "bad.csv", format: "csv", reason: "not a track format")
+        var merged = skipping
+        merged.merge(ledger)
+        var reversed = ledger
+        reversed.merge(skipping)
+        XCTAssertEqual(merged.inputs, ledger.inputs)
+        XCTAssertEqual(reversed.inputs, ledger.inputs)
+
+        // The same state as the format before skipped files: statuses "ok", no new members.
+        var older = ledger
+        older.inputs = older.inputs.filter { $0.value.status != .skipped }
+        older.inputs["f1"]?.pins = 0
+        older.inputs["f1"]?.activityType = nil
+        older.inputs["f1"]?.activityName = nil
+        let current = LedgerState.encode(older, options: ClassifyOptions(), world: world, china: china)
+        let length = Int(current.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+        let json = String(decoding: current[16..<(16 + length)], as: UTF8.self).replacingOccurrences(of: "\"status\":\"read\"", with: "\"status\":\"ok\"")
+        XCTAssertTrue(json.contains("\"status\":\"ok\""))
+        var old = Array("AUSTATE1".utf8)
+        withUnsafeBytes(of: UInt64(json.utf8.count).littleEndian) { old += $0 }
+        old += Array(json.utf8) + current[(16 + length)..<(current.count - 8)]
+        withUnsafeBytes(of: old.withUnsafeBytes { XXH64.hash($0) }.littleEndian) { old += $0 }
+        XCTAssertEqual(try LedgerState.decode(old, path: "old", options: ClassifyOptions(), world: world, china: china), older)
+    }
 }
