@@ -26,9 +26,11 @@ enum ClassifyCommand {
         discussion: """
         PATH may be files, folders (read recursively, in name order) and .zip or .gz archives
         (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, CSV (lat,lon[,time]
-        [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
-        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .csv,
-        .txt, .json or .geojson (optionally .gz) are read; other files are counted as skipped.
+        [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON,
+        GeoJSON, TCX, KML and KMZ, and NMEA 0183 logs (docs/input-formats.md). In folders and
+        archives only names ending in .gpx, .csv, .txt, .json, .geojson, .tcx, .kml, .nmea or
+        .nma (optionally .gz), .log files that hold NMEA, and .kmz files are read; other files
+        are counted as skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
         segments at gaps over 5 minutes, flights removed, then located at every level. The
@@ -172,7 +174,8 @@ struct ClassifyRun {
             return try classifyArchive(file)
         }
         let named = TrackFormat(name: file.path)
-        guard named != nil || file.explicit else {
+        if named == .kmz { return try classifyKMZ(file) }
+        guard named != nil || file.explicit || TrackFormat.readsByContent(file.path) else {
             skipped += 1
             return
         }
@@ -184,10 +187,12 @@ struct ClassifyRun {
         do {
             if file.path.lowercased().hasSuffix(".gz") {
                 let source = try ReplayingSource(try GzipSource(path: file.path))
-                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint, explicit: file.explicit)
+                guard let format = TrackFormat(name: file.path, content: source.prefix[...], explicit: file.explicit) else { skipped += 1; return }
+                read(source, format: format, path: file.path, fingerprint: fingerprint, explicit: file.explicit)
             } else {
                 let source = try ReplayingSource(try FileSource(path: file.path))
-                read(source, format: named ?? TrackFormat(sniffing: source.prefix[...]), path: file.path, fingerprint: fingerprint, explicit: file.explicit)
+                guard let format = TrackFormat(name: file.path, content: source.prefix[...], explicit: file.explicit) else { skipped += 1; return }
+                read(source, format: format, path: file.path, fingerprint: fingerprint, explicit: file.explicit)
             }
         } catch let error as InputError {
             record(InputRecord(path: file.path, fingerprint: fingerprint, format: named?.rawValue ?? "unknown"), failure: error)
@@ -201,8 +206,10 @@ struct ClassifyRun {
         let archive = ZipArchive(path: file.path)
         do {
             try archive.forEachEntry { entry in
-                guard entry.skipReason == nil, let format = TrackFormat(name: entry.name) else {
-                    if let reason = entry.skipReason {
+                let named = TrackFormat(name: entry.name)
+                let skipReason = entry.skipReason ?? (named == .kmz ? "KMZ inside an archive; not opened (unpack it and pass it on its own)" : nil)
+                guard skipReason == nil, named != nil || TrackFormat.readsByContent(entry.name) else {
+                    if let reason = skipReason {
                         progress.clear()
                         reportError("note: \(entry.path): skipped (\(reason))")
                     }
@@ -216,17 +223,47 @@ struct ClassifyRun {
                 }
                 do {
                     if entry.name.lowercased().hasSuffix(".gz") {
-                        read(try GzipSource(wrapping: entry, path: entry.path), format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
+                        let source = try ReplayingSource(try GzipSource(wrapping: entry, path: entry.path))
+                        guard let format = TrackFormat(name: entry.name, content: source.prefix[...], explicit: false) else { skipped += 1; return }
+                        read(source, format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
                     } else {
-                        read(entry, format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
+                        let source = try ReplayingSource(entry)
+                        guard let format = TrackFormat(name: entry.name, content: source.prefix[...], explicit: false) else { skipped += 1; return }
+                        read(source, format: format, path: entry.path, fingerprint: fingerprint, explicit: false)
                     }
                 } catch let error as InputError {
-                    record(InputRecord(path: entry.path, fingerprint: fingerprint, format: format.rawValue), failure: error)
+                    record(InputRecord(path: entry.path, fingerprint: fingerprint, format: named?.rawValue ?? "unknown"), failure: error)
                 }
             }
         } catch let error as InputError {
             // The archive itself is damaged: the members read so far stay counted.
             record(InputRecord(path: file.path, fingerprint: archiveFingerprint, format: "zip"), failure: error)
+        }
+    }
+
+    /// A KMZ (a zip holding a KML document): its document entry (``TrackFormat/kmzDocument(among:)``)
+    /// is read as KML; the other entries (images, models) belong to it and are not inputs.
+    mutating func classifyKMZ(_ file: InputWalk.Found) throws {
+        let fingerprint = try InputWalk.fingerprint(file.path, size: file.size)
+        guard !sink.classifier.knows(fingerprint) else {
+            alreadyCounted += 1
+            return
+        }
+        let archive = ZipArchive(path: file.path)
+        do {
+            var names: [String] = []
+            try archive.forEachEntry { entry in
+                if entry.skipReason == nil { names.append(entry.name) }
+            }
+            guard let document = TrackFormat.kmzDocument(among: names) else {
+                throw InputError(path: file.path, reason: "a KMZ without a .kml document inside")
+            }
+            try archive.forEachEntry { entry in
+                guard entry.name == document else { return }
+                read(entry, format: .kml, path: entry.path, fingerprint: fingerprint, explicit: file.explicit)
+            }
+        } catch let error as InputError {
+            record(InputRecord(path: file.path, fingerprint: fingerprint, format: "kmz"), failure: error)
         }
     }
 
@@ -245,6 +282,10 @@ struct ClassifyRun {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
             case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
+            case .tcx: try TCXReader.read(source, path: path, into: &sink)
+            case .kml: try KMLReader.read(source, path: path, into: &sink)
+            case .nmea: try NMEAReader.read(source, path: path, into: &sink)
+            case .kmz: throw InputError(path: path, reason: "a KMZ is a zip archive; it is read from a file, not from inside another archive or a stream")
             }
         } catch {
             if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),
