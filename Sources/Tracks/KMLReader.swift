@@ -13,6 +13,8 @@ import TextFormats
 ///   unreadable points: counts that differ are reported, never guessed around.
 /// - every `Point` as ``TrackAnnotation/pin`` (a placemark is a pin, not a place one went).
 ///
+/// Only geometry inside a `Placemark` counts, as in Google Earth (a `Point` of a
+/// `PhotoOverlay`, or a geometry placed directly in a `Folder`, is not drawn as a feature).
 /// `LinearRing` and `Polygon` are areas, not tracks: their coordinates are skipped. Elements
 /// match by local name. The XML rules and limits are ``XMLScanner``'s; besides those, a
 /// `gx:Track` may hold at most ``maximumPendingTimes`` `when`s not yet paired.
@@ -63,6 +65,7 @@ private struct KMLParser {
     var summary = KMLReader.Summary()
     /// Depth of the open `LineString`, its `coordinates`, the open `gx:Track`, and its `when`
     /// or `gx:coord` (0: none).
+    private var placemarkDepth = 0
     private var lineDepth = 0
     private var coordinatesDepth = 0
     private var trackDepth = 0
@@ -117,6 +120,10 @@ private struct KMLParser {
             }
             return
         }
+        if placemarkDepth == 0 {
+            if scanner.hasLocalName("Placemark") { placemarkDepth = depth }
+            return
+        }
         if scanner.hasLocalName("LineString") {
             lineDepth = depth
             summary.lineStrings += 1
@@ -156,6 +163,8 @@ private struct KMLParser {
             swap(&splitter, &tuples)
         } else if depth == lineDepth {
             lineDepth = 0
+        } else if depth == placemarkDepth {
+            placemarkDepth = 0
         } else if depth == valueDepth {
             valueDepth = 0
             if valueIsTime { try finishTime(scanner) } else { finishCoord(scanner, &sink) }
