@@ -287,7 +287,7 @@ struct XMLScanner {
             }
             if depth == 0 && !Self.isSpace(byte) {
                 var stop = i
-                while stop < end, stop - i < 20, buffer[stop] != UInt8(ascii: "<") { stop += 1 }
+                while stop < end, stop - i < 20, buffer[stop] != UInt8(ascii: "<"), buffer[stop] != 0x0A, buffer[stop] != 0x0D { stop += 1 }
                 throw error(rootSeen ? "text after the end of the <\(root)> element"
                                      : "not an XML document: '\(show(i, stop, limit: 20))' before the first element", at: i)
             }
