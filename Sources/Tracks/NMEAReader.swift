@@ -252,15 +252,18 @@ private struct NMEALog {
         return Timestamp.daysSinceEpoch(year: year, month: month, day: day)
     }
 
-    /// `dddmm.mmmm` with its hemisphere letter → signed degrees.
+    /// `dddmm.mmmm` with its hemisphere letter → signed degrees. Degrees and minutes are read
+    /// as written (`39` and `54.2520`), so `3954.2520` is exactly 39 + 54.252 / 60.
     private static func angle(_ field: UnsafeRawBufferPointer, _ hemisphere: UnsafeRawBufferPointer, degreeDigits: Int,
                               positive: Unicode.Scalar, negative: Unicode.Scalar) throws -> Double {
         let which = degreeDigits == 2 ? "latitude" : "longitude"
-        guard let value = DecimalNumber.parse(field), value >= 0 else {
+        let point = field.firstIndex(of: UInt8(ascii: ".")) ?? field.count
+        let digits = field[..<point].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard digits, point >= 2, point <= degreeDigits + 2,
+              let minutes = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: field[(point - 2)...])), minutes >= 0 else {
             throw FieldProblem(reason: "\(which) '\(text(field))' is not a number")
         }
-        let degrees = (value / 100).rounded(.down)
-        let minutes = value - degrees * 100
+        let degrees = field[..<(point - 2)].reduce(0.0) { $0 * 10 + Double($1 - UInt8(ascii: "0")) }
         guard minutes < 60 else { throw FieldProblem(reason: "\(which) '\(text(field))' has 60 or more minutes") }
         let letter = text(hemisphere)
         guard letter == String(positive) || letter == String(negative) else {
