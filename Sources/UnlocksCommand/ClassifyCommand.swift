@@ -28,9 +28,9 @@ enum ClassifyCommand {
         (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, CSV (lat,lon[,time]
         [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON,
         GeoJSON, TCX, KML and KMZ, and NMEA 0183 logs (docs/input-formats.md). In folders and
-        archives only names ending in .gpx, .csv, .txt, .json, .geojson, .tcx, .kml, .nmea or
-        .nma (optionally .gz), .log files that hold NMEA, and .kmz files are read; other files
-        are counted as skipped.
+        archives only names ending in .gpx, .csv, .txt, .json, .geojson, .tcx, .kml, .nmea, .nma
+        or .nme (optionally .gz), .log files that hold NMEA, and .kmz files are read; other
+        files are counted as skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
         segments at gaps over 5 minutes, flights removed, then located at every level. The

@@ -21,7 +21,7 @@ enum TrackFormat: String {
         else if lower.hasSuffix(".json") || lower.hasSuffix(".geojson") { self = .json }
         else if lower.hasSuffix(".tcx") { self = .tcx }
         else if lower.hasSuffix(".kml") { self = .kml }
-        else if lower.hasSuffix(".nmea") || lower.hasSuffix(".nma") { self = .nmea }
+        else if lower.hasSuffix(".nmea") || lower.hasSuffix(".nma") || lower.hasSuffix(".nme") { self = .nmea }
         else { return nil }
     }
 
@@ -52,7 +52,7 @@ enum TrackFormat: String {
     }
 
     /// By the content: for `<`, the root element's name (`TrainingCenterDatabase` TCX, `kml`
-    /// KML, anything else GPX); `$` and a talker's two capitals NMEA; `{` or `[` JSON; else CSV.
+    /// KML, anything else GPX); `{` or `[` JSON; an NMEA sentence in the first lines NMEA; else CSV.
     init(sniffing bytes: ArraySlice<UInt8>) {
         let start = bytes.firstIndex { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } ?? bytes.endIndex
         let first = start < bytes.endIndex ? bytes[start] : nil
@@ -64,11 +64,24 @@ enum TrackFormat: String {
             default: self = .gpx
             }
         case UInt8(ascii: "{"), UInt8(ascii: "["): self = .json
-        case UInt8(ascii: "$") where bytes.count - (start - bytes.startIndex) >= 3
-            && bytes[start + 1...start + 2].allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }):
-            self = .nmea
+        case _ where Self.beginsWithNMEA(bytes[start...]): self = .nmea
         default: self = .csv
         }
+    }
+
+    /// True when one of the first 5 lines is an NMEA sentence (`$`, a talker and a sentence
+    /// type in capitals, a comma): loggers may write a line of their own first (`Start log …`).
+    private static func beginsWithNMEA(_ bytes: ArraySlice<UInt8>) -> Bool {
+        for line in bytes.split(separator: 0x0A, maxSplits: 5, omittingEmptySubsequences: true).prefix(5) {
+            let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+            guard text.count >= 7, text.first == UInt8(ascii: "$") else { continue }
+            let address = text.dropFirst().prefix(5)
+            if address.allSatisfy({ ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) }),
+               text[text.startIndex + 6] == UInt8(ascii: ",") {
+                return true
+            }
+        }
+        return false
     }
 
     /// The local name of the first element in `bytes`, past declarations, comments and a

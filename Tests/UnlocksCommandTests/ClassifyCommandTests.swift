@@ -267,7 +267,8 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         try tcx.write(toFile: dir + "/run.tcx", atomically: false, encoding: .utf8)
         try kml.write(toFile: dir + "/bund.kml", atomically: false, encoding: .utf8)
         try (nmea.joined(separator: "\r\n") + "\r\n").write(toFile: dir + "/logger.nmea", atomically: false, encoding: .utf8)
-        try (nmea.prefix(10).joined(separator: "\n") + "\n").write(toFile: dir + "/GPS0001.LOG", atomically: false, encoding: .utf8)
+        // Some loggers write a line of their own first (Radio Mobile's GPS.TXT: "Start log …").
+        try ("Start log 02:00:00 01-05-2024\n" + nmea.prefix(10).joined(separator: "\n") + "\n").write(toFile: dir + "/GPS0001.LOG", atomically: false, encoding: .utf8)
         try "2024-05-01 app started\n".write(toFile: dir + "/app.log", atomically: false, encoding: .utf8)
         try doc.write(toFile: dir + "/doc.kml.member", atomically: false, encoding: .utf8)
         let script = """
