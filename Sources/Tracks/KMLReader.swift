@@ -204,25 +204,30 @@ private struct KMLParser {
         }
         let time = times[timesHead]
         timesHead += 1
-        var numbers: [Double] = []
-        var bad = value.overflow
-        if !bad {
-            value.withTrimmed { bytes in
-                var i = 0
-                while i < bytes.count && !bad {
-                    while i < bytes.count, XMLScanner.isSpace(bytes[i]) { i += 1 }
-                    var j = i
-                    while j < bytes.count, !XMLScanner.isSpace(bytes[j]) { j += 1 }
-                    if j > i {
-                        if let number = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: bytes[i..<j])) { numbers.append(number) } else { bad = true }
+        var numbers: (Double, Double, Double) = (0, 0, 0)
+        var found = 0
+        let good = !value.overflow && value.withTrimmed { bytes -> Bool in
+            var i = 0
+            while i < bytes.count {
+                while i < bytes.count, XMLScanner.isSpace(bytes[i]) { i += 1 }
+                var j = i
+                while j < bytes.count, !XMLScanner.isSpace(bytes[j]) { j += 1 }
+                if j > i {
+                    guard found < 3, let number = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: bytes[i..<j])) else { return false }
+                    switch found {
+                    case 0: numbers.0 = number
+                    case 1: numbers.1 = number
+                    default: numbers.2 = number
                     }
-                    i = j
+                    found += 1
                 }
+                i = j
             }
+            return found >= 2
         }
-        if bad || numbers.count < 2 || numbers.count > 3 {
+        if !good {
             summary.unreadablePoints += 1
-            sink.unreadablePoint(scanner.problem("gx:coord '\(String(value.string.prefix(40)))' is not 'longitude latitude [altitude]'", at: valueLocation))
+            sink.unreadablePoint(scanner.problem("gx:coord '\(value.prefix(40))' is not 'longitude latitude [altitude]'", at: valueLocation))
             return
         }
         if time == Self.badTime {
@@ -231,8 +236,8 @@ private struct KMLParser {
             return
         }
         summary.points += 1
-        sink.point(TrackPoint(latitude: numbers[1], longitude: numbers[0], time: time == Self.noTime ? nil : time,
-                              elevation: numbers.count > 2 ? numbers[2] : nil))
+        sink.point(TrackPoint(latitude: numbers.1, longitude: numbers.0, time: time == Self.noTime ? nil : time,
+                              elevation: found == 3 ? numbers.2 : nil))
     }
 
     private mutating func deliver<Sink: TrackSink>(_ tuple: CoordinateTuples.Tuple, _ location: XMLLocation, _ scanner: XMLScanner, _ sink: inout Sink) {
@@ -283,7 +288,7 @@ struct CoordinateTuples {
             }
             if gap {
                 gap = false
-                if !tuple.bytes.isEmpty && tuple.bytes.last != UInt8(ascii: ",") && byte != UInt8(ascii: ",") {
+                if !tuple.isEmpty && tuple.last != UInt8(ascii: ",") && byte != UInt8(ascii: ",") {
                     emit(parse())
                     tuple.reset()
                 }
@@ -294,31 +299,37 @@ struct CoordinateTuples {
     }
 
     mutating func finish(_ emit: (Tuple) -> Void) {
-        if !tuple.bytes.isEmpty || tuple.overflow { emit(parse()) }
+        if !tuple.isEmpty || tuple.overflow { emit(parse()) }
         tuple.reset()
         gap = false
     }
 
     private func parse() -> Tuple {
-        let shown = String(decoding: tuple.bytes.prefix(40), as: UTF8.self)
-        guard !tuple.overflow else { return .unreadable(shown + "…") }
-        var numbers: [Double] = []
-        var good = true
-        tuple.bytes.withUnsafeBytes { bytes in
+        guard !tuple.overflow else { return .unreadable(tuple.prefix(40) + "…") }
+        var numbers: (Double, Double, Double) = (0, 0, 0)
+        var found = 0
+        let good: Bool = tuple.withTrimmed { bytes in
             var i = 0
-            while i <= bytes.count && good {
+            while i <= bytes.count {
                 var j = i
                 while j < bytes.count, bytes[j] != UInt8(ascii: ",") { j += 1 }
                 let field = UnsafeRawBufferPointer(rebasing: bytes[i..<j])
                 if let number = DecimalNumber.parse(field) {
-                    numbers.append(number)
-                } else if !(field.isEmpty && j == bytes.count && numbers.count >= 2) {  // a trailing comma is fine
-                    good = false
+                    switch found {
+                    case 0: numbers.0 = number
+                    case 1: numbers.1 = number
+                    case 2: numbers.2 = number
+                    default: return false
+                    }
+                    found += 1
+                } else if !(field.isEmpty && j == bytes.count && found >= 2) {  // a trailing comma is fine
+                    return false
                 }
                 i = j + 1
             }
+            return found >= 2
         }
-        guard good, numbers.count == 2 || numbers.count == 3 else { return .unreadable(shown) }
-        return .position(longitude: numbers[0], latitude: numbers[1], altitude: numbers.count == 3 ? numbers[2] : nil)
+        guard good else { return .unreadable(tuple.prefix(40)) }
+        return .position(longitude: numbers.0, latitude: numbers.1, altitude: found == 3 ? numbers.2 : nil)
     }
 }

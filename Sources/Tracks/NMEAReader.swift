@@ -87,6 +87,9 @@ private struct NMEALog {
         self.path = path
     }
 
+    /// The fields of the sentence being read (valid during `line`).
+    private var fields: [UnsafeRawBufferPointer] = []
+
     /// Reads one line; false when it holds no sentence (`$…`).
     mutating func line<Sink: TrackSink>(_ line: UnsafeRawBufferPointer, _ number: Int, _ sink: inout Sink) -> Bool {
         guard let dollar = line.firstIndex(of: UInt8(ascii: "$")) else { return false }
@@ -95,39 +98,65 @@ private struct NMEALog {
         let sentence = UnsafeRawBufferPointer(rebasing: line[(dollar + 1)..<stop])
         let star = sentence.lastIndex(of: UInt8(ascii: "*"))
         let body = UnsafeRawBufferPointer(rebasing: sentence[..<(star ?? sentence.count)])
-        let fields = body.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-        guard let address = fields.first, address.count == 5 else {
+        guard body.count >= 6, body[5] == UInt8(ascii: ","), let talker = Self.talker(body[0], body[1]) else {
             summary.otherSentences += 1
             return true
         }
-        let talker = String(decoding: address.prefix(2), as: UTF8.self)
-        let type = String(decoding: address.suffix(3), as: UTF8.self)
-        guard ["GP", "GN", "GL", "GA", "BD", "GB"].contains(talker), type == "RMC" || type == "GGA" else {
+        let isRMC = body[2] == UInt8(ascii: "R") && body[3] == UInt8(ascii: "M") && body[4] == UInt8(ascii: "C")
+        let isGGA = body[2] == UInt8(ascii: "G") && body[3] == UInt8(ascii: "G") && body[4] == UInt8(ascii: "A")
+        guard isRMC || isGGA else {
             summary.otherSentences += 1
             return true
         }
         summary.sentences += 1
-        let name = talker + type
         if let star {
-            let written = sentence[(star + 1)...]
-            let computed = body.reduce(UInt8(0), ^)
-            guard written.count == 2, let value = UInt8(String(decoding: written, as: UTF8.self), radix: 16), value == computed else {
+            let written = UnsafeRawBufferPointer(rebasing: sentence[(star + 1)...])
+            var computed: UInt8 = 0
+            for byte in body { computed ^= byte }
+            guard written.count == 2, let high = Self.hexDigit(written[0]), let low = Self.hexDigit(written[1]), high << 4 | low == computed else {
                 summary.badChecksums += 1
-                unreadable("$\(name): checksum '\(String(decoding: written.prefix(4), as: UTF8.self))' does not match the sentence (\(hex(computed)) computed)", number, &sink)
+                unreadable("$\(talker)\(isRMC ? "RMC" : "GGA"): checksum '\(String(decoding: written.prefix(4), as: UTF8.self))' does not match the sentence (\(hex(computed)) computed)", number, &sink)
                 return true
             }
         }
-        let values = fields.map { UnsafeRawBufferPointer(rebasing: $0) }
+        fields.removeAll(keepingCapacity: true)
+        var fieldStart = 0
+        for i in 0...body.count where i == body.count || body[i] == UInt8(ascii: ",") {
+            fields.append(UnsafeRawBufferPointer(rebasing: body[fieldStart..<i]))
+            fieldStart = i + 1
+        }
         do {
-            if let fix = try type == "RMC" ? rmc(values) : gga(values) {
+            if let fix = try isRMC ? rmc() : gga() {
                 add(fix, &sink)
             } else {
                 summary.sentencesWithoutFix += 1
             }
         } catch let problem as FieldProblem {
-            unreadable("$\(name): \(problem.reason)", number, &sink)
+            unreadable("$\(talker)\(isRMC ? "RMC" : "GGA"): \(problem.reason)", number, &sink)
         } catch {}
         return true
+    }
+
+    /// The talker of the two bytes when it is one read (`GP`, `GN`, `GL`, `GA`, `BD`, `GB`).
+    private static func talker(_ first: UInt8, _ second: UInt8) -> String? {
+        switch (first, second) {
+        case (UInt8(ascii: "G"), UInt8(ascii: "P")): return "GP"
+        case (UInt8(ascii: "G"), UInt8(ascii: "N")): return "GN"
+        case (UInt8(ascii: "G"), UInt8(ascii: "L")): return "GL"
+        case (UInt8(ascii: "G"), UInt8(ascii: "A")): return "GA"
+        case (UInt8(ascii: "B"), UInt8(ascii: "D")): return "BD"
+        case (UInt8(ascii: "G"), UInt8(ascii: "B")): return "GB"
+        default: return nil
+        }
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        default: return nil
+        }
     }
 
     /// Delivers the fix being assembled.
@@ -177,27 +206,32 @@ private struct NMEALog {
     }
 
     /// `$xxRMC,time,status,lat,N/S,lon,E/W,speed,course,ddmmyy,magvar,E/W[,mode[,navstatus]]`.
-    private func rmc(_ fields: [UnsafeRawBufferPointer]) throws -> Fix? {
+    private func rmc() throws -> Fix? {
         guard fields.count >= 10 else { throw FieldProblem(reason: "\(fields.count - 1) fields, at least 9 expected") }
-        guard Self.text(fields[2]) == "A" else { return nil }
-        if fields.count >= 13, let mode = fields[12].first, [UInt8(ascii: "N"), UInt8(ascii: "E"), UInt8(ascii: "M"), UInt8(ascii: "S")].contains(mode) {
+        guard fields[2].count == 1, fields[2][0] == UInt8(ascii: "A") else { return nil }
+        if fields.count >= 13, let mode = fields[12].first,
+           mode == UInt8(ascii: "N") || mode == UInt8(ascii: "E") || mode == UInt8(ascii: "M") || mode == UInt8(ascii: "S") {
             return nil
         }
         var fix = try Fix(timeOfDay: Self.timeOfDay(fields[1]),
-                          latitude: Self.angle(fields[3], fields[4], degreeDigits: 2, positive: "N", negative: "S"),
-                          longitude: Self.angle(fields[5], fields[6], degreeDigits: 3, positive: "E", negative: "W"))
+                          latitude: Self.angle(fields[3], fields[4], degreeDigits: 2, positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S")),
+                          longitude: Self.angle(fields[5], fields[6], degreeDigits: 3, positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W")))
         fix.day = try Self.date(fields[9])
         return fix
     }
 
     /// `$xxGGA,time,lat,N/S,lon,E/W,quality,satellites,hdop,altitude,M,separation,M,age,station`.
-    private func gga(_ fields: [UnsafeRawBufferPointer]) throws -> Fix? {
+    private func gga() throws -> Fix? {
         guard fields.count >= 10 else { throw FieldProblem(reason: "\(fields.count - 1) fields, at least 9 expected") }
-        guard let quality = Int(Self.text(fields[6])) else { throw FieldProblem(reason: "fix quality '\(Self.text(fields[6]))' is not a number") }
+        let qualityField = fields[6]
+        guard qualityField.count == 1, qualityField[0] >= UInt8(ascii: "0"), qualityField[0] <= UInt8(ascii: "9") else {
+            throw FieldProblem(reason: "fix quality '\(Self.text(qualityField))' is not a number")
+        }
+        let quality = qualityField[0] - UInt8(ascii: "0")
         guard (1...5).contains(quality) else { return nil }
         var fix = try Fix(timeOfDay: Self.timeOfDay(fields[1]),
-                          latitude: Self.angle(fields[2], fields[3], degreeDigits: 2, positive: "N", negative: "S"),
-                          longitude: Self.angle(fields[4], fields[5], degreeDigits: 3, positive: "E", negative: "W"))
+                          latitude: Self.angle(fields[2], fields[3], degreeDigits: 2, positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S")),
+                          longitude: Self.angle(fields[4], fields[5], degreeDigits: 3, positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W")))
         if !fields[8].isEmpty {
             guard let hdop = DecimalNumber.parse(fields[8]), hdop >= 0 else { throw FieldProblem(reason: "HDOP '\(Self.text(fields[8]))' is not a non-negative number") }
             fix.hdop = hdop
@@ -213,63 +247,67 @@ private struct NMEALog {
         String(decoding: field.prefix(20), as: UTF8.self)
     }
 
+    private static func digit(_ field: UnsafeRawBufferPointer, _ index: Int) -> Int64? {
+        let byte = field[index]
+        return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int64(byte - UInt8(ascii: "0")) : nil
+    }
+
     /// `hhmmss[.sss]` → milliseconds since midnight.
     private static func timeOfDay(_ field: UnsafeRawBufferPointer) throws -> Int64 {
-        let bad = FieldProblem(reason: "time '\(text(field))' is not hhmmss[.sss]")
-        guard field.count >= 6, field.count <= 16 else { throw bad }
-        var digits: [Int64] = []
-        for k in 0..<6 {
-            let byte = field[k]
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw bad }
-            digits.append(Int64(byte - UInt8(ascii: "0")))
-        }
-        let hours = digits[0] * 10 + digits[1], minutes = digits[2] * 10 + digits[3], seconds = digits[4] * 10 + digits[5]
-        guard hours < 24, minutes < 60, seconds <= 60 else { throw bad }
+        func bad() -> FieldProblem { FieldProblem(reason: "time '\(text(field))' is not hhmmss[.sss]") }
+        guard field.count >= 6, field.count <= 16,
+              let h1 = digit(field, 0), let h2 = digit(field, 1), let m1 = digit(field, 2), let m2 = digit(field, 3),
+              let s1 = digit(field, 4), let s2 = digit(field, 5) else { throw bad() }
+        let hours = h1 * 10 + h2, minutes = m1 * 10 + m2, seconds = s1 * 10 + s2
+        guard hours < 24, minutes < 60, seconds <= 60 else { throw bad() }
         var milliseconds: Int64 = 0
         if field.count > 6 {
-            guard field[6] == UInt8(ascii: "."), field.count > 7 else { throw bad }
+            guard field[6] == UInt8(ascii: "."), field.count > 7 else { throw bad() }
             var scale: Int64 = 100
             for k in 7..<field.count {
-                let byte = field[k]
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw bad }
-                milliseconds += Int64(byte - UInt8(ascii: "0")) * scale
+                guard let d = digit(field, k) else { throw bad() }
+                milliseconds += d * scale
                 scale /= 10
             }
         }
-        let total = ((hours * 60 + minutes) * 60 + min(seconds, 59)) * 1000 + (seconds == 60 ? 999 : milliseconds)
-        return total
+        return ((hours * 60 + minutes) * 60 + min(seconds, 59)) * 1000 + (seconds == 60 ? 999 : milliseconds)
     }
 
     /// `ddmmyy` → days since 1970; two-digit years 80–99 are 1980–1999, 00–79 are 2000–2079.
     private static func date(_ field: UnsafeRawBufferPointer) throws -> Int64 {
-        let bad = FieldProblem(reason: "date '\(text(field))' is not ddmmyy")
-        guard field.count == 6, field.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { throw bad }
-        let n = field.map { Int64($0 - UInt8(ascii: "0")) }
-        let day = n[0] * 10 + n[1], month = n[2] * 10 + n[3], shortYear = n[4] * 10 + n[5]
+        func bad() -> FieldProblem { FieldProblem(reason: "date '\(text(field))' is not ddmmyy") }
+        guard field.count == 6, let d1 = digit(field, 0), let d2 = digit(field, 1), let m1 = digit(field, 2), let m2 = digit(field, 3),
+              let y1 = digit(field, 4), let y2 = digit(field, 5) else { throw bad() }
+        let day = d1 * 10 + d2, month = m1 * 10 + m2, shortYear = y1 * 10 + y2
         let year = shortYear >= 80 ? 1900 + shortYear : 2000 + shortYear
-        let monthDays: [Int64] = [31, year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...12).contains(month), day >= 1, day <= monthDays[Int(month) - 1] else { throw bad }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays: Int64
+        switch month {
+        case 2: monthDays = leap ? 29 : 28
+        case 4, 6, 9, 11: monthDays = 30
+        default: monthDays = 31
+        }
+        guard (1...12).contains(month), day >= 1, day <= monthDays else { throw bad() }
         return Timestamp.daysSinceEpoch(year: year, month: month, day: day)
     }
 
     /// `dddmm.mmmm` with its hemisphere letter → signed degrees. Degrees and minutes are read
     /// as written (`39` and `54.2520`), so `3954.2520` is exactly 39 + 54.252 / 60.
     private static func angle(_ field: UnsafeRawBufferPointer, _ hemisphere: UnsafeRawBufferPointer, degreeDigits: Int,
-                              positive: Unicode.Scalar, negative: Unicode.Scalar) throws -> Double {
-        let which = degreeDigits == 2 ? "latitude" : "longitude"
+                              positive: UInt8, negative: UInt8) throws -> Double {
+        func which() -> String { degreeDigits == 2 ? "latitude" : "longitude" }
         let point = field.firstIndex(of: UInt8(ascii: ".")) ?? field.count
-        let digits = field[..<point].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        guard digits, point >= 2, point <= degreeDigits + 2,
+        guard point >= 2, point <= degreeDigits + 2, field[..<point].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let minutes = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: field[(point - 2)...])), minutes >= 0 else {
-            throw FieldProblem(reason: "\(which) '\(text(field))' is not a number")
+            throw FieldProblem(reason: "\(which()) '\(text(field))' is not a number")
         }
-        let degrees = field[..<(point - 2)].reduce(0.0) { $0 * 10 + Double($1 - UInt8(ascii: "0")) }
-        guard minutes < 60 else { throw FieldProblem(reason: "\(which) '\(text(field))' has 60 or more minutes") }
-        let letter = text(hemisphere)
-        guard letter == String(positive) || letter == String(negative) else {
-            throw FieldProblem(reason: "\(which) hemisphere '\(letter)' is not \(positive) or \(negative)")
+        guard minutes < 60 else { throw FieldProblem(reason: "\(which()) '\(text(field))' has 60 or more minutes") }
+        guard hemisphere.count == 1, hemisphere[0] == positive || hemisphere[0] == negative else {
+            throw FieldProblem(reason: "\(which()) hemisphere '\(text(hemisphere))' is not \(Character(Unicode.Scalar(positive))) or \(Character(Unicode.Scalar(negative)))")
         }
+        var degrees = 0.0
+        for byte in field[..<(point - 2)] { degrees = degrees * 10 + Double(byte - UInt8(ascii: "0")) }
         let signed = degrees + minutes / 60
-        return letter == String(negative) ? -signed : signed
+        return hemisphere[0] == negative ? -signed : signed
     }
 }

@@ -73,6 +73,8 @@ struct XMLScanner {
 
     // The current token's name (in `names`) and, for a start tag, its attributes (in `buffer`).
     private var tokenName = 0..<0
+    /// Where the local name (after any prefix) starts in `names`.
+    private var tokenLocal = 0
     private var attributeNames: [Range<Int>] = []
     private var attributeValues: [Range<Int>] = []
 
@@ -132,10 +134,10 @@ struct XMLScanner {
     }
 
     /// True when the current tag's local name is `local`, whatever its prefix.
+    @inline(__always)
     func hasLocalName(_ local: StaticString) -> Bool {
-        let all = name
-        let start = all.lastIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? 0
-        return Self.same(UnsafeRawBufferPointer(rebasing: all[start...]), local)
+        let count = local.utf8CodeUnitCount
+        return tokenName.upperBound - tokenLocal == count && memcmp(names + tokenLocal, local.utf8Start, count) == 0
     }
 
     /// The current tag's name as text, for messages.
@@ -471,6 +473,7 @@ struct XMLScanner {
         let length = nameStop - nameStart
         (names + namesCount).update(from: buffer + nameStart, count: length)
         tokenName = namesCount..<(namesCount + length)
+        tokenLocal = localStart(of: tokenName)
         namesCount += length
         nameEnds[depth] = namesCount
         depth += 1
@@ -497,11 +500,22 @@ struct XMLScanner {
         }
         guard matches else { throw error("'\(show(start, i + 1))' does not close <\(openName(top))>", at: start) }
         tokenName = openStart..<(openStart + openLength)
+        tokenLocal = localStart(of: tokenName)
         pendingPop = true
         return i + 1
     }
 
     // MARK: Bytes
+
+    /// The offset in `names` after the last `:` of the name at `range` (its start without one).
+    private func localStart(of range: Range<Int>) -> Int {
+        var i = range.upperBound
+        while i > range.lowerBound {
+            if names[i - 1] == UInt8(ascii: ":") { return i }
+            i -= 1
+        }
+        return range.lowerBound
+    }
 
     /// Calls `emit` with the bytes of `raw`, the five predefined entities and character
     /// references decoded; an unknown or malformed reference emits a zero byte.
@@ -594,18 +608,22 @@ struct XMLLocation {
 /// The text of one element, gathered from the pieces ``XMLScanner`` hands out, up to a fixed
 /// length (values read are short: times, numbers, names).
 struct XMLValue {
-    private(set) var bytes: [UInt8] = []
+    private var storage: [UInt8]
+    private(set) var count = 0
     /// More text came than ``limit`` allows; the value is not to be trusted.
     private(set) var overflow = false
     let limit: Int
 
     init(limit: Int) {
         self.limit = limit
-        bytes.reserveCapacity(limit)
+        storage = [UInt8](repeating: 0, count: limit)
     }
 
+    var isEmpty: Bool { count == 0 }
+    var last: UInt8? { count > 0 ? storage[count - 1] : nil }
+
     mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
         overflow = false
     }
 
@@ -613,20 +631,24 @@ struct XMLValue {
     mutating func append(_ piece: UnsafeRawBufferPointer) {
         guard !overflow else { return }
         var start = 0
-        if bytes.isEmpty {
+        if count == 0 {
             while start < piece.count, XMLScanner.isSpace(piece[start]) { start += 1 }
         }
-        guard bytes.count + piece.count - start <= limit else {
+        let length = piece.count - start
+        guard length > 0 else { return }
+        guard count + length <= limit else {
             overflow = true
             return
         }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: piece[start...]))
+        let at = count
+        storage.withUnsafeMutableBytes { ($0.baseAddress! + at).copyMemory(from: piece.baseAddress! + start, byteCount: length) }
+        count += length
     }
 
     /// Calls `body` with the value stripped of surrounding white space.
     func withTrimmed<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
-        bytes.withUnsafeBytes { all in
-            var lower = 0, upper = all.count
+        storage.withUnsafeBytes { all in
+            var lower = 0, upper = count
             while lower < upper, XMLScanner.isSpace(all[lower]) { lower += 1 }
             while upper > lower, XMLScanner.isSpace(all[upper - 1]) { upper -= 1 }
             return body(UnsafeRawBufferPointer(rebasing: all[lower..<upper]))
@@ -634,4 +656,7 @@ struct XMLValue {
     }
 
     var string: String { withTrimmed { String(decoding: $0, as: UTF8.self) } }
+
+    /// The first bytes, for messages.
+    func prefix(_ length: Int) -> String { String(decoding: storage[0..<min(count, length)], as: UTF8.self) }
 }
