@@ -75,8 +75,11 @@ struct XMLScanner {
     private var tokenName = 0..<0
     /// Where the local name (after any prefix) starts in `names`.
     private var tokenLocal = 0
-    private var attributeNames: [Range<Int>] = []
-    private var attributeValues: [Range<Int>] = []
+    /// The current start tag's first ``maximumAttributes`` attributes: name and value ranges in `buffer`.
+    private let attributeRanges: UnsafeMutablePointer<(name: Range<Int>, value: Range<Int>)>
+    private var attributeCount = 0
+    /// Bytes that may continue a name, by value.
+    private let nameBytes: UnsafeMutablePointer<Bool>
 
     // The current text piece: in the buffer, or decoded into `decoded`.
     private var textStart: UnsafePointer<UInt8>
@@ -93,8 +96,9 @@ struct XMLScanner {
         textStart = UnsafePointer(decoded)
         names = .allocate(capacity: Self.maximumDepth * Self.maximumNameLength)
         nameEnds = .allocate(capacity: Self.maximumDepth)
-        attributeNames.reserveCapacity(Self.maximumAttributes)
-        attributeValues.reserveCapacity(Self.maximumAttributes)
+        attributeRanges = .allocate(capacity: Self.maximumAttributes)
+        nameBytes = .allocate(capacity: 256)
+        for byte in 0...255 { nameBytes[byte] = Self.isNameByte(UInt8(byte)) }
     }
 
     /// Frees the buffers (a struct cannot free them by itself).
@@ -103,6 +107,8 @@ struct XMLScanner {
         decoded.deallocate()
         names.deallocate()
         nameEnds.deallocate()
+        attributeRanges.deallocate()
+        nameBytes.deallocate()
     }
 
     // MARK: Input
@@ -145,11 +151,12 @@ struct XMLScanner {
 
     /// The decoded value of the current start tag's attribute whose local name is `local`.
     func attribute(_ local: StaticString) -> String? {
-        for (index, range) in attributeNames.enumerated() {
+        for index in 0..<attributeCount {
+            let range = attributeRanges[index].name
             let all = UnsafeRawBufferPointer(start: buffer + range.lowerBound, count: range.count)
             let start = all.lastIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? 0
             guard Self.same(UnsafeRawBufferPointer(rebasing: all[start...]), local) else { continue }
-            let value = attributeValues[index]
+            let value = attributeRanges[index].value
             var bytes: [UInt8] = []
             Self.decode(UnsafeRawBufferPointer(start: buffer + value.lowerBound, count: value.count)) { bytes.append($0) }
             return String(decoding: bytes, as: UTF8.self)
@@ -400,7 +407,7 @@ struct XMLScanner {
     /// The end of the name starting at `start` (bytes of the name class).
     private func nameEnd(from start: Int) -> Int {
         var i = start
-        while i < end, Self.isNameByte(buffer[i]) { i += 1 }
+        while i < end, nameBytes[Int(buffer[i])] { i += 1 }
         return i
     }
 
@@ -414,8 +421,7 @@ struct XMLScanner {
         if nameStop - nameStart > Self.maximumNameLength {
             throw error("an element name longer than \(Self.maximumNameLength) bytes", at: start)
         }
-        attributeNames.removeAll(keepingCapacity: true)
-        attributeValues.removeAll(keepingCapacity: true)
+        attributeCount = 0
         var i = nameStop
         var selfClosing = false
         while true {
@@ -453,9 +459,9 @@ struct XMLScanner {
             if memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), valueStop - valueStart) != nil {
                 throw error("'<' in an attribute value of <\(show(nameStart, nameStop))>", at: start)
             }
-            if attributeNames.count < Self.maximumAttributes {
-                attributeNames.append(attributeStart..<attributeStop)
-                attributeValues.append(valueStart..<valueStop)
+            if attributeCount < Self.maximumAttributes {
+                attributeRanges[attributeCount] = (attributeStart..<attributeStop, valueStart..<valueStop)
+                attributeCount += 1
             }
             i = valueStop + 1
         }
@@ -482,6 +488,19 @@ struct XMLScanner {
     }
 
     private mutating func endTag(at start: Int) throws -> Int? {
+        // The usual case: exactly `</name>` of the open element.
+        if depth > 0 {
+            let top = depth - 1
+            let openStart = top > 0 ? nameEnds[top - 1] : 0
+            let openLength = nameEnds[top] - openStart
+            if start + openLength + 3 <= end, buffer[start + openLength + 2] == UInt8(ascii: ">"),
+               memcmp(buffer + start + 2, names + openStart, openLength) == 0 {
+                tokenName = openStart..<(openStart + openLength)
+                tokenLocal = localStart(of: tokenName)
+                pendingPop = true
+                return start + openLength + 3
+            }
+        }
         var i = start + 2
         while i < end, !Self.isSpace(buffer[i]), buffer[i] != UInt8(ascii: ">") { i += 1 }
         let nameStop = i
