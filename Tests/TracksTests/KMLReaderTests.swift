@@ -176,6 +176,22 @@ final class KMLReaderTests: XCTestCase {
                        "byte 48: the document ends with <coordinates> and 3 enclosing element(s) still open (truncated?)")
     }
 
+    func testEveryCutAndDamagedCopyEndsInDeliveredPointsOrAnInputError() throws {
+        let bytes = try fixtures.bytes("handmade-gx-track.kml")
+        let complete = bytes.offset(of: "</kml>") + 6
+        for cut in stride(from: 0, to: complete, by: 5) {
+            var sink = TrackEventRecorder()
+            XCTAssertThrowsError(try KMLReader.read(BytesSource(bytes: Array(bytes[0..<cut])), path: "cut.kml", into: &sink), "cut at \(cut)")
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            var damaged = bytes
+            for _ in 0..<3 { damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            var sink = TrackEventRecorder()
+            _ = try? KMLReader.read(BytesSource(bytes: damaged), path: "damaged.kml", into: &sink)  // returns or throws, never traps
+        }
+    }
+
     func testCDATAEntitiesAndCommentsInValues() throws {
         let (sink, _) = try readKML(kml("""
         <Placemark><description><![CDATA[<b>not markup</b>]]></description>

@@ -137,6 +137,21 @@ final class NMEAReaderTests: XCTestCase {
         XCTAssertEqual(sink.problems, [])
     }
 
+    func testDamagedLogsNeverTrapAndEveryReadSentenceIsAccounted() throws {
+        let bytes = try fixtures.bytes("handmade-logger.nmea")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            var damaged = bytes
+            for _ in 0..<4 { damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            var sink = TrackEventRecorder()
+            guard let summary = try? NMEAReader.read(BytesSource(bytes: damaged), path: "damaged.nmea", into: &sink) else { continue }
+            // Every RMC or GGA read is a point (alone or merged), unreadable, or not a fix.
+            XCTAssertLessThanOrEqual(summary.points + summary.unreadablePoints + summary.sentencesWithoutFix, summary.sentences)
+            XCTAssertEqual(sink.points.count, summary.points)
+            XCTAssertEqual(sink.problems.count, summary.unreadablePoints)
+        }
+    }
+
     func testFilesThatAreNotNMEAAreRefused() {
         func failure(_ bytes: [UInt8]) -> InputError? {
             var sink = TrackEventRecorder()

@@ -276,6 +276,11 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         with zipfile.ZipFile("\(dir)/trip.kmz", "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("files/photo.png", b"\\x89PNG not really")
             z.write("\(dir)/doc.kml.member", "doc.kml")
+        with zipfile.ZipFile("\(dir)/named.kmz", "w") as z:
+            z.write("\(dir)/doc.kml.member", "tracks/hangzhou.kml")
+            z.writestr("tracks/other.kml", b"<kml><Document/></kml>")
+        with zipfile.ZipFile("\(dir)/takeout.zip", "w") as z:
+            z.write("\(dir)/trip.kmz", "Takeout/My Maps/trip.kmz")
         """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -301,6 +306,11 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         XCTAssertEqual(input("bund.kml")?["pointsRead"] as? Int, 30)
         XCTAssertEqual(input("trip.kmz:doc.kml")?["format"] as? String, "kml")
         XCTAssertEqual(input("trip.kmz:doc.kml")?["pointsRead"] as? Int, 20)
+        // Without a doc.kml, the first .kml entry is the document.
+        XCTAssertEqual(input("named.kmz:tracks/hangzhou.kml")?["pointsRead"] as? Int, 20)
+        XCTAssertNil(input("named.kmz:tracks/other.kml"))
+        // A KMZ inside a zip is not opened, and says so.
+        XCTAssertTrue(result.stderr.contains("takeout.zip:Takeout/My Maps/trip.kmz: skipped (KMZ inside an archive"), result.stderr)
         XCTAssertEqual(input("logger.nmea")?["format"] as? String, "nmea")
         XCTAssertEqual(input("logger.nmea")?["pointsRead"] as? Int, 25)  // a GGA and an RMC per second: one point
         XCTAssertEqual(input("GPS0001.LOG")?["format"] as? String, "nmea")
