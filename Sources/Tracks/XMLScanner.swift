@@ -146,9 +146,6 @@ struct XMLScanner {
         return tokenName.upperBound - tokenLocal == count && memcmp(names + tokenLocal, local.utf8Start, count) == 0
     }
 
-    /// The current tag's name as text, for messages.
-    var nameText: String { String(decoding: name, as: UTF8.self) }
-
     /// The decoded value of the current start tag's attribute whose local name is `local`.
     func attribute(_ local: StaticString) -> String? {
         for index in 0..<attributeCount {

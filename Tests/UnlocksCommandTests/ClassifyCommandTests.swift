@@ -279,6 +279,9 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         with zipfile.ZipFile("\(dir)/named.kmz", "w") as z:
             z.write("\(dir)/doc.kml.member", "tracks/hangzhou.kml")
             z.writestr("tracks/other.kml", b"<kml><Document/></kml>")
+        import gzip, shutil
+        with open("\(dir)/run.tcx", "rb") as plain, gzip.open("\(dir)/strava-upload.tcx.gz", "wb") as packed:
+            shutil.copyfileobj(plain, packed)
         with zipfile.ZipFile("\(dir)/takeout.zip", "w") as z:
             z.write("\(dir)/trip.kmz", "Takeout/My Maps/trip.kmz")
         """
@@ -306,6 +309,8 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         XCTAssertEqual(input("bund.kml")?["pointsRead"] as? Int, 30)
         XCTAssertEqual(input("trip.kmz:doc.kml")?["format"] as? String, "kml")
         XCTAssertEqual(input("trip.kmz:doc.kml")?["pointsRead"] as? Int, 20)
+        XCTAssertEqual(input("strava-upload.tcx.gz")?["format"] as? String, "tcx")
+        XCTAssertEqual(input("strava-upload.tcx.gz")?["pointsRead"] as? Int, 40)
         // Without a doc.kml, the first .kml entry is the document.
         XCTAssertEqual(input("named.kmz:tracks/hangzhou.kml")?["pointsRead"] as? Int, 20)
         XCTAssertNil(input("named.kmz:tracks/other.kml"))
