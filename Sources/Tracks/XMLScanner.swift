@@ -62,8 +62,8 @@ struct XMLScanner {
     private var lineCursor = 0
     private var lineAtCursor = 1
 
-    private var names: UnsafeMutablePointer<UInt8>
-    private var nameEnds: UnsafeMutablePointer<Int>
+    private let names: UnsafeMutablePointer<UInt8>
+    private let nameEnds: UnsafeMutablePointer<Int>
     private var namesCount = 0
     private var rootSeen = false
     /// A self-closing tag was returned as a start tag; its end tag comes next.
