@@ -7,8 +7,8 @@ import TextFormats
 ///   position, HDOP (accuracy = HDOP × 5 m, as for GPX) and altitude. An RMC and a GGA of the
 ///   same time of day (in any order, from any talker) make one point, never two.
 /// - Talkers `GP`, `GN`, `GL`, `GA`, `BD`, `GB`; other talkers and sentences are ignored.
-/// - A sentence that is not a fix (RMC status `V` or mode `N`/`E`/`M`/`S`; GGA quality 0, 6, 7
-///   or 8) is passed over and counted (``Summary/sentencesWithoutFix``), not unreadable:
+/// - A sentence that is not a fix (RMC status `V`, mode `N`/`E`/`M`/`S` or NMEA 4.1 navigational
+///   status `V`; GGA quality 0, 6, 7 or 8) is passed over and counted (``Summary/sentencesWithoutFix``), not unreadable:
 ///   receivers write one every second while they search.
 /// - An RMC or GGA whose checksum is wrong, or whose fields do not parse, is an unreadable
 ///   point with its line.
@@ -213,6 +213,7 @@ private struct NMEALog {
            mode == UInt8(ascii: "N") || mode == UInt8(ascii: "E") || mode == UInt8(ascii: "M") || mode == UInt8(ascii: "S") {
             return nil
         }
+        if fields.count >= 14, fields[13].count == 1, fields[13][0] == UInt8(ascii: "V") { return nil }  // NMEA 4.1 navigational status
         var fix = try Fix(timeOfDay: Self.timeOfDay(fields[1]),
                           latitude: Self.angle(fields[3], fields[4], degreeDigits: 2, positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S")),
                           longitude: Self.angle(fields[5], fields[6], degreeDigits: 3, positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W")))

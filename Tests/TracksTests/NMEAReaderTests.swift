@@ -122,6 +122,7 @@ final class NMEAReaderTests: XCTestCase {
         let (sink, summary) = try readNMEA([
             sentence("GPRMC,120000,V,,,,,,,020324,,,N"),
             sentence("GPRMC,120001,A,3954.2520,N,11624.4440,E,0,0,020324,,,N"),
+            sentence("GNRMC,120001,A,3954.2520,N,11624.4440,E,0,0,020324,,,A,V"),
             sentence("GPGGA,120002,3954.2520,N,11624.4440,E,0,00,,,M,,M,,"),
             sentence("GPGGA,120003,3954.2520,N,11624.4440,E,6,04,2.0,40,M,,M,,"),
             sentence("IIRMC,120004,A,3954.2520,N,11624.4440,E,0,0,020324,,,A"),
@@ -130,7 +131,7 @@ final class NMEAReaderTests: XCTestCase {
             "not a sentence",
             sentence("GPRMC,120005,A,3954.2520,S,11624.4440,W,0,0,020324,,,A", wrongChecksum: false),
         ].joined(separator: "\n"))
-        XCTAssertEqual(summary.sentencesWithoutFix, 4)
+        XCTAssertEqual(summary.sentencesWithoutFix, 5)
         XCTAssertEqual(summary.otherSentences, 2)
         XCTAssertEqual(sink.points.map(\.latitude), [-(39 + 54.2520 / 60)])
         XCTAssertEqual(sink.points.map(\.longitude), [-(116 + 24.4440 / 60)])
