@@ -232,9 +232,11 @@ struct ClassifyRun {
         case .ordinary: break
         }
         if let label, label.isVirtual, !includeVirtual { return .skip(.virtualActivity, label) }
-        if lower.hasSuffix(".zip") { return depth >= 2 ? .skip(.nestedTooDeep) : .archive }
+        // A KMZ is a zip whose KML documents are its tracks.
+        if lower.hasSuffix(".zip") || lower.hasSuffix(".kmz") { return depth >= 2 ? .skip(.nestedTooDeep) : .archive }
+        // `.txt` and `.log`: the content decides (CSV, NMEA, or no track).
+        if TrackFormat.readsByContent(name) { return .read(nil, label) }
         if let format = TrackFormat(name: name) { return .read(format, label) }
-        if let format = FormatAwaitingReader.format(ofName: name) { return .skip(.formatNotSupported(format)) }
         return explicit ? .read(nil, label) : .skip(.notATrackFormat)
     }
 
@@ -311,7 +313,10 @@ struct ClassifyRun {
     private mutating func read<Source: ByteSource>(replaying source: ReplayingSource<Source>, path: String, fingerprint: String,
                                                    format: TrackFormat?, label: ActivityLabel?, explicit: Bool) throws {
         if OwnOutput.recognises(source.prefix) { return skip(path, .ownOutput) }
-        read(source, format: format ?? TrackFormat(sniffing: source.prefix[...]), path: path, fingerprint: fingerprint, explicit: explicit, label: label)
+        guard let format = format ?? TrackFormat(name: path, content: source.prefix[...], explicit: explicit) else {
+            return skip(path, .notATrackFormat)
+        }
+        read(source, format: format, path: path, fingerprint: fingerprint, explicit: explicit, label: label)
     }
 
     /// The file's fingerprint, or nil when it cannot be opened (a dangling link, no permission):
@@ -362,7 +367,7 @@ struct ClassifyRun {
 
     /// Records a file passed over.
     mutating func skip(_ path: String, _ reason: SkipReason, duplicateOf: String? = nil, label: ActivityLabel? = nil) {
-        let format = TrackFormat(name: path)?.rawValue ?? FormatAwaitingReader.format(ofName: path)?.lowercased()
+        let format = TrackFormat(name: path)?.rawValue
             ?? (path.lowercased().hasSuffix(".zip") ? "zip" : "unknown")
         var record = InputRecord.skipped(path: path, format: format, reason: reason.description, duplicateOf: duplicateOf)
         record.activityType = label?.type
@@ -404,6 +409,10 @@ struct ClassifyRun {
             case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
             case .fit: try FITReader.read(source, path: path, into: &sink)
+            case .tcx: try TCXReader.read(source, path: path, into: &sink)
+            case .kml: try KMLReader.read(source, path: path, into: &sink)
+            case .nmea: try NMEAReader.read(source, path: path, into: &sink)
+            case .kmz: throw InputError(path: path, reason: "a KMZ is a zip archive: its KML documents are read as the archive's entries")
             }
         } catch {
             if !explicit, let problem = error as? InputError, problem.reason.hasSuffix(JSONTrackReader.unknownStructure),

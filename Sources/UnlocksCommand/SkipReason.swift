@@ -3,8 +3,6 @@
 enum SkipReason: Equatable, CustomStringConvertible {
     /// Its name is no track format (a photo, a PDF, `export.xml` outside a bundle).
     case notATrackFormat
-    /// A track format this build has no reader for yet (named by ``FormatAwaitingReader``).
-    case formatNotSupported(String)
     /// A JSON file found in a folder or archive whose structure is none of the track formats.
     case notATrackJSON
     /// Part of an export bundle that is not a track (``ExportBundle/Kind``).
@@ -34,7 +32,6 @@ enum SkipReason: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .notATrackFormat: "not a track format"
-        case let .formatNotSupported(name): "format not supported yet: \(name)"
         case .notATrackJSON: "not a known JSON track format"
         case let .metadata(kind): "metadata of \(kind.rawValue)"
         case .plannedRoute: "planned route (not a recorded track)"
@@ -50,22 +47,5 @@ enum SkipReason: Equatable, CustomStringConvertible {
         case .macResourceFork: "macOS resource fork"
         case .unreadableName: "entry name flagged UTF-8 but not UTF-8 (unknown format)"
         }
-    }
-}
-
-/// Track formats recognised by name that this build cannot read yet: such a file is skipped
-/// with "format not supported yet: TCX" (and a bundle holding it is still read in full
-/// otherwise) rather than lost in "not a track format". A format leaves this table when
-/// ``TrackFormat`` gains a reader for it (``TrackFormat`` is asked first).
-enum FormatAwaitingReader {
-    static let names: [(suffix: String, name: String)] = [
-        (".tcx", "TCX"), (".kml", "KML"), (".kmz", "KMZ"), (".nmea", "NMEA"),
-    ]
-
-    /// The format's name when `name` (after a `.gz`) ends in one of the suffixes.
-    static func format(ofName name: String) -> String? {
-        var lower = name.lowercased()
-        if lower.hasSuffix(".gz") { lower.removeLast(3) }
-        return names.first { lower.hasSuffix($0.suffix) }?.name
     }
 }

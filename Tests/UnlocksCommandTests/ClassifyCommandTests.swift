@@ -205,3 +205,127 @@ final class ClassifyCommandTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("/nonexistent/archive"), missing.stderr)
     }
 }
+
+/// `classify` reads TCX, KML, KMZ and NMEA files found in a folder, each with its own reader.
+final class ClassifyOtherFormatsTests: XCTestCase {
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "classify-formats-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// `count` positions a few metres apart from `latitude`, `longitude`, a second apart from 02:00 UTC.
+    func walk(_ latitude: Double, _ longitude: Double, count: Int) -> [(Double, Double, String)] {
+        (0..<count).map { (k: Int) -> (Double, Double, String) in
+            let step = Double(k) * 0.00002
+            return (latitude + step, longitude + step, String(format: "2024-05-01T02:%02d:%02dZ", k / 60, k % 60))
+        }
+    }
+
+    func nmeaSentence(_ body: String) -> String {
+        let checksum = body.utf8.reduce(UInt8(0), ^)
+        return "$" + body + "*" + String(format: "%02X", checksum)
+    }
+
+    func nmeaAngle(_ degrees: Double, digits: Int) -> String {
+        let whole = Int(degrees)
+        return String(format: "%0\(digits)d%07.4f", whole, (degrees - Double(whole)) * 60)
+    }
+
+    func testTCXKMLKMZAndNMEAAreRead() throws {
+        let dir = try temporaryDirectory()
+        // Beijing (TCX, timed), Shanghai (KML LineString, untimed), Hangzhou (KMZ gx:Track), Guangzhou (NMEA).
+        let tcx = """
+              <?xml version="1.0" encoding="UTF-8"?>
+        <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities><Activity Sport="Running"><Lap><Track>
+        \(walk(39.9042, 116.4074, count: 40).map { "<Trackpoint><Time>\($0.2)</Time><Position><LatitudeDegrees>\($0.0)</LatitudeDegrees><LongitudeDegrees>\($0.1)</LongitudeDegrees></Position></Trackpoint>" }.joined(separator: "\n"))
+        <Trackpoint><Time>2024-05-01T03:00:00Z</Time><HeartRateBpm><Value>90</Value></HeartRateBpm></Trackpoint>
+        </Track></Lap></Activity></Activities></TrainingCenterDatabase>
+        """
+        let kml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>Bund</name><LineString><coordinates>
+        \(walk(31.2400, 121.4900, count: 30).map { "\($0.1),\($0.0),4" }.joined(separator: " "))
+        </coordinates></LineString></Placemark><Placemark><Point><coordinates>121.49,31.24</coordinates></Point></Placemark></Document></kml>
+        """
+        let points = walk(30.2590, 120.1480, count: 20)
+        let doc = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document><Placemark><gx:Track>
+        \(points.map { "<when>\($0.2)</when>" }.joined(separator: "\n"))
+        \(points.map { "<gx:coord>\($0.1) \($0.0) 10</gx:coord>" }.joined(separator: "\n"))
+        </gx:Track></Placemark></Document></kml>
+        """
+        var nmea: [String] = []
+        for (k, point) in walk(23.1291, 113.2644, count: 25).enumerated() {
+            let time = String(format: "0200%02d.00", k)
+            let lat = nmeaAngle(point.0, digits: 2), lon = nmeaAngle(point.1, digits: 3)
+            nmea.append(nmeaSentence("GPGGA,\(time),\(lat),N,\(lon),E,1,08,0.9,20.0,M,-5.0,M,,"))
+            nmea.append(nmeaSentence("GPRMC,\(time),A,\(lat),N,\(lon),E,1.0,45.0,010524,,,A"))
+        }
+        try tcx.write(toFile: dir + "/run.tcx", atomically: false, encoding: .utf8)
+        try kml.write(toFile: dir + "/bund.kml", atomically: false, encoding: .utf8)
+        try (nmea.joined(separator: "\r\n") + "\r\n").write(toFile: dir + "/logger.nmea", atomically: false, encoding: .utf8)
+        // Some loggers write a line of their own first (Radio Mobile's GPS.TXT: "Start log …").
+        try ("Start log 02:00:00 01-05-2024\n" + nmea.prefix(10).joined(separator: "\n") + "\n").write(toFile: dir + "/GPS0001.LOG", atomically: false, encoding: .utf8)
+        try "2024-05-01 app started\n".write(toFile: dir + "/app.log", atomically: false, encoding: .utf8)
+        try doc.write(toFile: dir + "/doc.kml.member", atomically: false, encoding: .utf8)
+        let script = """
+        import zipfile
+        with zipfile.ZipFile("\(dir)/trip.kmz", "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("files/photo.png", b"\\x89PNG not really")
+            z.write("\(dir)/doc.kml.member", "doc.kml")
+        with zipfile.ZipFile("\(dir)/named.kmz", "w") as z:
+            z.write("\(dir)/doc.kml.member", "tracks/hangzhou.kml")
+            z.writestr("tracks/other.kml", b"<kml><Document/></kml>")
+        import gzip, shutil
+        with open("\(dir)/run.tcx", "rb") as plain, gzip.open("\(dir)/strava-upload.tcx.gz", "wb") as packed:
+            shutil.copyfileobj(plain, packed)
+        with zipfile.ZipFile("\(dir)/takeout.zip", "w") as z:
+            z.write("\(dir)/trip.kmz", "Takeout/My Maps/trip.kmz")
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        try FileManager.default.removeItem(atPath: dir + "/doc.kml.member")
+
+        // Named on the command line, an .xml file is told by its root element (past the declaration and a comment).
+        let other = try temporaryDirectory()
+        try tcx.replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", with: "<?xml version=\"1.0\"?><!-- from a watch -->")
+            .write(toFile: other + "/activity.xml", atomically: false, encoding: .utf8)
+
+        let result = try CommandRunner.run(["classify", "--tables", ClassifyCommandTests.tables, dir, other + "/activity.xml"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let inputs = try XCTUnwrap((report["inputs"] as? [String: Any])?["files"] as? [[String: Any]])
+        func input(_ name: String) -> [String: Any]? { inputs.first { $0["path"] as? String == dir + "/" + name } }
+        XCTAssertEqual(input("run.tcx")?["format"] as? String, "tcx")
+        XCTAssertEqual(input("run.tcx")?["pointsRead"] as? Int, 40)
+        XCTAssertEqual(input("bund.kml")?["format"] as? String, "kml")
+        XCTAssertEqual(input("bund.kml")?["pointsRead"] as? Int, 30)
+        XCTAssertEqual(input("trip.kmz:doc.kml")?["format"] as? String, "kml")
+        XCTAssertEqual(input("trip.kmz:doc.kml")?["pointsRead"] as? Int, 20)
+        XCTAssertEqual(input("strava-upload.tcx.gz")?["format"] as? String, "tcx")
+        XCTAssertEqual(input("strava-upload.tcx.gz")?["pointsRead"] as? Int, 40)
+        // Without a doc.kml, the first .kml entry is the document.
+        XCTAssertEqual(input("named.kmz:tracks/hangzhou.kml")?["pointsRead"] as? Int, 20)
+        XCTAssertNil(input("named.kmz:tracks/other.kml"))
+        // A KMZ inside a zip is not opened, and says so.
+        XCTAssertTrue(result.stderr.contains("takeout.zip:Takeout/My Maps/trip.kmz: skipped (KMZ inside an archive"), result.stderr)
+        XCTAssertEqual(input("logger.nmea")?["format"] as? String, "nmea")
+        XCTAssertEqual(input("logger.nmea")?["pointsRead"] as? Int, 25)  // a GGA and an RMC per second: one point
+        XCTAssertEqual(input("GPS0001.LOG")?["format"] as? String, "nmea")
+        XCTAssertEqual(input("GPS0001.LOG")?["pointsRead"] as? Int, 5)
+        XCTAssertNil(input("app.log"))
+        let named = inputs.first { $0["path"] as? String == other + "/activity.xml" }
+        XCTAssertEqual(named?["format"] as? String, "tcx")
+        XCTAssertEqual(named?["pointsRead"] as? Int, 40)
+        for file in inputs { XCTAssertEqual(file["status"] as? String, "ok", "\(file)") }
+        let provinces = try XCTUnwrap((report["unlocks"] as? [String: [[String: Any]]])?["provinces"])
+        XCTAssertEqual(Set(provinces.compactMap { $0["code"] as? String }), ["110000", "310000", "330000", "440000"])
+    }
+}

@@ -119,13 +119,10 @@ final class InputAccountingTests: XCTestCase {
 
     """
 
-    /// The points a FIT or TCX entry adds once its reader exists (this branch has none: such a
-    /// file is skipped as "format not supported yet"). Checks the status is one of the two.
-    func pointsOfAwaitedFormat(_ entry: [String: Any], format: String, points: Int, file: StaticString = #filePath, line: UInt = #line) -> Int {
-        if entry["status"] as? String == "read" { return points }
-        XCTAssertEqual(entry["status"] as? String, "skipped", file: file, line: line)
-        XCTAssertEqual(entry["reason"] as? String, "format not supported yet: \(format)", file: file, line: line)
-        return 0
+    /// The points a FIT or TCX entry of a bundle adds: it must have been read.
+    func pointsOfBundledTrack(_ entry: [String: Any], points: Int, file: StaticString = #filePath, line: UInt = #line) -> Int {
+        XCTAssertEqual(entry["status"] as? String, "read", "\(entry)", file: file, line: line)
+        return points
     }
 
     // MARK: The walk
@@ -392,8 +389,8 @@ final class InputAccountingTests: XCTestCase {
             // A folder Strava does not write is read as usual.
             XCTAssertEqual(try file(prefix + "my own/walk.gpx", in: report)["pointsRead"] as? Int, 11)
             var expected = 40 + 25 + 11
-            expected += pointsOfAwaitedFormat(try file(prefix + "activities/103.fit.gz", in: report), format: "FIT", points: 12)
-            expected += pointsOfAwaitedFormat(try file(prefix + "activities/104.tcx.gz", in: report), format: "TCX", points: 8)
+            expected += pointsOfBundledTrack(try file(prefix + "activities/103.fit.gz", in: report), points: 12)
+            expected += pointsOfBundledTrack(try file(prefix + "activities/104.tcx.gz", in: report), points: 8)
             XCTAssertEqual(pointsRead(report), expected)
             let virtual = try file(prefix + "activities/105.gpx", in: report)
             XCTAssertEqual(virtual["status"] as? String, "skipped")
@@ -436,7 +433,7 @@ final class InputAccountingTests: XCTestCase {
         let inner = directory + "/garmin.zip:DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip:"
         XCTAssertEqual(try file(inner + "u2.gpx", in: report)["pointsRead"] as? Int, 20)
         XCTAssertEqual(try file(inner + "u3.csv", in: report)["pointsRead"] as? Int, 6)
-        let fit = pointsOfAwaitedFormat(try file(inner + "u1.fit", in: report), format: "FIT", points: 10)
+        let fit = pointsOfBundledTrack(try file(inner + "u1.fit", in: report), points: 10)
         XCTAssertEqual(pointsRead(report), 26 + fit)
         XCTAssertEqual(try file(inner + "too-deep.zip", in: report)["reason"] as? String, "nested archive too deep")
         for name in ["user_summarizedActivities.json", "user_profile.json", "sleep.csv"] {
