@@ -311,20 +311,25 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         XCTAssertEqual(input("trip.kmz:doc.kml")?["pointsRead"] as? Int, 20)
         XCTAssertEqual(input("strava-upload.tcx.gz")?["format"] as? String, "tcx")
         XCTAssertEqual(input("strava-upload.tcx.gz")?["pointsRead"] as? Int, 40)
-        // Without a doc.kml, the first .kml entry is the document.
+        // Every KML document of a KMZ is read, whatever its name.
         XCTAssertEqual(input("named.kmz:tracks/hangzhou.kml")?["pointsRead"] as? Int, 20)
-        XCTAssertNil(input("named.kmz:tracks/other.kml"))
-        // A KMZ inside a zip is not opened, and says so.
-        XCTAssertTrue(result.stderr.contains("takeout.zip:Takeout/My Maps/trip.kmz: skipped (KMZ inside an archive"), result.stderr)
+        XCTAssertEqual(input("named.kmz:tracks/other.kml")?["pointsRead"] as? Int, 0)
+        // A KMZ inside a zip (Takeout's My Maps) is opened like the zip inside a zip it is.
+        XCTAssertEqual(input("takeout.zip:Takeout/My Maps/trip.kmz:doc.kml")?["pointsRead"] as? Int, 20)
+        // Its picture is accounted for, as a file that is no track.
+        XCTAssertEqual(input("trip.kmz:files/photo.png")?["reason"] as? String, "not a track format")
         XCTAssertEqual(input("logger.nmea")?["format"] as? String, "nmea")
         XCTAssertEqual(input("logger.nmea")?["pointsRead"] as? Int, 25)  // a GGA and an RMC per second: one point
         XCTAssertEqual(input("GPS0001.LOG")?["format"] as? String, "nmea")
         XCTAssertEqual(input("GPS0001.LOG")?["pointsRead"] as? Int, 5)
-        XCTAssertNil(input("app.log"))
+        XCTAssertEqual(input("app.log")?["status"] as? String, "skipped")
+        XCTAssertEqual(input("app.log")?["reason"] as? String, "not a track format")
         let named = inputs.first { $0["path"] as? String == other + "/activity.xml" }
         XCTAssertEqual(named?["format"] as? String, "tcx")
         XCTAssertEqual(named?["pointsRead"] as? Int, 40)
-        for file in inputs { XCTAssertEqual(file["status"] as? String, "ok", "\(file)") }
+        let skipped = Set(inputs.filter { $0["status"] as? String == "skipped" }.compactMap { $0["path"] as? String })
+        XCTAssertEqual(skipped, [dir + "/app.log", dir + "/trip.kmz:files/photo.png", dir + "/takeout.zip:Takeout/My Maps/trip.kmz:files/photo.png"])
+        for file in inputs where file["status"] as? String != "skipped" { XCTAssertEqual(file["status"] as? String, "read", "\(file)") }
         let provinces = try XCTUnwrap((report["unlocks"] as? [String: [[String: Any]]])?["provinces"])
         XCTAssertEqual(Set(provinces.compactMap { $0["code"] as? String }), ["110000", "310000", "330000", "440000"])
     }
