@@ -139,7 +139,7 @@ public struct ChinaTableBuilder {
         }
         var stored = try StoredArcs(simplifier, topology, into: &contents, maximumSegment: Self.maximumSegmentMetres, toDegrees: toDegrees)
         let repair = try GeometryRepair(simplifier: &simplifier, stored: &stored, contents: &contents, topology: topology,
-                                        tolerance: { _ in arcTolerance }, context: context, toDegrees: toDegrees)
+                                        context: context, toDegrees: toDegrees)
         report.geometryRepair = repair
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         log("geometry: " + repair.summary)

@@ -6,6 +6,19 @@ import TextFormats
 /// all arcs together, so no simplified arc crosses another) and keeps its end points, which are
 /// the junctions where three or more units, or a unit and the outside, meet.
 public struct CoverageSimplifier {
+    /// A stretch of an arc, from vertex `first` to vertex `last` (indices into the arc), simplified
+    /// with its own tolerance; its ends stay where they are.
+    public struct Piece: Equatable {
+        public var first: Int
+        public var last: Int
+        public var tolerance: Double
+        public init(first: Int, last: Int, tolerance: Double) {
+            self.first = first
+            self.last = last
+            self.tolerance = tolerance
+        }
+    }
+
     /// Simplified arcs: interleaved projected x, y per arc, same order as the topology's arcs.
     public private(set) var arcs: [[Double]] = []
     /// The same arcs before simplification (projected), for deviation measurements.
@@ -15,15 +28,25 @@ public struct CoverageSimplifier {
     /// Closed arcs (islands, enclaves) the simplifier collapsed below a ring, kept as the smallest
     /// ring through their extreme vertices instead (a speck of land stays a speck, not nothing).
     public private(set) var collapsedRingsKept = 0
+    /// Each arc's pieces, and each piece's kept vertex indices (into the arc).
+    private var pieces: [[Piece]] = []
+    private var pieceKept: [[[Int]]] = []
 
     /// `xs`, `ys` are every topology vertex in the (projected) plane the tolerance is measured in.
     public init(_ topology: CoverageTopology, projectedX xs: [Double], projectedY ys: [Double], tolerance: Double, context: GEOSContext) throws {
         try self.init(topology, projectedX: xs, projectedY: ys, tolerance: { _ in tolerance }, context: context)
     }
 
-    /// Simplifies each arc with the tolerance `tolerance(arc)` gives it (arcs sharing a tolerance
-    /// are simplified together, so they cannot cross one another).
+    /// Simplifies each arc with the tolerance `tolerance(arc)` gives it.
     public init(_ topology: CoverageTopology, projectedX xs: [Double], projectedY ys: [Double], tolerance: (Int) -> Double, context: GEOSContext) throws {
+        try self.init(topology, projectedX: xs, projectedY: ys, pieces: { arc, count in [Piece(first: 0, last: count - 1, tolerance: tolerance(arc))] },
+                      context: context)
+    }
+
+    /// Simplifies each arc in the pieces `pieces(arc, vertexCount)` gives it (consecutive, from the
+    /// first vertex to the last). Pieces sharing a tolerance are simplified together, so they
+    /// cannot cross one another.
+    public init(_ topology: CoverageTopology, projectedX xs: [Double], projectedY ys: [Double], pieces: (Int, Int) -> [Piece], context: GEOSContext) throws {
         originalArcs = topology.arcs.map { arc in
             var xy: [Double] = []
             xy.reserveCapacity(arc.vertices.count * 2)
@@ -32,54 +55,76 @@ public struct CoverageSimplifier {
         }
         arcs = originalArcs
         keptIndices = originalArcs.map { Array(0..<($0.count / 2)) }
-        var groups: [Double: [Int]] = [:]
-        for index in originalArcs.indices { groups[tolerance(index), default: []].append(index) }
-        for value in groups.keys.sorted() {
-            try simplify(groups[value]!, tolerance: value, topology: topology, context: context)
+        self.pieces = originalArcs.indices.map { pieces($0, originalArcs[$0].count / 2) }
+        for (arc, list) in self.pieces.enumerated() {
+            precondition(list.first?.first == 0 && list.last?.last == originalArcs[arc].count / 2 - 1
+                         && zip(list, list.dropFirst()).allSatisfy { $0.last == $1.first && $0.first < $0.last }, "pieces must cover the arc in order")
         }
+        pieceKept = self.pieces.map { $0.map { Array($0.first...$0.last) } }
+        try simplify(Array(originalArcs.indices), scale: 1, topology: topology, context: context)
     }
 
-    /// Simplifies arcs `members` again from their originals, together (so they cannot cross one
-    /// another), at `tolerance`; 0 restores the originals. For arcs whose simplified form broke
-    /// an invariant of the table (``GeometryRepair``).
-    public mutating func resimplify(_ members: [Int], tolerance: Double, topology: CoverageTopology, context: GEOSContext) throws {
-        try simplify(members, tolerance: tolerance, topology: topology, context: context)
+    /// Simplifies arcs `members` again from their originals, each piece at `scale` × its
+    /// tolerance (0 restores the originals), together; for arcs whose simplified form broke an
+    /// invariant of the table (``GeometryRepair``).
+    public mutating func resimplify(_ members: [Int], scale: Double, topology: CoverageTopology, context: GEOSContext) throws {
+        try simplify(members, scale: scale, topology: topology, context: context)
     }
 
-    private mutating func simplify(_ members: [Int], tolerance: Double, topology: CoverageTopology, context: GEOSContext) throws {
-        guard tolerance > 0 else {
-            for index in members {
-                arcs[index] = originalArcs[index]
-                keptIndices[index] = Array(0..<(originalArcs[index].count / 2))
-            }
-            return
+    private mutating func simplify(_ members: [Int], scale: Double, topology: CoverageTopology, context: GEOSContext) throws {
+        var groups: [Double: [(arc: Int, piece: Int)]] = [:]
+        for arc in members {
+            for (k, piece) in pieces[arc].enumerated() { groups[piece.tolerance * scale, default: []].append((arc, k)) }
         }
-        let lines = try context.multiLineString(members.map { originalArcs[$0] }).simplifiedPreservingTopology(tolerance: tolerance).parts()
-        guard lines.count == members.count else {
-            throw GEOSError(operation: "topology-preserving simplify", message: "returned \(lines.count) lines for \(members.count) arcs")
-        }
-        for (k, index) in members.enumerated() {
-            var xy = try lines[k].coordinates()
-            let original = originalArcs[index]
-            // End points must survive exactly: they are shared with other arcs.
-            precondition(xy.count >= 4 && xy[0] == original[0] && xy[1] == original[1]
-                         && xy[xy.count - 2] == original[original.count - 2] && xy[xy.count - 1] == original[original.count - 1],
-                         "simplifier moved an arc's end point")
-            if topology.arcs[index].isClosed && xy.count < 8 {
-                xy = Self.triangle(original)
-                collapsedRingsKept += 1
+        for tolerance in groups.keys.sorted() {
+            let group = groups[tolerance]!
+            guard tolerance > 0 else {
+                for (arc, k) in group { pieceKept[arc][k] = Array(pieces[arc][k].first...pieces[arc][k].last) }
+                continue
             }
-            // Douglas–Peucker keeps a subsequence of the original vertices: find where each came from.
+            let lines = group.map { arc, k in Array(originalArcs[arc][(2 * pieces[arc][k].first)..<(2 * pieces[arc][k].last + 2)]) }
+            let simplified = try context.multiLineString(lines).simplifiedPreservingTopology(tolerance: tolerance).parts()
+            guard simplified.count == group.count else {
+                throw GEOSError(operation: "topology-preserving simplify", message: "returned \(simplified.count) lines for \(group.count) arc pieces")
+            }
+            for (n, (arc, k)) in group.enumerated() {
+                let xy = try simplified[n].coordinates()
+                let original = lines[n]
+                // End points must survive exactly: they are shared with other arcs (or pieces).
+                precondition(xy.count >= 4 && xy[0] == original[0] && xy[1] == original[1]
+                             && xy[xy.count - 2] == original[original.count - 2] && xy[xy.count - 1] == original[original.count - 1],
+                             "simplifier moved an arc's end point")
+                // Douglas–Peucker keeps a subsequence of the original vertices: find where each came from.
+                var kept: [Int] = []
+                var cursor = 0
+                for v in stride(from: 0, to: xy.count, by: 2) {
+                    while cursor * 2 < original.count, original[2 * cursor] != xy[v] || original[2 * cursor + 1] != xy[v + 1] { cursor += 1 }
+                    precondition(cursor * 2 < original.count, "simplified arc is not a subsequence of the original")
+                    kept.append(pieces[arc][k].first + cursor)
+                    cursor += 1
+                }
+                pieceKept[arc][k] = kept
+            }
+        }
+        for arc in members {
             var kept: [Int] = []
-            var cursor = 0
-            for k in stride(from: 0, to: xy.count, by: 2) {
-                while cursor * 2 < original.count, original[2 * cursor] != xy[k] || original[2 * cursor + 1] != xy[k + 1] { cursor += 1 }
-                precondition(cursor * 2 < original.count, "simplified arc is not a subsequence of the original")
-                kept.append(cursor)
-                cursor += 1
+            for piece in pieceKept[arc] { kept += kept.isEmpty ? piece : Array(piece.dropFirst()) }
+            let original = originalArcs[arc]
+            if topology.arcs[arc].isClosed && kept.count < 4 {
+                let xy = Self.triangle(original)
+                collapsedRingsKept += 1
+                // The triangle's vertices are original ones: find them.
+                kept = []
+                for v in stride(from: 0, to: xy.count, by: 2) {
+                    let x = xy[v], y = xy[v + 1]
+                    var i = 0
+                    while original[2 * i] != x || original[2 * i + 1] != y { i += 1 }
+                    kept.append(i)
+                }
+                if kept.count > 1, kept.last == 0 { kept[kept.count - 1] = original.count / 2 - 1 }
             }
-            keptIndices[index] = kept
-            arcs[index] = xy
+            keptIndices[arc] = kept
+            arcs[arc] = kept.flatMap { [original[2 * $0], original[2 * $0 + 1]] }
         }
     }
 

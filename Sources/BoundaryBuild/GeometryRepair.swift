@@ -27,7 +27,7 @@ struct GeometryRepair {
     static let refinements = 3
 
     init(simplifier: inout CoverageSimplifier, stored: inout StoredArcs, contents: inout TableContents, topology: CoverageTopology,
-         tolerance: (Int) -> Double, context: GEOSContext, toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) throws {
+         context: GEOSContext, toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) throws {
         var refined = [Int](repeating: 0, count: contents.arcs.count)
         while true {
             let check = Self.check(contents)
@@ -77,12 +77,12 @@ struct GeometryRepair {
             var groups: [Double: [Int]] = [:]
             for arc in faulty.sorted() where refined[arc] <= Self.refinements {
                 refined[arc] += 1
-                let finer = refined[arc] > Self.refinements ? 0 : tolerance(arc) / Double(1 << (2 * refined[arc]))
-                groups[finer, default: []].append(arc)
+                let scale = refined[arc] > Self.refinements ? 0 : 1 / Double(1 << (2 * refined[arc]))
+                groups[scale, default: []].append(arc)
             }
             refinedArcs += groups.values.reduce(0) { $0 + $1.count }
-            for value in groups.keys.sorted() {
-                try simplifier.resimplify(groups[value]!, tolerance: value, topology: topology, context: context)
+            for scale in groups.keys.sorted() {
+                try simplifier.resimplify(groups[scale]!, scale: scale, topology: topology, context: context)
             }
             try stored.restore(groups.values.flatMap { $0 }.sorted(), from: simplifier, into: &contents, toDegrees: toDegrees)
         }

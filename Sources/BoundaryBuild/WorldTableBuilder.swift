@@ -82,6 +82,52 @@ public struct WorldTableBuilder {
         return claimants.min { areas[$0] < areas[$1] }!
     }
 
+    /// For each coast arc (one side outside) that comes within `metres` of another unit's coast:
+    /// per vertex, whether one does there. Arcs far from every other unit's coast are absent.
+    static func nearForeignCoast(_ topology: CoverageTopology, within metres: Double) -> [Int: [Bool]] {
+        func quanta(_ degrees: Double) -> Int32 { Int32((degrees / TableFormat.quantum).rounded()) }
+        var grid = SegmentGrid(cellLog2: 12)
+        var coastArcs: [Int] = []
+        // Which units have coast in each 0.1° cell (grown by the distance), to skip lone coasts quickly.
+        let cell = 0.1, reach = metres / 110_000
+        var unitsInCell: [Int64: Set<Int32>] = [:]
+        func cells(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ visit: (Int64) -> Void) {
+            for gx in Int64(((x0 - reach * 12) / cell).rounded(.down))...Int64(((x1 + reach * 12) / cell).rounded(.down)) {
+                for gy in Int64(((y0 - reach) / cell).rounded(.down))...Int64(((y1 + reach) / cell).rounded(.down)) { visit(gx << 32 ^ (gy & 0xFFFF_FFFF)) }
+            }
+        }
+        var boxes: [Int: (Double, Double, Double, Double)] = [:]
+        for (index, arc) in topology.arcs.enumerated() where arc.leftUnit < 0 || arc.rightUnit < 0 {
+            let unit = max(arc.leftUnit, arc.rightUnit)
+            let points = arc.vertices.map { topology.vertices[Int($0)] }
+            grid.insert(points.flatMap { [quanta($0.x), quanta($0.y)] }, unit: unit)
+            let box = (points.map(\.x).min()!, points.map(\.y).min()!, points.map(\.x).max()!, points.map(\.y).max()!)
+            boxes[index] = box
+            // Boxes of a whole coast can be large: list the arc under its vertices' cells only.
+            var seen = Set<Int64>()
+            for p in points {
+                let key = Int64((p.x / cell).rounded(.down)) << 32 ^ (Int64((p.y / cell).rounded(.down)) & 0xFFFF_FFFF)
+                if seen.insert(key).inserted { unitsInCell[key, default: []].insert(unit) }
+            }
+            coastArcs.append(index)
+        }
+        var result: [Int: [Bool]] = [:]
+        for index in coastArcs {
+            let arc = topology.arcs[index]
+            let unit = max(arc.leftUnit, arc.rightUnit)
+            let b = boxes[index]!
+            var anyOther = false
+            cells(b.0, b.1, b.2, b.3) { key in if !anyOther, let units = unitsInCell[key], units.contains(where: { $0 != unit }) { anyOther = true } }
+            guard anyOther else { continue }
+            let near = arc.vertices.map { v -> Bool in
+                let p = topology.vertices[Int(v)]
+                return grid.nearest(x: Int64(quanta(p.x)), y: Int64(quanta(p.y)), within: metres, unit: unit).other <= metres
+            }
+            if near.contains(true) { result[index] = near }
+        }
+        return result
+    }
+
     public func build(_ catalog: SourceCatalog, sourceSHA256: String, log: (String) -> Void = { _ in }) throws -> (bytes: [UInt8], report: TableReport, seam: [String: Double]) {
         let started = Stopwatch.seconds()
         let context = GEOSContext()
@@ -249,17 +295,33 @@ public struct WorldTableBuilder {
         // Land borders within `tolerance` of the source; coastlines within `coastTolerance`.
         let land = max(0, tolerance - preTolerance - rounding) / Self.metresPerDegree
         let coast = max(0, coastTolerance - preTolerance - rounding) / Self.metresPerDegree
-        let arcTolerance = { (arc: Int) in topology.arcs[arc].leftUnit >= 0 && topology.arcs[arc].rightUnit >= 0 ? land : coast }
+        // A coast near another country's coast (a border river open to the sea, a narrow strait)
+        // keeps the land tolerance there: two coasts 2 km off each could cross into each other's land.
+        let foreign = Self.nearForeignCoast(topology, within: 2 * coastTolerance)
         var simplifier = try CoverageSimplifier(topology, projectedX: topology.vertices.map(\.x), projectedY: topology.vertices.map(\.y),
-                                                tolerance: arcTolerance, context: context)
+                                                pieces: { arc, count in
+            let a = topology.arcs[arc]
+            guard a.leftUnit < 0 || a.rightUnit < 0 else { return [.init(first: 0, last: count - 1, tolerance: land)] }
+            guard let near = foreign[arc] else { return [.init(first: 0, last: count - 1, tolerance: coast)] }
+            // Segment k is near when either end is; runs of near and far segments are pieces.
+            var pieces: [CoverageSimplifier.Piece] = []
+            for k in 0..<(count - 1) {
+                let tolerance = near[k] || near[k + 1] ? land : coast
+                if let last = pieces.last, last.tolerance == tolerance { pieces[pieces.count - 1].last = k + 1 } else {
+                    pieces.append(.init(first: k, last: k + 1, tolerance: tolerance))
+                }
+            }
+            return pieces
+        }, context: context)
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         let toDegrees = { (arc: [Double]) in
             (stride(from: 0, to: arc.count, by: 2).map { arc[$0] }, stride(from: 1, to: arc.count, by: 2).map { arc[$0] })
         }
         var stored = StoredArcs(simplifier, topology, into: &contents, toDegrees: toDegrees)
-        lap("simplified: \(contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }) vertices (\(simplifier.collapsedRingsKept) collapsed rings kept as triangles)")
+        lap("simplified: \(contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }) vertices (\(simplifier.collapsedRingsKept) collapsed rings kept as triangles; "
+            + "\(foreign.count) coast arcs keep the land tolerance where another country's coast is within \(Int(2 * coastTolerance)) m)")
         let repair = try GeometryRepair(simplifier: &simplifier, stored: &stored, contents: &contents, topology: topology,
-                                        tolerance: arcTolerance, context: context, toDegrees: toDegrees)
+                                        context: context, toDegrees: toDegrees)
         report.geometryRepair = repair
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         lap("geometry repaired: " + repair.summary)
