@@ -84,7 +84,8 @@ enum AuditCommand {
         }
         let found = try InputWalk.files(under: arguments.positionals)
         // The classifier stays on this thread: the audit's own stages keep the second core busy.
-        var run = ClassifyRun(classifier: classifier, threaded: false, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+        var run = ClassifyRun(classifier: classifier, threaded: false, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size },
+                              utcOffsetMinutes: options.utcOffsetMinutes)
         for file in found {
             try run.classify(file)
             if let failure = writer.failure { throw failure }

@@ -58,7 +58,8 @@ enum ClassifyCommand {
                                                           ledger: try statePath.flatMap(AtomicFile.readIfPresent).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size },
+                              utcOffsetMinutes: options.utcOffsetMinutes)
         for file in found {
             try run.classify(file)
         }
@@ -156,9 +157,12 @@ struct ClassifyRun {
     var skipped = 0
     var alreadyCounted = 0
     var failedInputs = 0
+    /// `--utc-offset`: the local time of CSV times written without an offset.
+    let utcOffsetMinutes: Int
 
-    init(classifier: TrackClassifier, threaded: Bool, inputsTotal: Int, bytesTotal: Int64) {
+    init(classifier: TrackClassifier, threaded: Bool, inputsTotal: Int, bytesTotal: Int64, utcOffsetMinutes: Int) {
         sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded), progress: ProgressLine(inputsTotal: inputsTotal, bytesTotal: bytesTotal))
+        self.utcOffsetMinutes = utcOffsetMinutes
     }
 
     /// The ledger once every input read has been classified.
@@ -243,7 +247,7 @@ struct ClassifyRun {
         do {
             switch format {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
-            case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
+            case .csv: try TrackCSVReader.read(source, path: path, utcOffsetMinutes: utcOffsetMinutes, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
             }
         } catch {
