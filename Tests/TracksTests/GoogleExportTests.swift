@@ -46,6 +46,23 @@ final class GoogleExportTests: XCTestCase {
         XCTAssertEqual(semanticPoints, 7)
     }
 
+    /// The hand-made Timeline exports (also the fuzzer's seeds for these formats).
+    func testHandMadeTimelineFixtures() throws {
+        var android = JSONRecordingSink()
+        let androidPath = Self.fixtures.appendingPathComponent("timeline-android-handmade.json").path
+        XCTAssertEqual(try JSONTrackReader.read(try FileSource(path: androidPath), path: androidPath, into: &android), .timelineAndroid)
+        // 12 + 8 path points; of the 14 raw fixes, the 10 during the morning walk (inside its
+        // path window) are the path's moments, the 4 at the office (12:20–12:50, no path) are read.
+        XCTAssertEqual(android.segments.map(\.count), [12, 8, 4])
+        XCTAssertEqual(android.segments[2].map(\.accuracy), [25, 25, 25, 25])
+        XCTAssertEqual(android.problems, [])
+        var ios = JSONRecordingSink()
+        let iosPath = Self.fixtures.appendingPathComponent("timeline-ios-handmade.json").path
+        XCTAssertEqual(try JSONTrackReader.read(try FileSource(path: iosPath), path: iosPath, into: &ios), .timelineIOS)
+        XCTAssertEqual(ios.points.count, 10)
+        XCTAssertEqual(ios.points.last, TrackPoint(latitude: 31.2376, longitude: 121.4818, time: 1_714_521_600_000 + 27 * 60_000))
+    }
+
     // MARK: Semantic Location History
 
     func testSemanticHistoryReadsRecordedPathsOnly() throws {
