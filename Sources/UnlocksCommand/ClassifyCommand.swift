@@ -18,7 +18,7 @@ enum ClassifyCommand {
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
-            .value("utc-offset", "±HH:MM", "Local time for days and streaks (default +08:00)."),
+            .value("utc-offset", "±HH:MM", "Local time for days and streaks, and of CSV times written without an offset (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it are skipped, new ones added."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
@@ -26,8 +26,9 @@ enum ClassifyCommand {
         discussion: """
         PATH may be files, folders (read recursively, in name order) and .zip or .gz archives
         (read as streams, never unpacked to disk). Formats: GPX 1.0/1.1, CSV (lat,lon[,time]
-        [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
-        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .csv,
+        [,accuracy] and loggers' dialects; times without an offset are at --utc-offset), Google
+        Takeout Records.json and Semantic Location History, Google Timeline exports, the app
+        backup JSON and GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .csv,
         .txt, .json or .geojson (optionally .gz) are read; other files are counted as skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
