@@ -5,7 +5,7 @@ import TextFormats
 /// - One column: ISO-8601 (``Timestamp``; `2024-05-01 08:00:00`, with a space, is common), the same
 ///   with `/` between the date's parts (`2024/05/01 08:00:00`), or a Unix epoch number —
 ///   **seconds** when its magnitude is below 10¹¹ (up to the year 5138), **milliseconds** from 10¹¹
-///   to 10¹⁶ (from March 1973), anything larger refused; a fraction is allowed.
+///   (from March 1973) to the end of the year 9999, anything larger refused; a fraction is allowed.
 /// - A `date` and a `time` column: the date as `YYYY-MM-DD`, `YYYY/MM/DD`, `YYYYMMDD` or `YYMMDD`
 ///   (Columbus loggers; the years 2000–2099), the time as `hh:mm[:ss[.fff]]` or `hhmmss[.fff]`,
 ///   optionally followed by `Z`.
@@ -25,12 +25,13 @@ enum CSVTime {
         return copy.withUnsafeBytes { Timestamp.parse($0, unzonedOffsetMinutes: offsetMinutes) }
     }
 
-    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there up to 10¹⁶.
+    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on, within the
+    /// years 0000–9999 (``Timestamp/representable``; so milliseconds stop at about 2.5 × 10¹⁴).
     static func epochMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         guard bytes.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }),
               let value = DecimalNumber.parse(bytes), abs(value) < 1e16 else { return nil }
-        let milliseconds = abs(value) < 1e11 ? value * 1000 : value
-        return Int64(milliseconds.rounded(.down))
+        let milliseconds = Int64((abs(value) < 1e11 ? value * 1000 : value).rounded(.down))
+        return Timestamp.representable.contains(milliseconds) ? milliseconds : nil
     }
 
     /// A `date` column and a `time` column together, or nil.

@@ -335,7 +335,8 @@ public enum TrackCSVReader {
         String(decoding: value.prefix(40), as: UTF8.self)
     }
 
-    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on (``CSVTime``).
+    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on, within the
+    /// years 0000–9999 (``CSVTime``).
     static func epochMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         CSVTime.epochMilliseconds(bytes)
     }

@@ -41,6 +41,10 @@ final class TrackCSVReaderTests: XCTestCase {
         XCTAssertNil(epoch("1e9"))
         XCTAssertNil(epoch("12:00"))
         XCTAssertNil(epoch("99999999999999999"))
+        XCTAssertEqual(epoch("253402300799999"), 253_402_300_799_999)   // 9999-12-31T23:59:59.999Z
+        XCTAssertNil(epoch("253402300800000"))                          // the year 10000
+        XCTAssertNil(epoch("1714521600000000"))                         // microseconds: refused, not misread
+        XCTAssertNil(epoch("-99999999999"))                             // seconds before the year 0
     }
 
     func testBadLinesAreReportedWithTheirNumbersAndReadingContinues() throws {
