@@ -38,10 +38,8 @@ enum TakeoutSemanticHistory {
         for element in points {
             do {
                 sink.point(try point(element))
-            } catch let problem as PointProblem {
-                sink.unreadablePoint(context.problem("\(kind) simplifiedRawPath point \(problem.reason)", at: start))
             } catch {
-                preconditionFailure("point(_:) throws only PointProblem")
+                sink.unreadablePoint(context.problem("\(kind) simplifiedRawPath point \(error.reason)", at: start))
             }
         }
     }
@@ -50,7 +48,7 @@ enum TakeoutSemanticHistory {
         let reason: String
     }
 
-    private static func point(_ element: JSONValue) throws -> TrackPoint {
+    private static func point(_ element: JSONValue) throws(PointProblem) -> TrackPoint {
         guard case .object = element else { throw PointProblem(reason: "is not an object") }
         guard let latitudeE7 = element["latE7"] else { throw PointProblem(reason: "without latE7") }
         guard let longitudeE7 = element["lngE7"] else { throw PointProblem(reason: "without lngE7") }

@@ -145,7 +145,7 @@ public enum TrackCSVReader {
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
             if columns == nil {
                 let separator = detectSeparator(line)
-                if CoordinateCSV.isHeader(line, separator: separator) {
+                if CoordinateCSV.isHeader(line, separator: separator), !startsWithHemisphereNumber(line, separator: separator) {
                     guard var named = Columns(header: line, separator: separator) else {
                         throw InputError(path: path, line: number, reason: "the header names no latitude and longitude columns (expected e.g. 'lat,lon,time,accuracy')")
                     }
@@ -166,6 +166,16 @@ public enum TrackCSVReader {
             }
         }
         return summary
+    }
+
+    /// Whether the first field is a number with a hemisphere letter (`25.2736N`): data, though
+    /// it holds a letter.
+    static func startsWithHemisphereNumber(_ line: UnsafeRawBufferPointer, separator: UInt8) -> Bool {
+        var field = CoordinateCSV.field(line, from: 0, separator: separator).range
+        guard field.count > 1, [UInt8(ascii: "N"), UInt8(ascii: "S"), UInt8(ascii: "E"), UInt8(ascii: "W")].contains(line[field.upperBound - 1] & ~0x20) else { return false }
+        field = field.lowerBound..<(field.upperBound - 1)
+        while field.upperBound > field.lowerBound, line[field.upperBound - 1] == UInt8(ascii: " ") { field = field.lowerBound..<(field.upperBound - 1) }
+        return DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: line[field])) != nil
     }
 
     /// `,`, `;` or tab: the most frequent outside double quotes; a tie goes to `,`, then `;`.

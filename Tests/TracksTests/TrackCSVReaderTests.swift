@@ -160,6 +160,8 @@ final class TrackCSVDialectTests: XCTestCase {
             TrackPoint(latitude: 25.03412, longitude: 121.564701, time: Self.mayDay + 30 * 60_000 + 5000, elevation: 13),
             TrackPoint(latitude: -33.86882, longitude: 151.209296, time: Self.mayDay + 30 * 60_000 + 10_000, elevation: 5),
         ])
+        // Without a header too: a number with a hemisphere letter is data, not a header.
+        XCTAssertEqual(try read("25.2736N,121.5E\n25.2737N,121.5001E\n").points.map(\.longitude), [121.5, 121.5001])
         let hemispheres = try read("lat,lon\n25.2736 N,121.5W\n1.5s,2e\n12.5E,3E\n-4S,5E\nnan,1\n")
         XCTAssertEqual(hemispheres.points.map { [$0.latitude, $0.longitude] }, [[25.2736, -121.5], [-1.5, 2]])
         XCTAssertEqual(hemispheres.problems.map(\.reason), [
