@@ -5,11 +5,11 @@ import TrackFuzzing
 /// thousands), through the `unlocks` built beside this program. Prints a summary and each
 /// failure; failing mutants are kept in `.build/fuzz-failures/` with a note of how each was made.
 enum FuzzBenchmark {
-    /// Returns whether any mutant failed.
-    static func run(count: Int, seed: UInt64) throws -> Bool {
+    /// Returns whether any mutant failed. `only`: just the seeds whose path contains it.
+    static func run(count: Int, seed: UInt64, only: String?) throws -> Bool {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("unlocks").path
         let root = FileManager.default.currentDirectoryPath
-        let seeds = try FuzzSeeds.find(root: root)
+        let seeds = try FuzzSeeds.find(root: root).filter { only == nil || $0.path.contains(only!) }
         var campaign = FuzzCampaign(seeds: seeds, runner: FuzzRunner(executable: executable, tables: root + "/Data/regions", timeLimit: 10),
                                     campaignSeed: seed, count: count, workDirectory: root + "/.build/fuzz-work",
                                     failureDirectory: root + "/.build/fuzz-failures")
