@@ -19,7 +19,8 @@ import TextFormats
 /// - Coordinates: decimal degrees, optionally with a hemisphere letter after them (`25.2736N`,
 ///   `121.5E`; `S` and `W` negate). Delivered as read, even outside ±90/±180; range checks are the
 ///   pipeline's.
-/// - Time: see ``CSVTime``; a time without `Z` or an offset is local, at `utcOffsetMinutes`.
+/// - Time: see ``CSVTime``; a time without `Z` or an offset is local, at `utcOffsetMinutes`
+///   (except in Columbus loggers' layout, whose times are UTC).
 /// - Accuracy: metres, non-negative. Empty time, accuracy and elevation fields mean "unknown".
 /// - A line that cannot be read (too few fields, a field that is not a number or time) goes to
 ///   ``TrackSink/unreadablePoint(_:)`` with its line number; empty lines are skipped. Lines end
@@ -58,6 +59,9 @@ public enum TrackCSVReader {
         var separator = UInt8(ascii: ",")
         /// Minutes east of UTC for times written without an offset.
         var utcOffsetMinutes = TrackCSVReader.defaultUTCOffsetMinutes
+        /// The layout is one whose times are UTC whatever the run's offset: Columbus loggers'
+        /// (`LATITUDE N/S`; their `DATE`,`TIME` are the GPS's UTC, as GPSBabel's v900 reader takes them).
+        var timesAreUTC = false
 
         /// Header names (folded as ``fold(_:)`` does) of each value.
         static let latitudeNames: Set<String> = ["lat", "latitude", "latitudens", "latitudedeg", "latitudedegrees", "latdeg"]
@@ -79,7 +83,10 @@ public enum TrackCSVReader {
             while let from = start {
                 let field = CoordinateCSV.field(header, from: from, separator: separator)
                 let name = Self.fold(UnsafeRawBufferPointer(rebasing: header[field.range]))
-                if Self.latitudeNames.contains(name) { latitude = latitude ?? index }
+                if Self.latitudeNames.contains(name) {
+                    if latitude == nil { timesAreUTC = name == "latitudens" }
+                    latitude = latitude ?? index
+                }
                 else if Self.longitudeNames.contains(name) { longitude = longitude ?? index }
                 else if Self.timeNames.contains(name) { time = time ?? index }
                 else if Self.dateNames.contains(name) { date = date ?? index }
@@ -149,7 +156,7 @@ public enum TrackCSVReader {
                     guard var named = Columns(header: line, separator: separator) else {
                         throw InputError(path: path, line: number, reason: "the header names no latitude and longitude columns (expected e.g. 'lat,lon,time,accuracy')")
                     }
-                    named.utcOffsetMinutes = utcOffsetMinutes
+                    named.utcOffsetMinutes = named.timesAreUTC ? 0 : utcOffsetMinutes
                     columns = named
                     summary.hasHeader = true
                     return

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import Tracks
 
@@ -154,7 +155,17 @@ final class TrackCSVDialectTests: XCTestCase {
     }
 
     func testColumbusHemispheresAndDateTimePair() throws {
-        let sink = try fixture("columbus-v990.csv", offset: 0)
+        // Columbus times are UTC (GPSBabel's v900 reader agrees), whatever the run's offset.
+        let sink = try fixture("columbus-v990.csv", offset: -300)
+        let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("expected.json"))
+        let expected = try XCTUnwrap((JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])?["columbus-v990.csv"]?["points"] as? [[String: Any]])
+        XCTAssertEqual(sink.points.count, expected.count)
+        for (got, want) in zip(sink.points, expected) {
+            XCTAssertEqual(got.latitude, want["lat"] as? Double)
+            XCTAssertEqual(got.longitude, want["lon"] as? Double)
+            XCTAssertEqual(got.elevation, want["ele"] as? Double)
+            XCTAssertEqual(got.time, (want["time"] as? NSNumber)?.int64Value)
+        }
         XCTAssertEqual(sink.points, [
             TrackPoint(latitude: 25.033964, longitude: 121.564468, time: Self.mayDay + 30 * 60_000, elevation: 12),
             TrackPoint(latitude: 25.03412, longitude: 121.564701, time: Self.mayDay + 30 * 60_000 + 5000, elevation: 13),
