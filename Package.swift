@@ -36,11 +36,15 @@ let package = Package(
         // Build-time: owns GEOS and PROJ handles.
         .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"]),
 
+        // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
+        // the large one in UnlocksBench.
+        .target(name: "TrackFuzzing"),
+
         // The command-line tool `unlocks`.
         .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks"]),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"]),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"]),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"]),
@@ -49,7 +53,7 @@ let package = Package(
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"]),
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand"]),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing"]),
         // The committed world table against the full-resolution source where it once went wrong.
         .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
     ]

@@ -39,8 +39,8 @@ public enum CoordinateCSV {
 
     /// True when `line` looks like a header: its first field contains a letter and is not a
     /// number word (`nan`, `inf`, `infinity`, which are bad data, not a header).
-    public static func isHeader(_ line: UnsafeRawBufferPointer) -> Bool {
-        let first = field(line, from: 0)
+    public static func isHeader(_ line: UnsafeRawBufferPointer, separator: UInt8 = UInt8(ascii: ",")) -> Bool {
+        let first = field(line, from: 0, separator: separator)
         let bytes = UnsafeRawBufferPointer(rebasing: line[first.range])
         var word = String(decoding: bytes, as: UTF8.self).lowercased()
         if word.hasPrefix("-") || word.hasPrefix("+") { word.removeFirst() }
@@ -65,13 +65,14 @@ public enum CoordinateCSV {
         return value
     }
 
-    /// The field starting at `start`: its trimmed, unquoted byte range, and where the next field
-    /// starts (nil when this is the last). Inlined: the track CSV reader calls it for every field.
+    /// The field starting at `start`, up to the next `separator`: its trimmed, unquoted byte
+    /// range, and where the next field starts (nil when this is the last). Inlined: the track CSV
+    /// reader calls it for every field.
     @inline(__always)
-    static func field(_ line: UnsafeRawBufferPointer, from start: Int) -> (range: Range<Int>, next: Int?) {
+    static func field(_ line: UnsafeRawBufferPointer, from start: Int, separator: UInt8 = UInt8(ascii: ",")) -> (range: Range<Int>, next: Int?) {
         // memchr: vector compares, and no mispredicted branch at the end of each short field.
         var end = line.count
-        if start < end, let comma = memchr(line.baseAddress! + start, Int32(UInt8(ascii: ",")), end - start) {
+        if start < end, let comma = memchr(line.baseAddress! + start, Int32(separator), end - start) {
             end = line.baseAddress!.distance(to: UnsafeRawPointer(comma))
         }
         var lower = start, upper = end

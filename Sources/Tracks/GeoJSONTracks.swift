@@ -134,6 +134,6 @@ enum GeoJSONTracks {
 
     private static func parseTime(_ value: JSONValue) -> Int64? {
         if case let .string(text) = value { return Timestamp.parse(text) }
-        return integerValue(value)
+        return millisecondTime(value)
     }
 }

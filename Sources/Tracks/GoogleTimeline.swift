@@ -2,19 +2,29 @@ import TextFormats
 
 /// The Google Maps Timeline exports made on the phone (since Timeline moved on-device, 2024).
 ///
-/// Read: recorded positions only — `timelinePath` points and, on Android, `rawSignals[].position`.
-/// Ignored: `visit.topCandidate.placeLocation`, `activity.start`/`end`, `parking`,
-/// `timelineMemory` and `userLocationProfile`. Those are Google's inferences (the coordinates of
-/// the place it guessed, the ends of a movement it summarised), not measurements: a visit's place
-/// can be a shop across a county border from where the phone was, and the path points of the
-/// same period already say where the user went. See `docs/input-formats.md`.
+/// Read: recorded positions only — `timelinePath` points and, on Android, `rawSignals[].position`,
+/// each moment once (``TimelineOverlap``). Ignored: `visit.topCandidate.placeLocation`,
+/// `activity.start`/`end`, `parking`, `timelineMemory` and `userLocationProfile`. Those are
+/// Google's inferences (the coordinates of the place it guessed, the ends of a movement it
+/// summarised), not measurements: a visit's place can be a shop across a county border from where
+/// the phone was, and the path points of the same period already say where the user went. See
+/// `docs/input-formats.md`.
 enum GoogleTimeline {
     /// Android: `semanticSegments` array whose `[` was just read. Each segment with a
     /// `timelinePath` starts a new segment: `{"point": "39.9042°, 116.4074°", "time": ISO}`.
-    static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
+    static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext,
+                                                      _ overlap: inout TimelineOverlap, _ sink: inout Sink) throws {
+        overlap.begin(.path)
         try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
-            readTimelinePath(of: segment, named: "semantic segment", at: start, context, &sink, missingTime: "\"time\"") { element in
+            let delivered = readTimelinePath(of: segment, named: "semantic segment", at: start, context, &sink,
+                                             missingTime: "\"time\"", keep: { overlap.keepsPath($0) }) { element in
                 element["time"]?.stringValue.flatMap(Timestamp.parse)
+            }
+            if let delivered {
+                // The window the segment declares, widened to its points (either may be missing).
+                let declaredStart = segment["startTime"]?.stringValue.flatMap(Timestamp.parse) ?? delivered.lowerBound
+                let declaredEnd = segment["endTime"]?.stringValue.flatMap(Timestamp.parse) ?? delivered.upperBound
+                overlap.pathWindow(min(declaredStart, delivered.lowerBound), max(declaredEnd, delivered.upperBound))
             }
         }
     }
@@ -22,7 +32,10 @@ enum GoogleTimeline {
     /// Android: `rawSignals` array whose `[` was just read. Elements with a `position`
     /// (`LatLng`, `accuracyMeters`, `altitudeMeters`, `timestamp`) are points, one segment for the
     /// array; `wifiScan` and `activityRecord` elements carry no position and are skipped.
-    static func readRawSignals<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
+    static func readRawSignals<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext,
+                                                _ overlap: inout TimelineOverlap, _ sink: inout Sink) throws {
+        overlap.begin(.raw)
+        defer { overlap.endRaw() }
         sink.segmentBreak()
         try forEachElement(&reader, maximumBytes: context.recordBytes) { signal, start in
             guard let position = signal["position"] else { return }
@@ -43,7 +56,7 @@ enum GoogleTimeline {
                 }
                 point[keyPath: keyPath] = number
             }
-            sink.point(point)
+            if overlap.keepsRaw(time) { sink.point(point) }
         }
     }
 
@@ -62,28 +75,42 @@ enum GoogleTimeline {
             }
             let startTime = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
             readTimelinePath(of: segment, named: "timeline segment", at: start, context, &sink,
-                             missingTime: "time (startTime + durationMinutesOffsetFromStartTime)") { element in
+                             missingTime: "time (startTime + durationMinutesOffsetFromStartTime)", keep: { _ in true }) { element in
                 guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else { return nil }
-                return startTime + minutes * 60_000
+                return time(startTime, plusMinutes: minutes)
             }
         }
     }
 
+    /// `start` plus `minutes`, or nil when that overflows or leaves the years 0000–9999
+    /// (`"9223372036854775807"` minutes is no time at all, and must not trap).
+    static func time(_ start: Int64, plusMinutes minutes: Int64) -> Int64? {
+        let (offset, overflowed) = minutes.multipliedReportingOverflow(by: 60_000)
+        guard !overflowed else { return nil }
+        let (sum, overflowedSum) = start.addingReportingOverflow(offset)
+        guard !overflowedSum, Timestamp.representable.contains(sum) else { return nil }
+        return sum
+    }
+
     /// One segment's `timelinePath` (both platforms) as a track segment: each element's position
     /// from its `"point"`, its time from `time` (nil: unreadable, reported as without a readable
-    /// `missingTime`).
+    /// `missingTime`); a point `keep` refuses is passed over. Returns the span of the delivered
+    /// points' times, nil when none was delivered.
+    @discardableResult
     private static func readTimelinePath<Sink: TrackSink>(of segment: JSONValue, named kind: String, at start: RecordStart, _ context: RecordContext,
-                                                         _ sink: inout Sink, missingTime: String, time: (JSONValue) -> Int64?) {
+                                                         _ sink: inout Sink, missingTime: String, keep: (Int64) -> Bool,
+                                                         time: (JSONValue) -> Int64?) -> ClosedRange<Int64>? {
         guard case .object = segment else {
             sink.unreadablePoint(context.problem("\(kind) is not an object", at: start))
-            return
+            return nil
         }
-        guard let path = segment["timelinePath"] else { return }
+        guard let path = segment["timelinePath"] else { return nil }
         guard let points = path.arrayValue else {
             sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
-            return
+            return nil
         }
         sink.segmentBreak()
+        var span: ClosedRange<Int64>?
         for element in points {
             guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
                 sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
@@ -93,8 +120,11 @@ enum GoogleTimeline {
                 sink.unreadablePoint(context.problem("timelinePath point without a readable \(missingTime)", at: start))
                 continue
             }
+            guard keep(time) else { continue }
             sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: time))
+            span = span.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
         }
+        return span
     }
 
     /// `"39.9042°, 116.4074°"` (Android) or `"geo:39.9042,116.4074"` (iOS) → degrees.
@@ -120,5 +150,69 @@ enum GoogleTimeline {
         if end - start >= 2, bytes[end - 2] == 0xC2, bytes[end - 1] == 0xB0 { end -= 2 }
         guard let value = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end])), value.isFinite else { return nil }
         return value
+    }
+}
+
+/// Which of the Android export's two position lists speaks for each moment, so a moment both
+/// record is counted once.
+///
+/// `semanticSegments[].timelinePath` (Google's path, times snapped to the minute, no accuracy,
+/// all of the history) and `rawSignals[].position` (the phone's fixes with accuracy, about the
+/// last month) overlap in time: read both and a run is counted twice (a 3.9 km run measured
+/// 6.9 km). They are not the same records, so they cannot be matched one by one (most raw
+/// fixes fall on odd seconds, path points on whole minutes). The rule is by time instead:
+/// whichever list comes first in the file (Google writes `semanticSegments` first) is read in
+/// full, and records the time it covers; the second list's positions inside that time are passed
+/// over, those outside it (a raw fix during a visit, when the path is silent) are read.
+///
+/// Covered time: for path segments, each segment's `[startTime, endTime]` (widened to its points);
+/// for raw signals, runs of fixes at most 5 minutes apart, widened by a minute on each side (the
+/// path's snapping). A single pass, in memory bounded by ``TimeWindows``.
+struct TimelineOverlap {
+    enum Source { case path, raw }
+
+    /// Raw fixes at most this far apart (ms) form one covered run (the pipeline's segment gap).
+    static let rawRunGap: Int64 = 5 * 60_000
+    /// How far a raw run's coverage reaches past its first and last fix (ms).
+    static let rawRunMargin: Int64 = 60_000
+
+    private(set) var first: Source?
+    private var covered = TimeWindows()
+    private var run: (start: Int64, end: Int64)?
+
+    /// A list of `source` starts.
+    mutating func begin(_ source: Source) {
+        if first == nil { first = source }
+    }
+
+    /// A path segment that delivered points spans `start...end`.
+    mutating func pathWindow(_ start: Int64, _ end: Int64) {
+        if first == .path { covered.add(start, end) }
+    }
+
+    /// Whether a path point at `time` is read (not already covered by raw fixes before it).
+    mutating func keepsPath(_ time: Int64) -> Bool {
+        first == .path || !covered.contains(time)
+    }
+
+    /// Whether a raw fix at `time` is read; records its coverage when raw signals came first.
+    mutating func keepsRaw(_ time: Int64) -> Bool {
+        guard first == .raw else { return !covered.contains(time) }
+        if let current = run, time >= current.end, time - current.end <= Self.rawRunGap {
+            run = (current.start, time)
+        } else if let current = run, time >= current.start, time <= current.end {
+            // Inside the run already.
+        } else {
+            endRaw()
+            run = (time, time)
+        }
+        return true
+    }
+
+    /// The raw signals ended: the run being built is covered.
+    mutating func endRaw() {
+        guard let current = run else { return }
+        covered.add(current.start - Self.rawRunMargin, current.end + Self.rawRunMargin)
+        run = nil
     }
 }

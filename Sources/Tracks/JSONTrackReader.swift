@@ -4,8 +4,8 @@ import TextFormats
 public enum JSONTrackFormat: String, Sendable {
     /// Google Takeout location history, `Records.json` (`{"locations": [...]}`).
     case takeoutRecords
-    /// Google Takeout "Semantic Location History" (`{"timelineObjects": [...]}`): recognised and
-    /// deliberately not read, because it is derived from the same records as `Records.json`.
+    /// Google Takeout "Semantic Location History" monthly files (`{"timelineObjects": [...]}`):
+    /// the recorded fixes of each entry's `simplifiedRawPath`.
     case takeoutSemanticHistory
     /// The on-device Timeline export from Android (`{"semanticSegments": [...], "rawSignals": [...]}`).
     case timelineAndroid
@@ -17,7 +17,8 @@ public enum JSONTrackFormat: String, Sendable {
     case geoJSON
 }
 
-/// Reads the JSON-family track files: Google Takeout `Records.json`, the Google Timeline
+/// Reads the JSON-family track files: Google Takeout `Records.json` and Semantic Location
+/// History, the Google Timeline
 /// on-device exports (Android and iOS), the app backup, and GeoJSON (see `docs/input-formats.md`).
 ///
 /// The format is recognised from the document's structure as it streams, whatever the order of
@@ -80,6 +81,7 @@ public enum JSONTrackReader {
         var backup = AppBackup.Header()
         var geoJSON = GeoJSONTracks.TopLevel()
         var tracksBeforeHeader: JSONStreamError?
+        var timelineOverlap = TimelineOverlap()
         while true {
             let event = try reader.next()
             if event == .objectEnd { break }
@@ -90,13 +92,13 @@ public enum JSONTrackReader {
                 try TakeoutRecords.readLocations(&reader, context, &sink)
                 format = format ?? .takeoutRecords
             case ("semanticSegments", .arrayStart):
-                try GoogleTimeline.readSemanticSegments(&reader, context, &sink)
+                try GoogleTimeline.readSemanticSegments(&reader, context, &timelineOverlap, &sink)
                 format = format ?? .timelineAndroid
             case ("rawSignals", .arrayStart):
-                try GoogleTimeline.readRawSignals(&reader, context, &sink)
+                try GoogleTimeline.readRawSignals(&reader, context, &timelineOverlap, &sink)
                 format = format ?? .timelineAndroid
             case ("timelineObjects", .arrayStart):
-                try reader.skip(from: value)
+                try TakeoutSemanticHistory.readTimelineObjects(&reader, context, &sink)
                 format = format ?? .takeoutSemanticHistory
             case ("format", .string), ("formatVersion", _):
                 try backup.read(key: key, value: value, &reader)
@@ -194,6 +196,13 @@ func integerValue(_ value: JSONValue) -> Int64? {
     default:
         return nil
     }
+}
+
+/// A JSON number or numeric string of milliseconds since 1970 within the years 0000–9999
+/// (``Timestamp/representable``), else nil: a time no later arithmetic can overflow.
+func millisecondTime(_ value: JSONValue) -> Int64? {
+    guard let milliseconds = integerValue(value), Timestamp.representable.contains(milliseconds) else { return nil }
+    return milliseconds
 }
 
 /// A finite number, or nil.

@@ -1,10 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Splits a byte stream into lines in constant memory.
 ///
-/// Lines end at `\n`; a trailing `\r` is dropped, so CRLF files read the same. A line longer
-/// than ``maximumLineLength`` is an error rather than a reason to grow without bound.
+/// Every line ending in use is understood: LF and CRLF (a `\r` before the `\n` is dropped), CR
+/// alone (classic Mac OS, some loggers' firmware), NEL (U+0085, UTF-8 `C2 85`) and the Unicode
+/// line and paragraph separators (U+2028, U+2029, UTF-8 `E2 80 A8`/`A9`). A file uses one: the
+/// first ending found decides, and the rest of the file is split on it alone (so a U+2028 inside
+/// a field of an LF file stays part of its line). A line longer than ``maximumLineLength`` is an
+/// error rather than a reason to grow without bound.
 public struct LineReader<Source: ByteSource> {
     /// The longest line accepted, in bytes.
     public static var maximumLineLength: Int { 1 << 20 }
+
+    /// The line ending a file uses.
+    enum Ending: Equatable {
+        /// `\n`, with an optional `\r` before it.
+        case lineFeed
+        /// `\r` alone.
+        case carriageReturn
+        /// U+0085 NEL, `C2 85`.
+        case nextLine
+        /// U+2028 or U+2029, `E2 80 A8` or `E2 80 A9`.
+        case unicodeSeparator
+    }
 
     private var source: Source
     private let path: String
@@ -12,6 +34,8 @@ public struct LineReader<Source: ByteSource> {
     private var start = 0
     private var end = 0
     private var atEnd = false
+    /// The file's line ending, once one was seen.
+    private(set) var ending: Ending?
     /// The 1-based number of the line last returned.
     public private(set) var lineNumber = 0
 
@@ -31,12 +55,10 @@ public struct LineReader<Source: ByteSource> {
     /// The bytes are valid only during the call.
     public mutating func forEachLine(_ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
         while true {
-            if let newline = findNewline() {
-                var lineEnd = newline
-                if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            if let found = findLineEnd() {
                 lineNumber += 1
-                try body(UnsafeRawBufferPointer(rebasing: buffer[start..<lineEnd]), lineNumber)
-                start = newline + 1
+                try body(UnsafeRawBufferPointer(rebasing: buffer[start..<found.lineEnd]), lineNumber)
+                start = found.next
                 continue
             }
             if end - start > Self.maximumLineLength {
@@ -46,7 +68,7 @@ public struct LineReader<Source: ByteSource> {
             if atEnd {
                 if end > start {
                     var lineEnd = end
-                    if buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+                    if ending != .carriageReturn, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                     lineNumber += 1
                     try body(UnsafeRawBufferPointer(rebasing: buffer[start..<lineEnd]), lineNumber)
                     start = end
@@ -57,11 +79,74 @@ public struct LineReader<Source: ByteSource> {
         }
     }
 
-    private func findNewline() -> Int? {
+    /// The end of the line at `start` and where the next begins, or nil when more input is needed.
+    private mutating func findLineEnd() -> (lineEnd: Int, next: Int)? {
         guard start < end else { return nil }
+        if ending == nil {
+            guard let decided = detectEnding() else { return nil }
+            ending = decided
+        }
         let base = buffer.baseAddress!
-        guard let hit = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
-        return base.distance(to: hit)
+        switch ending! {
+        case .lineFeed:
+            guard let hit = memchr(base + start, Int32(UInt8(ascii: "\n")), end - start) else { return nil }
+            let newline = base.distance(to: hit)
+            let lineEnd = newline > start && buffer[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
+            return (lineEnd, newline + 1)
+        case .carriageReturn:
+            guard let hit = memchr(base + start, Int32(UInt8(ascii: "\r")), end - start) else { return nil }
+            let index = base.distance(to: hit)
+            return (index, index + 1)
+        case .nextLine:
+            return findSequence(lead: 0xC2) { $0 == 0x85 ? 2 : nil }
+        case .unicodeSeparator:
+            return findSequence(lead: 0xE2) { second in second == 0x80 ? 3 : nil }
+        }
+    }
+
+    /// A multi-byte ending that starts with `lead`: `length(b)` says, from the byte after the
+    /// lead, how long the ending is (nil: not an ending). Nil when none is complete in the buffer.
+    private func findSequence(lead: UInt8, length: (UInt8) -> Int?) -> (lineEnd: Int, next: Int)? {
+        let base = buffer.baseAddress!
+        var from = start
+        while from < end, let hit = memchr(base + from, Int32(lead), end - from) {
+            let index = base.distance(to: hit)
+            guard index + 1 < end else { return nil }
+            if let count = length(buffer[index + 1]) {
+                guard index + count <= end else { return nil }
+                if count == 2 || buffer[index + 2] == 0xA8 || buffer[index + 2] == 0xA9 {
+                    return (index, index + count)
+                }
+            }
+            from = index + 1
+        }
+        return nil
+    }
+
+    /// The first line ending in the buffer, or nil when the buffered bytes do not yet say
+    /// (no ending yet, or one cut at the buffer's end). At the end of input without any ending,
+    /// the file is one line.
+    private func detectEnding() -> Ending? {
+        var index = start
+        while index < end {
+            switch buffer[index] {
+            case 0x0A:
+                return .lineFeed
+            case 0x0D:
+                guard index + 1 < end else { return atEnd ? .carriageReturn : nil }
+                return buffer[index + 1] == 0x0A ? .lineFeed : .carriageReturn
+            case 0xC2:
+                guard index + 1 < end else { return atEnd ? .lineFeed : nil }
+                if buffer[index + 1] == 0x85 { return .nextLine }
+            case 0xE2:
+                guard index + 2 < end else { return atEnd ? .lineFeed : nil }
+                if buffer[index + 1] == 0x80, buffer[index + 2] == 0xA8 || buffer[index + 2] == 0xA9 { return .unicodeSeparator }
+            default:
+                break
+            }
+            index += 1
+        }
+        return atEnd ? .lineFeed : nil
     }
 
     private mutating func refill() throws {
@@ -75,9 +160,3 @@ public struct LineReader<Source: ByteSource> {
         if n == 0 { atEnd = true } else { end += n }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -60,11 +60,12 @@ enum TakeoutRecords {
                         problem = problem ?? "timestamp is not an ISO-8601 time"
                     }
                 case .timestampMs:
-                    if value == .string || value == .number, let time = reader.withTokenBytes(parseInteger) {
+                    if value == .string || value == .number, let time = reader.withTokenBytes(parseInteger),
+                       Timestamp.representable.contains(time) {
                         millisecondTime = time
                     } else {
                         try reader.skip(from: value)
-                        problem = problem ?? "timestampMs is not a whole number of milliseconds"
+                        problem = problem ?? "timestampMs is not a whole number of milliseconds in the years 0000–9999"
                     }
                 case .other:
                     try reader.skip(from: value)

@@ -4,10 +4,22 @@
 /// `±hh:mm`, `±hhmm`, `±hh` or nothing (nothing means UTC, as GPX 1.1 specifies). A fraction may
 /// have any number of digits; it is truncated to milliseconds. Leap second `:60` is read as `:59.999`.
 public enum Timestamp {
+    /// The times this type can read and write: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z,
+    /// in milliseconds. Readers that compute a time (an epoch number, a start plus an offset)
+    /// refuse one outside it, so no later arithmetic on times can overflow.
+    public static let representable: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
     /// Milliseconds since the Unix epoch, or nil when `bytes` is not such a timestamp.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         if let milliseconds = parseFixedLayout(bytes) { return milliseconds }
-        return parseGeneral(bytes)
+        return parseGeneral(bytes, unzonedOffsetMinutes: 0)
+    }
+
+    /// As ``parse(_:)``, but a time written without `Z` or an offset is a local time at
+    /// `unzonedOffsetMinutes` east of UTC (CSV loggers write local wall-clock times).
+    public static func parse(_ bytes: UnsafeRawBufferPointer, unzonedOffsetMinutes: Int) -> Int64? {
+        if let milliseconds = parseFixedLayout(bytes) { return milliseconds }
+        return parseGeneral(bytes, unzonedOffsetMinutes: Int64(unzonedOffsetMinutes))
     }
 
     /// The layout devices write almost always, `YYYY-MM-DDThh:mm:ssZ` or
@@ -45,7 +57,7 @@ public enum Timestamp {
     }
 
     /// Every accepted form (see the type's description), read field by field.
-    private static func parseGeneral(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+    private static func parseGeneral(_ bytes: UnsafeRawBufferPointer, unzonedOffsetMinutes: Int64) -> Int64? {
         var reader = DigitReader(bytes: bytes)
         guard let year = reader.digits(4), reader.take(UInt8(ascii: "-")),
               let month = reader.digits(2), reader.take(UInt8(ascii: "-")),
@@ -76,8 +88,9 @@ public enum Timestamp {
                 milliseconds = 999
             }
         }
-        var offsetMinutes: Int64 = 0
+        var offsetMinutes: Int64 = unzonedOffsetMinutes
         if reader.take(UInt8(ascii: "Z")) || reader.take(UInt8(ascii: "z")) {
+            offsetMinutes = 0
         } else if let sign = reader.sign() {
             guard let hours = reader.digits(2), hours <= 23 else { return nil }
             var minutes: Int64 = 0

@@ -5,27 +5,35 @@ import Darwin
 #endif
 import TextFormats
 
-/// Reads CSV tracks, `lat,lon[,time][,accuracy]`, as a stream (one line at a time).
+/// Reads CSV tracks, `lat,lon[,time][,accuracy]` and the dialects GPS loggers write, as a
+/// stream (one line at a time). Every rule is in `docs/input-formats.md` ("CSV"):
 ///
+/// - Separator: `,`, `;` or tab, whichever the first line (header or data) has most of outside
+///   double quotes (a tie goes to the comma). With `;` or tab, a decimal comma (`25,2736`) reads
+///   as a point.
 /// - Header: optional. A first line whose first field holds a letter (other than `nan`/`inf`)
-///   is a header; its columns are recognised by name, case-insensitively and in any order:
-///   `lat`/`latitude`; `lon`/`lng`/`long`/`longitude`; `time`/`timestamp`/`date`/`datetime`;
-///   `accuracy`/`acc`/`hacc`/`horizontal_accuracy`/`horizontalaccuracy`;
-///   `ele`/`elevation`/`alt`/`altitude`. Other columns are ignored. A header without a
-///   latitude and a longitude column stops the file. Without a header the columns are
-///   positional: latitude, longitude, then optionally time, then accuracy.
-/// - Time: ISO-8601 (as ``Timestamp`` reads it), or a Unix epoch number: seconds when its
-///   magnitude is below 10¹¹ (up to the year 5138), milliseconds from 10¹¹ up (from March 1973;
-///   earlier millisecond times would read as seconds). A fraction is allowed.
+///   is a header; its columns are recognised by name (case, spaces, `_`, `-`, `/`, `(`, `)` and
+///   `.` ignored), in any order: see ``Columns``. A header without a latitude and a longitude
+///   column stops the file. Without a header the columns are positional: latitude, longitude,
+///   then optionally time, then accuracy.
+/// - Coordinates: decimal degrees, optionally with a hemisphere letter after them (`25.2736N`,
+///   `121.5E`; `S` and `W` negate). Delivered as read, even outside ±90/±180; range checks are the
+///   pipeline's.
+/// - Time: see ``CSVTime``; a time without `Z` or an offset is local, at `utcOffsetMinutes`
+///   (except in Columbus loggers' layout, whose times are UTC).
 /// - Accuracy: metres, non-negative. Empty time, accuracy and elevation fields mean "unknown".
-/// - Coordinates are delivered as read, even outside ±90/±180; range checks are the pipeline's.
 /// - A line that cannot be read (too few fields, a field that is not a number or time) goes to
-///   ``TrackSink/unreadablePoint(_:)`` with its line number; empty lines are skipped. A line
-///   longer than ``LineReader/maximumLineLength`` stops the file.
+///   ``TrackSink/unreadablePoint(_:)`` with its line number; empty lines are skipped. Lines end
+///   as ``LineReader`` says (LF, CRLF, CR, NEL, U+2028); a line longer than
+///   ``LineReader/maximumLineLength`` stops the file.
 ///
 /// The file is one segment: no ``TrackSink/segmentBreak()`` is sent (the pipeline's time-gap
 /// rule splits it).
 public enum TrackCSVReader {
+    /// The local time offset for times written without one when none is given: +08:00, as
+    /// `unlocks classify --utc-offset` defaults.
+    public static let defaultUTCOffsetMinutes = 480
+
     /// What one file held.
     public struct Summary: Equatable, Sendable {
         /// Points delivered through ``TrackSink/point(_:)``.
@@ -38,52 +46,102 @@ public enum TrackCSVReader {
         public init() {}
     }
 
-    /// Where each value is, as column indices.
+    /// Where each value is, as column indices, and how the file writes its fields.
     struct Columns: Equatable {
         var latitude = 0
         var longitude = 1
+        /// The time column, or with ``clock`` the date column of a date + time pair.
         var time: Int? = 2
+        /// The time-of-day column when the date is in ``time`` (Columbus `DATE`,`TIME`).
+        var clock: Int?
         var accuracy: Int? = 3
         var elevation: Int?
+        var separator = UInt8(ascii: ",")
+        /// Minutes east of UTC for times written without an offset.
+        var utcOffsetMinutes = TrackCSVReader.defaultUTCOffsetMinutes
+        /// The layout is one whose times are UTC whatever the run's offset: Columbus loggers'
+        /// (`LATITUDE N/S`; their `DATE`,`TIME` are the GPS's UTC, as GPSBabel's v900 reader takes them).
+        var timesAreUTC = false
+
+        /// Header names (folded as ``fold(_:)`` does) of each value.
+        static let latitudeNames: Set<String> = ["lat", "latitude", "latitudens", "latitudedeg", "latitudedegrees", "latdeg"]
+        static let longitudeNames: Set<String> = ["lon", "lng", "long", "longitude", "longitudeew", "longitudedeg", "longitudedegrees", "londeg", "lngdeg"]
+        /// A full time in one column: `date time` is BasicAirData GPS Logger's, `dataTime`
+        /// (Unix seconds) 一生足迹's.
+        static let timeNames: Set<String> = ["time", "timestamp", "datetime", "datatime", "utc", "utctime", "timeutc", "gpstime", "localtime", "timelocal"]
+        static let dateNames: Set<String> = ["date", "utcdate", "datelocal", "localdate"]
+        static let accuracyNames: Set<String> = ["accuracy", "acc", "hacc", "horizontalaccuracy", "accuracym", "accuracymeters", "accuracymetres"]
+        static let elevationNames: Set<String> = ["ele", "elevation", "alt", "altitude", "altitudem", "elevationm", "height", "heightm"]
 
         /// The columns a header names, or nil when it names no latitude or no longitude.
-        init?(header: UnsafeRawBufferPointer) {
-            var latitude: Int?, longitude: Int?
-            time = nil
+        init?(header: UnsafeRawBufferPointer, separator: UInt8 = UInt8(ascii: ",")) {
+            self.separator = separator
+            var latitude: Int?, longitude: Int?, time: Int?, date: Int?
             accuracy = nil
             var index = 0
             var start: Int? = 0
             while let from = start {
-                let field = CoordinateCSV.field(header, from: from)
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: header[field.range]), as: UTF8.self).lowercased()
-                switch name {
-                case "lat", "latitude": latitude = latitude ?? index
-                case "lon", "lng", "long", "longitude": longitude = longitude ?? index
-                case "time", "timestamp", "date", "datetime": time = time ?? index
-                case "accuracy", "acc", "hacc", "horizontal_accuracy", "horizontalaccuracy": accuracy = accuracy ?? index
-                case "ele", "elevation", "alt", "altitude": elevation = elevation ?? index
-                default: break
+                let field = CoordinateCSV.field(header, from: from, separator: separator)
+                let name = Self.fold(UnsafeRawBufferPointer(rebasing: header[field.range]))
+                if Self.latitudeNames.contains(name) {
+                    if latitude == nil { timesAreUTC = name == "latitudens" }
+                    latitude = latitude ?? index
                 }
+                else if Self.longitudeNames.contains(name) { longitude = longitude ?? index }
+                else if Self.timeNames.contains(name) { time = time ?? index }
+                else if Self.dateNames.contains(name) { date = date ?? index }
+                else if Self.accuracyNames.contains(name) { accuracy = accuracy ?? index }
+                else if Self.elevationNames.contains(name) { elevation = elevation ?? index }
                 index += 1
                 start = field.next
             }
             guard let latitude, let longitude else { return nil }
             self.latitude = latitude
             self.longitude = longitude
+            switch (date, time) {
+            case let (date?, time?):
+                self.time = date
+                clock = time
+            case let (date?, nil):
+                self.time = date
+            default:
+                self.time = time
+            }
         }
 
         /// Positional: lat, lon, time, accuracy.
-        init() {}
+        init(separator: UInt8 = UInt8(ascii: ",")) {
+            self.separator = separator
+        }
 
         /// The last column read.
-        var last: Int { max(latitude, longitude, time ?? 0, accuracy ?? 0, elevation ?? 0) }
+        var last: Int { max(latitude, longitude, time ?? 0, clock ?? 0, accuracy ?? 0, elevation ?? 0) }
+
+        /// A header name lower-cased, without spaces, `_`, `-`, `/`, `(`, `)`, `.` or quotes.
+        static func fold(_ bytes: UnsafeRawBufferPointer) -> String {
+            let kept = bytes.compactMap { byte -> UInt8? in
+                switch byte {
+                case UInt8(ascii: " "), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: "("),
+                     UInt8(ascii: ")"), UInt8(ascii: "."), UInt8(ascii: "\""), UInt8(ascii: "\t"):
+                    return nil
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    return byte | 0x20
+                default:
+                    return byte
+                }
+            }
+            return String(decoding: kept, as: UTF8.self)
+        }
     }
 
-    /// Reads the CSV in `source` into `sink`; `path` names it in errors.
+    /// Reads the CSV in `source` into `sink`; `path` names it in errors. Times written without
+    /// an offset are local at `utcOffsetMinutes` east of UTC.
     ///
     /// - Throws: ``InputError`` when the header names no coordinates or a line is too long.
     @discardableResult
-    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> Summary {
+    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String,
+                                                                 utcOffsetMinutes: Int = defaultUTCOffsetMinutes,
+                                                                 into sink: inout Sink) throws -> Summary {
         var reader = LineReader(source, path: path)
         defer { reader.close() }
         var summary = Summary()
@@ -93,15 +151,18 @@ public enum TrackCSVReader {
             if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line = UnsafeRawBufferPointer(rebasing: line[3...]) }
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
             if columns == nil {
-                if CoordinateCSV.isHeader(line) {
-                    guard let named = Columns(header: line) else {
+                let separator = detectSeparator(line)
+                if CoordinateCSV.isHeader(line, separator: separator), !startsWithHemisphereNumber(line, separator: separator) {
+                    guard var named = Columns(header: line, separator: separator) else {
                         throw InputError(path: path, line: number, reason: "the header names no latitude and longitude columns (expected e.g. 'lat,lon,time,accuracy')")
                     }
+                    named.utcOffsetMinutes = named.timesAreUTC ? 0 : utcOffsetMinutes
                     columns = named
                     summary.hasHeader = true
                     return
                 }
-                columns = Columns()
+                columns = Columns(separator: separator)
+                columns!.utcOffsetMinutes = utcOffsetMinutes
             }
             do {
                 sink.point(try parseSimple(line, columns!) ?? parse(line, columns!))
@@ -114,19 +175,48 @@ public enum TrackCSVReader {
         return summary
     }
 
+    /// Whether the first field is a number with a hemisphere letter (`25.2736N`): data, though
+    /// it holds a letter.
+    static func startsWithHemisphereNumber(_ line: UnsafeRawBufferPointer, separator: UInt8) -> Bool {
+        var field = CoordinateCSV.field(line, from: 0, separator: separator).range
+        guard field.count > 1, [UInt8(ascii: "N"), UInt8(ascii: "S"), UInt8(ascii: "E"), UInt8(ascii: "W")].contains(line[field.upperBound - 1] & ~0x20) else { return false }
+        field = field.lowerBound..<(field.upperBound - 1)
+        while field.upperBound > field.lowerBound, line[field.upperBound - 1] == UInt8(ascii: " ") { field = field.lowerBound..<(field.upperBound - 1) }
+        return DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: line[field])) != nil
+    }
+
+    /// `,`, `;` or tab: the most frequent outside double quotes; a tie goes to `,`, then `;`.
+    static func detectSeparator(_ line: UnsafeRawBufferPointer) -> UInt8 {
+        var commas = 0, semicolons = 0, tabs = 0
+        var quoted = false
+        for byte in line {
+            switch byte {
+            case UInt8(ascii: "\""): quoted.toggle()
+            case UInt8(ascii: ",") where !quoted: commas += 1
+            case UInt8(ascii: ";") where !quoted: semicolons += 1
+            case UInt8(ascii: "\t") where !quoted: tabs += 1
+            default: break
+            }
+        }
+        if tabs > commas, tabs > semicolons { return UInt8(ascii: "\t") }
+        if semicolons > commas { return UInt8(ascii: ";") }
+        return UInt8(ascii: ",")
+    }
+
     struct LineProblem: Error {
         var reason: String
     }
 
     /// `parse` for a line whose fields are plain (unpadded, unquoted, not empty) numbers and
     /// ISO-8601 times, nearly every line: each number is read where it starts, without first
-    /// searching for its comma. Nil, having decided nothing, for anything else (an empty or
-    /// padded field, an epoch time, a value that does not parse): `parse` then reads the line
-    /// and words its problem. A field this reads has no padding or quotes to remove, so `parse`
-    /// would read the same bytes and find the same value.
+    /// searching for its separator. Nil, having decided nothing, for anything else (an empty or
+    /// padded field, an epoch time, a hemisphere letter, a date + time pair, a value that does not
+    /// parse): `parse` then reads the line and words its problem. A field this reads has no
+    /// padding or quotes to remove, so `parse` would read the same bytes and find the same value.
     static func parseSimple(_ line: UnsafeRawBufferPointer, _ columns: Columns) -> TrackPoint? {
+        guard columns.clock == nil else { return nil }
         var latitude: Double?, longitude: Double?, time: Int64?, accuracy: Double?, elevation: Double?
-        let count = line.count, last = columns.last
+        let count = line.count, last = columns.last, separator = columns.separator
         var start = 0
         var index = 0
         while index <= last {
@@ -134,7 +224,7 @@ public enum TrackCSVReader {
             if index == columns.latitude || index == columns.longitude || index == columns.accuracy || index == columns.elevation {
                 guard let number = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(rebasing: line[start...])) else { return nil }
                 fieldEnd = start + number.length
-                guard fieldEnd == count || line[fieldEnd] == UInt8(ascii: ",") else { return nil }
+                guard fieldEnd == count || line[fieldEnd] == separator else { return nil }
                 if index == columns.latitude {
                     latitude = number.value
                 } else if index == columns.longitude {
@@ -146,10 +236,12 @@ public enum TrackCSVReader {
                     elevation = number.value
                 }
             } else {
-                let comma = start < count ? memchr(line.baseAddress! + start, Int32(UInt8(ascii: ",")), count - start) : nil
-                fieldEnd = comma.map { line.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? count
+                let hit = start < count ? memchr(line.baseAddress! + start, Int32(separator), count - start) : nil
+                fieldEnd = hit.map { line.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? count
                 if index == columns.time {
-                    guard fieldEnd > start, let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd])) else { return nil }
+                    guard fieldEnd > start,
+                          let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd]), unzonedOffsetMinutes: columns.utcOffsetMinutes)
+                    else { return nil }
                     time = parsed
                 }
             }
@@ -164,16 +256,17 @@ public enum TrackCSVReader {
     /// One data line as a point.
     static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns) throws -> TrackPoint {
         // The fields the columns name, found in one pass without allocating; empty means absent.
-        var latitudeField = 0..<0, longitudeField = 0..<0, timeField = 0..<0, accuracyField = 0..<0, elevationField = 0..<0
+        var latitudeField = 0..<0, longitudeField = 0..<0, timeField = 0..<0, clockField = 0..<0, accuracyField = 0..<0, elevationField = 0..<0
         let last = columns.last
         var index = 0
         var start = 0
         while index <= last {
-            let field = CoordinateCSV.field(line, from: start)
+            let field = CoordinateCSV.field(line, from: start, separator: columns.separator)
             if !field.range.isEmpty {
                 if index == columns.latitude { latitudeField = field.range }
                 if index == columns.longitude { longitudeField = field.range }
                 if index == columns.time { timeField = field.range }
+                if index == columns.clock { clockField = field.range }
                 if index == columns.accuracy { accuracyField = field.range }
                 if index == columns.elevation { elevationField = field.range }
             }
@@ -181,31 +274,74 @@ public enum TrackCSVReader {
             index += 1
             start = next
         }
-        let latitude = try number(line, latitudeField, "latitude", required: true) ?? 0
-        let longitude = try number(line, longitudeField, "longitude", required: true) ?? 0
+        let latitude = try coordinate(line, latitudeField, "latitude", positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S"), columns)
+        let longitude = try coordinate(line, longitudeField, "longitude", positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W"), columns)
         var time: Int64?
-        if !timeField.isEmpty {
+        if columns.clock != nil {
+            let date = UnsafeRawBufferPointer(rebasing: line[timeField]), clock = UnsafeRawBufferPointer(rebasing: line[clockField])
+            if !clockField.isEmpty, let whole = Timestamp.parse(clock, unzonedOffsetMinutes: columns.utcOffsetMinutes) {
+                // A time column that holds a whole ISO-8601 timestamp is read alone.
+                time = whole
+            } else if !timeField.isEmpty || !clockField.isEmpty {
+                guard let parsed = CSVTime.parse(date: date, time: clock, offsetMinutes: columns.utcOffsetMinutes) else {
+                    throw LineProblem(reason: "date '\(shown(date))' and time '\(shown(clock))' are not a date (YYYY-MM-DD, YYMMDD…) and a time (hh:mm:ss, hhmmss)")
+                }
+                time = parsed
+            }
+        } else if !timeField.isEmpty {
             let bytes = UnsafeRawBufferPointer(rebasing: line[timeField])
-            guard let parsed = Timestamp.parse(bytes) ?? epochMilliseconds(bytes) else {
+            guard let parsed = CSVTime.parse(bytes, offsetMinutes: columns.utcOffsetMinutes) else {
                 throw LineProblem(reason: "time '\(shown(bytes))' is neither ISO-8601 nor epoch seconds or milliseconds")
             }
             time = parsed
         }
-        let accuracy = try number(line, accuracyField, "accuracy", required: false, nonNegative: true)
-        let elevation = try number(line, elevationField, "elevation", required: false)
+        let accuracy = try number(line, accuracyField, "accuracy", columns, nonNegative: true)
+        let elevation = try number(line, elevationField, "elevation", columns)
         return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
     }
 
-    /// The number in `line[field]`; nil when the field is empty and not `required`.
+    /// A required coordinate, with an optional hemisphere letter after it (`25.2736N`, `121.5 E`).
+    /// A number never ends in a letter (an exponent's `e` is followed by digits), so a final
+    /// N, S, E or W is always a hemisphere.
+    private static func coordinate(_ line: UnsafeRawBufferPointer, _ field: Range<Int>, _ name: StaticString,
+                                   positive: UInt8, negative: UInt8, _ columns: Columns) throws -> Double {
+        guard !field.isEmpty else { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
+        let letter = line[field.upperBound - 1] & ~0x20
+        // `nan`, `inf`: words, not numbers with a hemisphere.
+        guard [UInt8(ascii: "N"), UInt8(ascii: "S"), UInt8(ascii: "E"), UInt8(ascii: "W")].contains(letter), field.count > 1,
+              line[field.lowerBound..<(field.upperBound - 1)].contains(where: { $0 &- UInt8(ascii: "0") < 10 }) else {
+            return try number(line, field, name, columns, required: true) ?? 0
+        }
+        let written = UnsafeRawBufferPointer(rebasing: line[field])
+        guard letter == positive || letter == negative else {
+            throw LineProblem(reason: "\(name) '\(shown(written))' has a hemisphere other than \(Character(Unicode.Scalar(positive))) or \(Character(Unicode.Scalar(negative)))")
+        }
+        var digits = field.lowerBound..<(field.upperBound - 1)
+        while digits.upperBound > digits.lowerBound, line[digits.upperBound - 1] == UInt8(ascii: " ") { digits = digits.lowerBound..<(digits.upperBound - 1) }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[digits])
+        guard let value = (try? number(line, digits, name, columns, required: true)) ?? nil, value >= 0, bytes.first != UInt8(ascii: "-") else {
+            throw LineProblem(reason: "\(name) '\(shown(written))' is not a non-negative number with a hemisphere")
+        }
+        return letter == negative ? -value : value
+    }
+
+    /// The number in `line[field]` (a decimal comma allowed when the separator is not a comma);
+    /// nil when the field is empty and not `required`.
     @inline(__always)
-    private static func number(_ line: UnsafeRawBufferPointer, _ field: Range<Int>, _ name: StaticString,
-                               required: Bool, nonNegative: Bool = false) throws -> Double? {
+    private static func number(_ line: UnsafeRawBufferPointer, _ field: Range<Int>, _ name: StaticString, _ columns: Columns,
+                               required: Bool = false, nonNegative: Bool = false) throws -> Double? {
         guard !field.isEmpty else {
             if required { throw LineProblem(reason: "no \(name) (expected 'lat,lon[,time][,accuracy]')") }
             return nil
         }
         let bytes = UnsafeRawBufferPointer(rebasing: line[field])
-        guard let parsed = DecimalNumber.parse(bytes), !nonNegative || parsed >= 0 else {
+        var parsed = DecimalNumber.parse(bytes)
+        if parsed == nil, columns.separator != UInt8(ascii: ","), bytes.count <= 64, let comma = bytes.firstIndex(of: UInt8(ascii: ",")) {
+            var copy = [UInt8](bytes)
+            copy[comma] = UInt8(ascii: ".")
+            parsed = copy.withUnsafeBytes { DecimalNumber.parse($0) }
+        }
+        guard let parsed, !nonNegative || parsed >= 0 else {
             throw LineProblem(reason: "\(name) '\(shown(bytes))' is not a\(nonNegative ? " non-negative" : "") number")
         }
         return parsed
@@ -216,11 +352,9 @@ public enum TrackCSVReader {
         String(decoding: value.prefix(40), as: UTF8.self)
     }
 
-    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on.
+    /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on, within the
+    /// years 0000–9999 (``CSVTime``).
     static func epochMilliseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-        guard bytes.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }),
-              let value = DecimalNumber.parse(bytes), abs(value) < 1e16 else { return nil }
-        let milliseconds = abs(value) < 1e11 ? value * 1000 : value
-        return Int64(milliseconds.rounded(.down))
+        CSVTime.epochMilliseconds(bytes)
     }
 }

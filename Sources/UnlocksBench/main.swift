@@ -23,6 +23,10 @@ import Glibc
 //                                   load times of the source reference's country level (default CHN,MNG,RUS)
 //   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]
 //                                   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
+//   UnlocksBench fuzz [COUNT [SEED [PART]]]
+//                                   COUNT mutants (default 5,000) of every sample track file (or those whose
+//                                   path contains PART) through the unlocks built beside this program;
+//                                   failures kept in .build/fuzz-failures
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -50,6 +54,11 @@ case "make-tracks":
     let (gpx, csv) = try TrackArchiveGenerator.write(directory: arguments[1], days: Int(arguments[2]) ?? 10, pointsPerDay: Int(arguments[3]) ?? 20_000,
                                                      csv: !arguments.contains("--gpx-only"))
     print("\(gpx) \(csv)")
+case "fuzz":
+    let failed = try FuzzBenchmark.run(count: arguments.count > 1 ? Int(arguments[1]) ?? 5_000 : 5_000,
+                                       seed: arguments.count > 2 ? UInt64(arguments[2]) ?? 1 : UInt64(time(nil)),
+                                       only: arguments.count > 3 ? arguments[3] : nil)
+    exit(failed ? 1 : 0)
 case "country-source":
     let subset = Set((arguments.count > 2 ? arguments[2] : "CHN,MNG,RUS").split(separator: ",").map(String.init))
     print(try CountrySourceProbe.run(arguments[1], subset: subset).joined(separator: "\n"))
@@ -57,6 +66,6 @@ case "world":
     try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
                             buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] | fuzz [COUNT [SEED [PART]]]")
     exit(2)
 }

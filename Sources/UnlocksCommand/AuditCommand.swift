@@ -87,7 +87,8 @@ enum AuditCommand {
             }
         }
         // The classifier stays on this thread: the audit's own stages keep the second core busy.
-        var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"))
+        var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"),
+                              utcOffsetMinutes: options.utcOffsetMinutes)
         for file in found {
             run.classify(file)
             if let failure = writer.failure { throw failure }

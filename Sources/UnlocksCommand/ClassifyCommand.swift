@@ -19,7 +19,7 @@ enum ClassifyCommand {
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
-            .value("utc-offset", "±HH:MM", "Local time for days and streaks (default +08:00)."),
+            .value("utc-offset", "±HH:MM", "Local time for days and streaks, and of CSV times written without an offset (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it are skipped, new ones added."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
@@ -27,10 +27,12 @@ enum ClassifyCommand {
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
         links reach it) and .zip or .gz archives (read as streams, never unpacked to disk; a zip
-        inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, FIT, CSV (lat,lon[,time]
-        [,accuracy]), Google Takeout Records.json and Timeline exports, the app backup JSON and
-        GeoJSON (docs/input-formats.md). In folders and archives only names ending in .gpx, .fit,
-        .csv, .txt, .json or .geojson (optionally .gz) are read. Strava bulk exports, Garmin
+        inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, FIT, TCX, KML/KMZ, NMEA 0183, CSV
+        (lat,lon[,time][,accuracy] and loggers' dialects; times without an offset are at
+        --utc-offset), Google Takeout Records.json and Semantic Location History, Google Timeline
+        exports, the app backup JSON and GeoJSON (docs/input-formats.md). In folders and archives
+        names ending in .gpx, .fit, .tcx, .kml, .nmea, .csv, .json or .geojson (optionally .gz) are
+        read, .txt and .log files by their content, .zip and .kmz opened. Strava bulk exports, Garmin
         "Export Your Data" and Apple Health exports are recognised by their layout: their tracks
         are read (Strava's labelled from activities.csv, virtual activities skipped), their
         metadata files skipped. Every other file is listed as skipped with the reason; the tool's
@@ -67,7 +69,8 @@ enum ClassifyCommand {
                                                           ledger: try statePath.flatMap(AtomicFile.readIfPresent).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual)
+                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual,
+                              utcOffsetMinutes: options.utcOffsetMinutes)
         for file in found {
             run.classify(file)
         }
@@ -178,7 +181,11 @@ struct ClassifyRun {
         case archive
     }
 
-    init(classifier: TrackClassifier, threaded: Bool, found: [InputWalk.Found], includeVirtual: Bool = false) {
+    /// `--utc-offset`: the local time of CSV times written without an offset.
+    let utcOffsetMinutes: Int
+
+    init(classifier: TrackClassifier, threaded: Bool, found: [InputWalk.Found], includeVirtual: Bool = false, utcOffsetMinutes: Int) {
+        self.utcOffsetMinutes = utcOffsetMinutes
         sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded),
                        progress: ProgressLine(inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size }))
         self.includeVirtual = includeVirtual
@@ -406,7 +413,7 @@ struct ClassifyRun {
         do {
             switch format {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
-            case .csv: try TrackCSVReader.read(source, path: path, into: &sink)
+            case .csv: try TrackCSVReader.read(source, path: path, utcOffsetMinutes: utcOffsetMinutes, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
             case .fit: try FITReader.read(source, path: path, into: &sink)
             case .tcx: try TCXReader.read(source, path: path, into: &sink)

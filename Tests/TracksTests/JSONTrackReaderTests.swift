@@ -201,8 +201,10 @@ final class JSONTrackReaderTests: XCTestCase {
     func testGoogleTimelineAndroid() throws {
         let (sink, format) = try read(Self.android)
         XCTAssertEqual(format, .timelineAndroid)
-        // Visits' place locations, activity ends and frequent places are not points.
-        XCTAssertEqual(sink.segments, [Self.androidPath, [Self.androidLater], [Self.androidRaw]])
+        // Visits' place locations, activity ends and frequent places are not points; the raw
+        // fix at 08:05 falls in the first path segment's window (08:00–10:00), so the path
+        // speaks for that moment and the fix is not counted again (GoogleExportTests).
+        XCTAssertEqual(sink.segments, [Self.androidPath, [Self.androidLater]])
         XCTAssertEqual(sink.problems.count, 1)
         XCTAssertTrue(sink.problems[0].hasSuffix("timelinePath point without a readable \"point\""), sink.problems[0])
     }
@@ -218,7 +220,9 @@ final class JSONTrackReaderTests: XCTestCase {
         """
         let (sink, format) = try read(reordered)
         XCTAssertEqual(format, .timelineAndroid)
-        XCTAssertEqual(sink.segments, [[Self.androidRaw], Self.androidPath])
+        // Raw signals first: they are read, and the path point within a minute of the fix
+        // (08:04) is passed over as the same moment.
+        XCTAssertEqual(sink.segments, [[Self.androidRaw], [Self.androidPath[1]]])
     }
 
     // Shape: the iOS on-device Timeline export, a top-level array whose values are all strings;
@@ -415,7 +419,7 @@ final class JSONTrackReaderTests: XCTestCase {
         XCTAssertEqual(failure(#"{"type": "Topology", "objects": {}}"#).0?.reason, "byte 0: \(unknown)")
         XCTAssertEqual(failure("").0?.reason, "byte 0: unexpected end of input, expected a value")
         XCTAssertEqual(failure(#"{"locations": []} {"#).0?.reason, "byte 18: unexpected data after the JSON value")
-        // Recognised, deliberately not read: derived from the same records as Records.json.
+        // A Semantic Location History file whose entries hold no recorded path: no points.
         XCTAssertEqual(try read(#"{"timelineObjects": [{"placeVisit": {"location": {"latitudeE7": 1, "longitudeE7": 2}}}]}"#).1, .takeoutSemanticHistory)
     }
 

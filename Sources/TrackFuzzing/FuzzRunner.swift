@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `unlocks classify FILES… --format json` as a child process and checks what it did:
+/// no crash (an exit status in ``allowedStatuses``, never a signal), no hang (killed after
+/// ``timeLimit``), bounded memory (peak RSS from `wait4`'s rusage), and in the JSON report
+/// `read = kept + dropped` for the totals and for each input.
+public struct FuzzRunner: Sendable {
+    public let executable: String
+    public let tables: String
+    /// Wall-clock seconds one file may take; a run of several gets this per file.
+    public var timeLimit: Double
+    public var memoryLimitBytes: Int
+    /// 0 (read), 1 (an error before the report) and 3 (an input rejected or read in part).
+    public var allowedStatuses: Set<Int32> = [0, 1, 3]
+
+    public init(executable: String, tables: String, timeLimit: Double = 20, memoryLimitBytes: Int = 300 << 20) {
+        self.executable = executable
+        self.tables = tables
+        self.timeLimit = timeLimit
+        self.memoryLimitBytes = memoryLimitBytes
+    }
+
+    /// What one run did.
+    public struct Outcome: Sendable {
+        public var status: Int32?
+        public var signal: Int32?
+        public var timedOut = false
+        /// `ru_maxrss` of the child, in bytes. An upper bound: after glibc's vfork-style spawn
+        /// it also counts this process's own peak (a few tens of MB), never less than the child's.
+        public var peakResidentBytes = 0
+        public var seconds = 0.0
+        public var report = Data()
+        public var standardError = ""
+    }
+
+    /// Runs `classify` over `files` (in `directory`, which holds its output files).
+    public func run(_ files: [String], in directory: String) -> Outcome {
+        var outcome = Outcome()
+        let stdoutPath = directory + "/stdout.json", stderrPath = directory + "/stderr.txt"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let arguments = [executable, "classify"] + files + ["--format", "json", "--tables", tables]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let started = Date()
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {
+            outcome.standardError = "cannot start \(executable)"
+            outcome.status = -1
+            return outcome
+        }
+        let deadline = started.addingTimeInterval(timeLimit * Double(max(files.count, 1)))
+        var status: Int32 = 0
+        var usage = rusage()
+        while true {
+            let result = wait4(pid, &status, WNOHANG, &usage)
+            if result == pid { break }
+            if result < 0, errno != EINTR { break }
+            if Date() > deadline, !outcome.timedOut {
+                outcome.timedOut = true
+                kill(pid, SIGKILL)
+                while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+                break
+            }
+            usleep(2_000)
+        }
+        outcome.seconds = Date().timeIntervalSince(started)
+        outcome.peakResidentBytes = Int(usage.ru_maxrss) * 1024
+        if status & 0x7F == 0 { outcome.status = (status >> 8) & 0xFF } else { outcome.signal = status & 0x7F }
+        outcome.report = FileManager.default.contents(atPath: stdoutPath) ?? Data()
+        outcome.standardError = String(decoding: (FileManager.default.contents(atPath: stderrPath) ?? Data()).prefix(4000), as: UTF8.self)
+        return outcome
+    }
+
+    /// What is wrong with `outcome`, in words; empty when nothing is.
+    public func problems(_ outcome: Outcome) -> [String] {
+        var problems: [String] = []
+        if outcome.timedOut { problems.append("hang: killed after \(String(format: "%.1f", outcome.seconds)) s") }
+        else if let signal = outcome.signal { problems.append("crash: signal \(signal)") }
+        else if let status = outcome.status, !allowedStatuses.contains(status) { problems.append("exit status \(status)") }
+        if outcome.peakResidentBytes > memoryLimitBytes {
+            problems.append("memory: peak RSS \(outcome.peakResidentBytes >> 20) MB over \(memoryLimitBytes >> 20) MB")
+        }
+        guard problems.isEmpty else { return problems }
+        if outcome.report.isEmpty {
+            if outcome.status != 1 { problems.append("no report on standard output (exit \(outcome.status ?? -1))") }
+            return problems
+        }
+        return problems + Self.reportProblems(outcome.report)
+    }
+
+    /// `read = kept + dropped` for the totals and each input; the inputs add up to the totals.
+    public static func reportProblems(_ report: Data) -> [String] {
+        guard let root = try? JSONSerialization.jsonObject(with: report) as? [String: Any] else { return ["the report is not a JSON object"] }
+        guard let points = root["points"] as? [String: Any], let read = points["read"] as? Int, let kept = points["kept"] as? Int,
+              let dropped = points["dropped"] as? [String: Int] else { return ["the report has no points.read, kept and dropped"] }
+        var problems: [String] = []
+        let droppedSum = dropped.values.reduce(0, +)
+        if read != kept + droppedSum { problems.append("points: read \(read) ≠ kept \(kept) + dropped \(droppedSum)") }
+        let files = (root["inputs"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
+        var readSum = 0, keptSum = 0
+        for file in files {
+            let name = file["path"] as? String ?? "?"
+            guard let fileRead = file["pointsRead"] as? Int, let fileKept = file["pointsKept"] as? Int else {
+                problems.append("\(name): no pointsRead and pointsKept")
+                continue
+            }
+            readSum += fileRead
+            keptSum += fileKept
+            if fileKept > fileRead || fileKept < 0 { problems.append("\(name): kept \(fileKept) of \(fileRead) read") }
+            if let fileDropped = file["dropped"] as? [String: Int], fileRead != fileKept + fileDropped.values.reduce(0, +) {
+                problems.append("\(name): read \(fileRead) ≠ kept \(fileKept) + dropped \(fileDropped.values.reduce(0, +))")
+            }
+        }
+        if readSum != read || keptSum != kept {
+            problems.append("inputs add up to read \(readSum), kept \(keptSum); the totals say \(read), \(kept)")
+        }
+        return problems
+    }
+}

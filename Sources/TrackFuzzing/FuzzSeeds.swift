@@ -1,0 +1,79 @@
+import Foundation
+
+/// A sample input the fuzzer mutates.
+public struct FuzzSeed: Sendable {
+    /// Path relative to the repository root, for failure reports.
+    public let path: String
+    /// The name's extension chain as it must stay on a mutant (`.gpx`, `.csv.gz`, `.fit`).
+    public let suffix: String
+    /// The file's bytes; for a `.gz` seed, decompressed.
+    public let bytes: [UInt8]
+    /// Whether the seed was gzip-compressed (its mutants are compressed again).
+    public let gzipped: Bool
+}
+
+/// Finds the seed files: every track file under `Data/samples/` and `Tests/*/Fixtures/`, by
+/// extension, so formats added later (FIT, TCX, KML, NMEA…) join without a change here.
+public enum FuzzSeeds {
+    /// Extensions of track files and archives `unlocks classify` reads or may read.
+    public static let trackExtensions: Set<String> = ["gpx", "csv", "txt", "json", "geojson", "fit", "tcx", "kml", "kmz", "nmea", "nma", "log", "zip"]
+    /// Largest seed taken, in bytes (larger ones make slow mutants without finding more).
+    public static let maximumSeedBytes = 1 << 20
+
+    /// Test targets whose fixtures are reference tables for other modules (datum vectors, hash
+    /// vectors, a list of places), not tracks. (`real-places.csv`, 3,219 untimed points all over
+    /// China, takes 90 s and 1.2 GB in a debug build: reported, see the harness's docs.)
+    public static let referenceTables: Set<String> = ["ChinaDatumTests", "RegionTablesTests"]
+
+    public static func find(root: String) throws -> [FuzzSeed] {
+        let manager = FileManager.default
+        var folders = [root + "/Data/samples"]
+        for target in (try? manager.contentsOfDirectory(atPath: root + "/Tests")) ?? [] where !referenceTables.contains(target) {
+            folders.append(root + "/Tests/" + target + "/Fixtures")
+        }
+        var seeds: [FuzzSeed] = []
+        for folder in folders {
+            guard let walker = manager.enumerator(atPath: folder) else { continue }
+            var names: [String] = []
+            while let name = walker.nextObject() as? String { names.append(name) }
+            for name in names.sorted() {
+                let lower = name.lowercased()
+                let gzipped = lower.hasSuffix(".gz")
+                let base = gzipped ? String(lower.dropLast(3)) : lower
+                guard let ext = base.split(separator: ".").last.map(String.init), base.contains("."), trackExtensions.contains(ext),
+                      !lower.hasSuffix("expected.json") else { continue }
+                let path = folder + "/" + name
+                guard let data = manager.contents(atPath: path), data.count <= maximumSeedBytes else { continue }
+                let bytes = gzipped ? try Gzip.decompress([UInt8](data)) : [UInt8](data)
+                let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+                seeds.append(FuzzSeed(path: relative, suffix: "." + ext + (gzipped ? ".gz" : ""), bytes: bytes, gzipped: gzipped))
+            }
+        }
+        return seeds
+    }
+}
+
+/// gzip through the system's `gzip` (a test and benchmark tool, not run-time code).
+enum Gzip {
+    static func compress(_ bytes: [UInt8]) throws -> [UInt8] { try filter(bytes, ["-c", "-n", "-1"]) }
+    static func decompress(_ bytes: [UInt8]) throws -> [UInt8] { try filter(bytes, ["-d", "-c"]) }
+
+    private static func filter(_ bytes: [UInt8], _ arguments: [String]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let writer = Thread {
+            input.fileHandleForWriting.write(Data(bytes))
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return [UInt8](data)
+    }
+}

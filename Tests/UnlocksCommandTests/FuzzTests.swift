@@ -1,0 +1,73 @@
+import Foundation
+import TrackFuzzing
+import XCTest
+
+/// The quick fuzz run: a few hundred seeded mutants of every sample and fixture track file
+/// through the built `unlocks classify` (UnlocksBench fuzz runs thousands). See
+/// docs/input-formats.md, "Fuzzing".
+final class FuzzTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    func testMutantsNeitherCrashNorHangAndReportsAddUp() throws {
+        let seeds = try FuzzSeeds.find(root: Self.root)
+        // Every format with a sample joins (FIT, TCX, KML… when their fixtures arrive).
+        for suffix in [".gpx", ".csv", ".json", ".geojson", ".zip", ".csv.gz"] {
+            XCTAssertTrue(seeds.contains { $0.suffix == suffix }, "no \(suffix) seed")
+        }
+        let work = NSTemporaryDirectory() + "unlocks-fuzz-\(getpid())"
+        let failures = NSTemporaryDirectory() + "unlocks-fuzz-failures"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        var campaign = FuzzCampaign(seeds: seeds, runner: FuzzRunner(executable: CommandRunner.executable, tables: Self.root + "/Data/regions", timeLimit: 20),
+                                    campaignSeed: 20_261_201, count: 320, workDirectory: work, failureDirectory: failures)
+        campaign.groupSize = 8
+        // A bound for a loaded machine; the mutants that ran are still checked.
+        campaign.timeBudget = 90
+        let summary = try campaign.run()
+        print("fuzz: \(summary.mutants) mutants in \(summary.processes) processes, \(String(format: "%.1f", summary.seconds)) s, peak RSS ≤ \(summary.peakResidentBytes >> 20) MB, by format \(summary.bySuffix.sorted { $0.key < $1.key })")
+        XCTAssertGreaterThanOrEqual(summary.mutants, 160, "too few mutants ran within the budget")
+        for failure in summary.failures {
+            XCTFail("fuzz failure, mutant kept at \(failure)")
+        }
+    }
+
+    /// The runner itself, on stand-in programs: a crash, a hang, a bad exit status and a report
+    /// that does not add up are each caught.
+    func testRunnerCatchesCrashesHangsAndBadReports() throws {
+        let directory = NSTemporaryDirectory() + "unlocks-fuzz-runner-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func program(_ name: String, _ body: String) throws -> FuzzRunner {
+            let path = directory + "/" + name
+            try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o755)
+            return FuzzRunner(executable: path, tables: "unused", timeLimit: 1)
+        }
+        let crash = try program("crash", "kill -SEGV $$")
+        XCTAssertEqual(crash.problems(crash.run(["a.gpx"], in: directory)), ["crash: signal 11"])
+        let hang = try program("hang", "exec sleep 30")
+        let hung = hang.run(["a.gpx"], in: directory)
+        XCTAssertTrue(hung.timedOut)
+        XCTAssertLessThan(hung.seconds, 5)
+        XCTAssertEqual(hang.problems(hung).first?.hasPrefix("hang: killed after"), true)
+        let status = try program("status", "exit 2")
+        XCTAssertEqual(status.problems(status.run(["a.gpx"], in: directory)), ["exit status 2"])
+        let silent = try program("silent", "exit 0")
+        XCTAssertEqual(silent.problems(silent.run(["a.gpx"], in: directory)), ["no report on standard output (exit 0)"])
+        let wrong = try program("wrong", #"echo '{"inputs": {"files": []}, "points": {"read": 2, "kept": 1, "dropped": {}}}'"#)
+        XCTAssertEqual(wrong.problems(wrong.run(["a.gpx"], in: directory)), [
+            "points: read 2 ≠ kept 1 + dropped 0", "inputs add up to read 0, kept 0; the totals say 2, 1",
+        ])
+        var greedy = try program("greedy", "exit 0")
+        greedy.memoryLimitBytes = 1 << 10
+        XCTAssertEqual(greedy.problems(greedy.run(["a.gpx"], in: directory)).first?.hasPrefix("memory: peak RSS"), true)
+    }
+
+    /// The checker itself: a report whose numbers do not add up is caught.
+    func testReportCheckCatchesMismatches() {
+        let good = #"{"inputs": {"files": [{"path": "a", "pointsRead": 3, "pointsKept": 2}]}, "points": {"read": 3, "kept": 2, "dropped": {"accuracy": 1}}}"#
+        XCTAssertEqual(FuzzRunner.reportProblems(Data(good.utf8)), [])
+        let bad = #"{"inputs": {"files": [{"path": "a", "pointsRead": 3, "pointsKept": 4}]}, "points": {"read": 3, "kept": 2, "dropped": {"accuracy": 0}}}"#
+        XCTAssertEqual(FuzzRunner.reportProblems(Data(bad.utf8)).count, 3)
+        XCTAssertEqual(FuzzRunner.reportProblems(Data("[]".utf8)), ["the report is not a JSON object"])
+    }
+}
