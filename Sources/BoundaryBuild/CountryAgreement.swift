@@ -115,6 +115,23 @@ public struct CountryAgreementReport {
         [.landBorder: landDeviation + 1, .coast: coastTolerance + world.buffer, .seam: 1_000]
     }
 
+    /// The kind of a disagreement and its distance (metres) to the source outline of the countries
+    /// the answers name. Where one answer is no country and the other a neighbour of China within
+    /// the seam's tolerance of China's source outline, it is the datum seam (the build gives the
+    /// gaps the seam opened to the neighbour, `docs/boundaries.md`), measured to the nearer of
+    /// the two outlines.
+    static func judge(mine: String?, theirs: String?, at p: Coordinate, outlines: SourceOutlines, index: [String: Int32],
+                      limits: [Kind: Double]) -> (Kind, Double) {
+        let involved = Set([mine, theirs].compactMap { $0.flatMap { index[$0] } })
+        let distance = outlines.distance(longitude: p.longitude, latitude: p.latitude, to: involved, within: searchRadius)
+        if let mine, let theirs { return (mine == "CHN" || theirs == "CHN" ? .seam : .landBorder, distance) }
+        if let other = mine ?? theirs, other != "CHN", let china = index["CHN"] {
+            let toChina = outlines.distance(longitude: p.longitude, latitude: p.latitude, to: [china], within: limits[.seam]!)
+            if toChina <= limits[.seam]! { return (.seam, min(distance, toChina)) }
+        }
+        return (.coast, distance)
+    }
+
     /// The tolerance for a disagreement of `kind` where the locator answered `inside` (`true`) or not.
     static func limit(_ kind: Kind, inside: Bool, limits: [Kind: Double], coastTolerance: Double) -> Double {
         kind == .coast && inside ? min(limits[.coast]!, coastTolerance + 1) : limits[kind]!
@@ -139,14 +156,7 @@ public struct CountryAgreementReport {
                 agreeing += 1
                 continue
             }
-            let kind: Kind
-            if let mine, let theirs {
-                kind = mine == "CHN" || theirs == "CHN" ? .seam : .landBorder
-            } else {
-                kind = .coast
-            }
-            let involved = Set([mine, theirs].compactMap { $0.flatMap { index[$0] } })
-            let distance = outlines.distance(longitude: p.longitude, latitude: p.latitude, to: involved, within: Self.searchRadius)
+            let (kind, distance) = Self.judge(mine: mine, theirs: theirs, at: p, outlines: outlines, index: index, limits: limits)
             if distance <= Self.limit(kind, inside: mine != nil, limits: limits, coastTolerance: coastTolerance) {
                 within[kind, default: 0] += 1
             } else {
@@ -214,9 +224,8 @@ public struct CountryGridScan {
                 let mine = locator.world.region(region).code
                 let theirs = try reference.region(at: .country, longitude: lon, latitude: lat)
                 guard mine != theirs else { continue }
-                let kind: CountryAgreementReport.Kind = theirs == nil ? .coast : (mine == "CHN" || theirs == "CHN" ? .seam : .landBorder)
-                let involved = Set([mine, theirs].compactMap { $0.flatMap { index[$0] } })
-                let distance = outlines.distance(longitude: lon, latitude: lat, to: involved, within: CountryAgreementReport.searchRadius)
+                let (kind, distance) = CountryAgreementReport.judge(mine: mine, theirs: theirs, at: Coordinate(latitude: lat, longitude: lon),
+                                                                    outlines: outlines, index: index, limits: limits)
                 guard distance > CountryAgreementReport.limit(kind, inside: true, limits: limits, coastTolerance: coastTolerance) else { continue }
                 bad[Int64(row) << 32 | Int64(column)] = index[mine] ?? -1
             }

@@ -169,6 +169,16 @@ public final class SourceReference {
         return claimants.isEmpty ? nil : entry.codes[WorldTableBuilder.winner(claimants, china: entry.china, areas: entry.areas)]
     }
 
+    /// Every source country whose polygon contains the WGS-84 point (before the overlap rule picks
+    /// one), in code order: for looking into a disagreement.
+    public func countryClaimants(longitude: Double, latitude: Double) throws -> [String] {
+        guard let entry = byLevel[.country], let candidates = entry.grid[entry.key(longitude, latitude)] else { return [] }
+        let point = try context.point(x: longitude, y: latitude)
+        var codes: [String] = []
+        for c in candidates where try entry.prepared[Int(c)].contains(point) { codes.append(entry.codes[Int(c)]) }
+        return codes.sorted()
+    }
+
     /// Distance in Albers metres from the GCJ-02 point to the nearest source border at a China
     /// `level` (any region's boundary, coastline included): for a point inside a region, the
     /// distance to that region's boundary. Infinite for a level the reference does not hold.

@@ -1,3 +1,4 @@
+import BoundaryBuild
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,6 +47,14 @@ case "agreement-countries":
                                             sphere: arguments.count > 3 ? Int(arguments[3]) ?? 1_000_000 : 1_000_000,
                                             gridLatitudeStep: arguments.count > 4 ? Double(arguments[4]) ?? 0.01 : 0.01,
                                             gridLongitudeStep: arguments.count > 5 ? Double(arguments[5]) ?? 0.25 : 0.25).joined(separator: "\n"))
+case "claimants":
+    // UnlocksBench claimants WHEEL LAT LON...: the source countries containing each point.
+    let catalog = try SourceCatalog(try SourceArchive(location: arguments[1]), levels: [.country], includeWorld: true)
+    let reference = try SourceReference(catalog)
+    for k in stride(from: 2, to: arguments.count - 1, by: 2) {
+        let lat = Double(arguments[k])!, lon = Double(arguments[k + 1])!
+        print("\(lat),\(lon): \(try reference.countryClaimants(longitude: lon, latitude: lat).joined(separator: " ")) → \(try reference.region(at: .country, longitude: lon, latitude: lat) ?? "none")")
+    }
 case "place-visits":
     print(try PlaceVisits.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions").joined(separator: "\n"))
 case "readers":
