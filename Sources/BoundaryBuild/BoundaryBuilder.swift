@@ -134,6 +134,12 @@ public struct BoundaryBuilder {
                 ("speckedRings", .number(Double(g.speckedRings))), ("loopsCut", .number(Double(g.loopsCut))),
                 ("invariants", .string("every stored ring winds as its arcs' sides say; no two stored segments cross")),
             ]) } ?? .null),
+            ("gridScan", r.gridScan.map { g in .object([
+                ("latitudeStepDegrees", .number(g.latitudeStep)), ("longitudeStepDegrees", .number(g.longitudeStep)),
+                ("points", .number(Double(g.points))), ("insidePoints", .number(Double(g.insidePoints))),
+                ("misassignedKm2", .number(rounded(g.misassignedKm2, 1))),
+                ("clusters", .array(g.clusters.map { .string($0.description) })),
+            ]) } ?? .null),
             ("invalidUnits", .number(Double(r.invalidUnits))),
             ("invalidReasons", .array(r.invalidReasons.map { .string($0) })),
             ("notes", .array(r.notes.map { .string($0) })),

@@ -39,6 +39,8 @@ public struct TableReport: Sendable {
     /// What the build did to make the stored rings wind as their sides say and keep segments
     /// from crossing (``GeometryRepair``); nil before the arcs are stored.
     var geometryRepair: GeometryRepair?
+    /// The world table's grid scan against the full-resolution source (nil for the China table).
+    var gridScan: CountryGridScan?
     /// Units whose simplified polygons GEOS found invalid (then reported; never silently dropped).
     public var invalidUnits = 0
     public var invalidReasons: [String] = []

@@ -184,8 +184,8 @@ public struct CountryAgreementReport {
 /// answers `inside` a country where the source puts the point elsewhere beyond tolerance, summed
 /// and clustered (8-connected lattice cells with the same answer), so that a misassigned band
 /// cannot hide among millions of good points.
-public struct CountryGridScan {
-    public struct Cluster: CustomStringConvertible {
+public struct CountryGridScan: Sendable {
+    public struct Cluster: CustomStringConvertible, Sendable {
         public var code: String
         public var km2: Double
         public var cells: Int
@@ -201,33 +201,48 @@ public struct CountryGridScan {
     public private(set) var misassignedKm2 = 0.0
     public private(set) var clusters: [Cluster] = []
 
-    /// Scans rows `latitudes` (south to north) × columns over `longitudes`, cell centres at half steps.
+    /// Scans rows `latitudes` (south to north) × columns over `longitudes`, cell centres at half
+    /// steps, with the locator's country against the source reference's.
     public init(latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>, latitudeStep: Double, longitudeStep: Double,
                 locator: RegionLocator, reference: SourceReference, outlines: SourceOutlines, limits: [CountryAgreementReport.Kind: Double],
                 coastTolerance: Double) throws {
+        try self.init(latitudes: latitudes, longitudes: longitudes, latitudeStep: latitudeStep, longitudeStep: longitudeStep,
+                      outlines: { outlines }, limits: limits, coastTolerance: coastTolerance, answer: { lat, lon in
+            let answer = try locator.locate(latitude: lat, longitude: lon).country
+            return answer.status == .inside ? answer.region.map { locator.world.region($0).code } : nil
+        }, source: { lat, lon in try reference.region(at: .country, longitude: lon, latitude: lat) })
+    }
+
+    /// The scan with any answer: `answer` gives the country a point is `inside` by the table (nil
+    /// when none), `source` the source's; `outlines` is asked for only once a point disagrees.
+    public init(latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>, latitudeStep: Double, longitudeStep: Double,
+                outlines makeOutlines: () throws -> SourceOutlines, limits: [CountryAgreementReport.Kind: Double], coastTolerance: Double,
+                answer: (Double, Double) throws -> String?, source: (Double, Double) throws -> String?) throws {
         self.latitudeStep = latitudeStep
         self.longitudeStep = longitudeStep
+        var outlines: SourceOutlines?
         var index: [String: Int32] = [:]
-        for (k, code) in outlines.codes.enumerated() { index[code] = Int32(k) }
         let rows = Int(((latitudes.upperBound - latitudes.lowerBound) / latitudeStep).rounded())
         let columns = Int(((longitudes.upperBound - longitudes.lowerBound) / longitudeStep).rounded())
         // Misassigned cells: (row, column) → the locator's answer.
-        var bad: [Int64: Int32] = [:]
+        var bad: [Int64: String] = [:]
         for row in 0..<rows {
             let lat = latitudes.lowerBound + (Double(row) + 0.5) * latitudeStep
             for column in 0..<columns {
                 let lon = longitudes.lowerBound + (Double(column) + 0.5) * longitudeStep
                 points += 1
-                let answer = try locator.locate(latitude: lat, longitude: lon).country
-                guard answer.status == .inside, let region = answer.region else { continue }
+                guard let mine = try answer(lat, lon) else { continue }
                 insidePoints += 1
-                let mine = locator.world.region(region).code
-                let theirs = try reference.region(at: .country, longitude: lon, latitude: lat)
+                let theirs = try source(lat, lon)
                 guard mine != theirs else { continue }
+                if outlines == nil {
+                    outlines = try makeOutlines()
+                    for (k, code) in outlines!.codes.enumerated() { index[code] = Int32(k) }
+                }
                 let (kind, distance) = CountryAgreementReport.judge(mine: mine, theirs: theirs, at: Coordinate(latitude: lat, longitude: lon),
-                                                                    outlines: outlines, index: index, limits: limits)
+                                                                    outlines: outlines!, index: index, limits: limits)
                 guard distance > CountryAgreementReport.limit(kind, inside: true, limits: limits, coastTolerance: coastTolerance) else { continue }
-                bad[Int64(row) << 32 | Int64(column)] = index[mine] ?? -1
+                bad[Int64(row) << 32 | Int64(column)] = mine
             }
         }
         // Clusters: flood fill over 8-neighbours with the same answer.
@@ -236,7 +251,7 @@ public struct CountryGridScan {
             let code = bad[start]!
             var stack = [start]
             visited.insert(start)
-            var cluster = Cluster(code: code >= 0 ? outlines.codes[Int(code)] : "?", km2: 0, cells: 0, south: 90, west: 180, north: -90, east: -180)
+            var cluster = Cluster(code: code, km2: 0, cells: 0, south: 90, west: 180, north: -90, east: -180)
             while let cell = stack.popLast() {
                 let row = Int(cell >> 32), column = Int(cell & 0xFFFF_FFFF)
                 let lat = latitudes.lowerBound + (Double(row) + 0.5) * latitudeStep

@@ -33,6 +33,9 @@ public struct WorldTableBuilder {
     /// China's datum seam: an unclaimed face between China and a neighbour goes to the neighbour
     /// when no point of it is farther than this (metres) from a claimed border.
     public static let seamTolerance = 1_000.0
+    /// The build's own grid scan against the source (degrees of latitude and longitude): coarser
+    /// than the harness's (`Scripts/bench agreement`), to stay within the build's time budget.
+    public static let scanStep = (latitude: 0.05, longitude: 0.25)
     /// Stored coordinates are multiples of this many quanta (8: 8e-5°, at most 6.3 m from where
     /// they were; taken from the tolerances like the quantisation error).
     public static let coordinateStep: Int32 = 8
@@ -363,6 +366,30 @@ public struct WorldTableBuilder {
         contents.buildIndex(buffer: buffer, maximumLeafChunks: 16, minimumLeafLog2: 11)
         lap("index: \(contents.index.nodes.count) nodes, \(contents.index.leafCount) leaves")
         let bytes = contents.finish(&report, started: started)
+        // The table as written against the full-resolution source: a grid scan of the area answered
+        // `inside` a country where the source puts the point elsewhere beyond tolerance.
+        let table = try RegionTable(bytes: bytes, path: "world.bin")
+        let preparedSources = try sources.map { try PreparedGeometry($0) }
+        let sourceBounds = try sources.map { try $0.bounds() }
+        let sourceAreas = try sources.map { try $0.area() }
+        let limits: [CountryAgreementReport.Kind: Double] = [.landBorder: landWorst + 1, .coast: coastTolerance + buffer, .seam: Self.seamTolerance]
+        let scan = try CountryGridScan(latitudes: -60...84, longitudes: -180...180, latitudeStep: Self.scanStep.latitude, longitudeStep: Self.scanStep.longitude,
+                                       outlines: { SourceOutlines(catalog) }, limits: limits, coastTolerance: coastTolerance, answer: { lat, lon in
+            guard let unit = table.unit(atX: Int64((lon / TableFormat.quantum).rounded()), y: Int64((lat / TableFormat.quantum).rounded())),
+                  let region = table.region(ofUnit: unit, at: .country) else { return nil }
+            return table.region(region).code
+        }, source: { lat, lon in
+            var claimants: [Int] = []
+            let point = try context.point(x: lon, y: lat)
+            for c in countries.indices where sourceBounds[c].0 <= lon && lon <= sourceBounds[c].2 && sourceBounds[c].1 <= lat && lat <= sourceBounds[c].3 {
+                if try preparedSources[c].contains(point) { claimants.append(c) }
+            }
+            return claimants.isEmpty ? nil : countries[Self.winner(claimants, china: chinaIndex, areas: sourceAreas)].code
+        })
+        report.gridScan = scan
+        lap("grid scan against the source (\(Self.scanStep.latitude)° × \(Self.scanStep.longitude)°): \(scan.points) points, "
+            + "\(rounded(scan.misassignedKm2, 1)) km² misassigned" + scan.clusters.prefix(5).map { "; \($0)" }.joined())
+        report.buildSeconds = Stopwatch.seconds() - started
         return (bytes, report, seam)
     }
 }
