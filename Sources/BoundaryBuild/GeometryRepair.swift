@@ -1,8 +1,9 @@
 import RegionTables
 
 /// Makes a table's stored geometry mean what the build meant, whatever simplification and
-/// rounding did to it: every ring winds as its arcs' sides say, and no two stored segments cross
-/// (``TableGeometryCheck``, the invariants ray casting relies on).
+/// rounding did to it: every ring winds as its arcs' sides say, no two stored segments cross, and
+/// no island or lake ends up on the wrong side of a coast (``TableGeometryCheck``, the invariants
+/// ray casting relies on).
 ///
 /// Douglas–Peucker keeps a subsequence of a ring's vertices, and a subsequence of a crescent
 /// (an atoll, a river island) can wind the other way: the 0.65 km² ring of Ant atoll became five
@@ -40,6 +41,16 @@ struct GeometryRepair {
                 } else {
                     faulty.formUnion(arcs)
                 }
+            }
+            // A ring on the wrong side of another arc: both go finer (the coast that jumped over
+            // an island comes back to where it was).
+            for problem in check.misplaced {
+                let arcs = [problem.arc] + (problem.metArc >= 0 ? [problem.metArc] : [])
+                if arcs.allSatisfy({ refined[$0] > Self.refinements }) {
+                    throw TableError(path: "table build", reason: "arc \(problem.arc) lies in unit \(problem.found), not \(problem.expected), at full resolution near "
+                                     + "\(Double(problem.y) * TableFormat.quantum), \(Double(problem.x) * TableFormat.quantum)")
+                }
+                faulty.formUnion(arcs)
             }
             var loops: [TableGeometryCheck.Crossing] = []
             for crossing in check.crossings where crossing.proper {
@@ -90,7 +101,7 @@ struct GeometryRepair {
 
     /// What was done, for the build log and the manifest's notes.
     var summary: String {
-        rounds == 0 ? "every ring winds as its sides say and no segments cross"
+        rounds == 0 ? "every ring winds as its sides say, no segments cross, every island lies where its sides say"
             : "\(refinedArcs) arcs simplified again more finely in \(rounds) rounds, \(speckedRings) island rings below the coordinate grid kept as specks, "
                 + "\(loopsCut) loops folded by rounding cut; "
                 + "now every ring winds as its sides say and no segments cross"
@@ -101,7 +112,7 @@ struct GeometryRepair {
         let check = Self.check(contents)
         guard check.holds else {
             throw TableError(path: "table build", reason: "after \(step): \(check.ringProblems.count) rings wind against their sides, "
-                             + "\(check.crossings.filter(\.proper).count) segments cross")
+                             + "\(check.crossings.filter(\.proper).count) segments cross, \(check.misplaced.count) rings lie in the wrong unit")
         }
     }
 
@@ -113,7 +124,7 @@ struct GeometryRepair {
             vertices.append(contentsOf: arc.vertices)
             arcStart.append(vertices.count / 2)
         }
-        return TableGeometryCheck(vertices: vertices, arcStart: arcStart,
+        return TableGeometryCheck(vertices: vertices, arcStart: arcStart, arcLeft: contents.arcs.map(\.leftUnit), arcRight: contents.arcs.map(\.rightUnit),
                                   unitRings: contents.unitRings.map { $0.map { ($0.isHole, $0.references) } })
     }
 

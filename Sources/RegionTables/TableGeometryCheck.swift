@@ -4,7 +4,12 @@
 ///
 /// 1. every ring winds the way its arcs' stored sides say (outer rings counter-clockwise, holes
 ///    clockwise: the unit lies left of its ring), and
-/// 2. no two stored segments cross or overlap (touching at a shared end point is how arcs meet).
+/// 2. no two stored segments cross or overlap (touching at a shared end point is how arcs meet), and
+/// 3. every ring that is one closed arc (an island, a lake, an enclave) lies where its far side
+///    says: just west of it, a ray cast west (which cannot meet the ring) finds the unit on the
+///    ring's other side. Simplification can move a coast past an island without any crossing:
+///    the island then lies inside its own country's simplified mainland, and every point west of
+///    it reads the sea.
 ///
 /// A ring that simplification or rounding turned inside out breaks (1): every point west of it,
 /// up to the next border, takes its unit (a whole index cell of open sea can). A crossing breaks
@@ -35,7 +40,19 @@ public struct TableGeometryCheck: Sendable {
         public var proper: Bool
     }
 
+    /// A closed-arc ring whose surroundings are not what its far side says.
+    public struct Misplaced: Sendable, Equatable {
+        public var arc: Int
+        /// The unit on the ring's far side (−1: outside), and the one found west of it.
+        public var expected: Int32, found: Int32
+        /// The arc the westward ray met first (−1: none).
+        public var metArc: Int
+        /// The ring's westmost vertex.
+        public var x: Int32, y: Int32
+    }
+
     public private(set) var rings = 0
+    public private(set) var misplaced: [Misplaced] = []
     public private(set) var segments = 0
     public private(set) var ringProblems: [RingProblem] = []
     public private(set) var crossings: [Crossing] = []
@@ -43,17 +60,17 @@ public struct TableGeometryCheck: Sendable {
     public private(set) var touches = 0
 
     /// True when both invariants hold.
-    public var holds: Bool { ringProblems.isEmpty && !crossings.contains { $0.proper } }
+    public var holds: Bool { ringProblems.isEmpty && !crossings.contains { $0.proper } && misplaced.isEmpty }
 
     /// Checks every ring and every pair of nearby segments of `table`.
     public init(_ table: RegionTable) {
-        self.init(vertices: table.vertices, arcStart: table.arcStart.map(Int.init),
+        self.init(vertices: table.vertices, arcStart: table.arcStart.map(Int.init), arcLeft: table.arcLeft, arcRight: table.arcRight,
                   unitRings: (0..<Int32(table.unitCount)).map { table.unitRingReferences($0) })
     }
 
     /// Checks geometry given as arcs (interleaved quantised x, y; `arcStart` has one more entry than
     /// arcs) and, per unit, its rings as (is a hole, arc references: `~arc` when reversed).
-    public init(vertices: [Int32], arcStart: [Int], unitRings: [[(isHole: Bool, references: [Int32])]]) {
+    public init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], unitRings: [[(isHole: Bool, references: [Int32])]]) {
         // 1. Winding of every ring.
         for (unit, list) in unitRings.enumerated() {
             for (index, ring) in list.enumerated() {
@@ -137,6 +154,46 @@ public struct TableGeometryCheck: Sendable {
             }
         }
         crossings.sort { ($0.arcA, $0.arcB, $0.segmentA, $0.segmentB) < ($1.arcA, $1.arcB, $1.segmentA, $1.segmentB) }
+
+        // 3. Closed-arc rings against their surroundings: segments filed by horizontal bands.
+        let bandLog2: Int64 = 12
+        var bands: [Int64: [Int32]] = [:]
+        for id in 0..<segmentArc.count {
+            let v = Int(segmentStart[id])
+            let ay = Int64(vertices[2 * v + 1]), by = Int64(vertices[2 * v + 3])
+            guard ay != by else { continue }  // a horizontal segment never meets a ray
+            for band in (min(ay, by) >> bandLog2)...(max(ay, by) >> bandLog2) { bands[band, default: []].append(Int32(id)) }
+        }
+        for list in unitRings {
+            for ring in list where ring.references.count == 1 {
+                let reference = ring.references[0]
+                let arc = Int(reference < 0 ? ~reference : reference)
+                let range = arcStart[arc]..<arcStart[arc + 1]
+                guard range.count >= 4 else { continue }
+                var west = range.lowerBound
+                for v in range where (vertices[2 * v], vertices[2 * v + 1]) < (vertices[2 * west], vertices[2 * west + 1]) { west = v }
+                let px = Int64(vertices[2 * west]) - 1, py = Int64(vertices[2 * west + 1])
+                // The ray west from just west of the ring: mirrored, it is the usual ray east.
+                var best: RayCasting.Crossing?, bestArc = -1
+                for id in bands[py >> bandLog2] ?? [] {
+                    let v = Int(segmentStart[Int(id)])
+                    guard let c = RayCasting.crossing(ax: -Int64(vertices[2 * v]), ay: Int64(vertices[2 * v + 1]),
+                                                      bx: -Int64(vertices[2 * v + 2]), by: Int64(vertices[2 * v + 3]),
+                                                      px: -px, py: py, limitX: 400_000_000) else { continue }
+                    if best.map({ c.isNearer(than: $0) }) ?? true { best = c; bestArc = Int(segmentArc[Int(id)]) }
+                }
+                // A segment within a quantum of the ring (a junction there) leaves the side unknown.
+                if let b = best, b.x + Double(px) < 1.5 { continue }
+                // East of a segment running north is its right side.
+                let found: Int32 = best.map { $0.upward ? arcRight[bestArc] : arcLeft[bestArc] } ?? -1
+                let expected = reference < 0 ? arcLeft[arc] : arcRight[arc]
+                if found != expected {
+                    misplaced.append(Misplaced(arc: arc, expected: expected, found: found, metArc: bestArc,
+                                               x: vertices[2 * west], y: vertices[2 * west + 1]))
+                }
+            }
+        }
+        misplaced.sort { $0.arc < $1.arc }
     }
 
     /// How segments ab and cd meet: nil when they do not, or only at an end point they share;

@@ -193,10 +193,14 @@ public struct TableAudit {
             ("holds", .bool(check.holds)), ("rings", .number(Double(check.rings))), ("segments", .number(Double(check.segments))),
             ("ringsWindingWrongly", .number(Double(check.ringProblems.count))),
             ("crossingSegments", .number(Double(check.crossings.filter(\.proper).count))),
+            ("ringsInTheWrongUnit", .number(Double(check.misplaced.count))),
             ("touchingSegments", .number(Double(check.touches))),
             ("firstProblems", .array(check.ringProblems.prefix(20).map { r in .object([
                 ("kind", .string(r.isHole ? "hole winding counter-clockwise" : "outer ring winding clockwise")),
                 ("unit", .number(Double(r.unit))), ("latitude", degrees(r.y)), ("longitude", degrees(r.x)),
+            ]) } + check.misplaced.prefix(20).map { m in .object([
+                ("kind", .string("ring in the wrong unit")), ("arc", .number(Double(m.arc))),
+                ("latitude", degrees(m.y)), ("longitude", degrees(m.x)),
             ]) } + check.crossings.filter(\.proper).prefix(20).map { c in .object([
                 ("kind", .string("segments cross")), ("arcs", .array([.number(Double(c.arcA)), .number(Double(c.arcB))])),
                 ("latitude", degrees(c.y)), ("longitude", degrees(c.x)),
@@ -220,7 +224,11 @@ public struct TableAudit {
             out += "; \(t.units) units, \(t.arcs) arcs, \(t.vertices) vertices\n"
             out += "  nesting errors \(t.nestingErrors), regions without units \(t.regionsWithoutUnits), arcs inside one unit \(t.selfArcs), coverage arcs \(t.coverageArcs)\n"
             let g = t.geometry
-            out += "  geometry: \(g.rings) rings, \(g.segments) segments; rings winding against their sides \(g.ringProblems.count), crossing segments \(g.crossings.filter(\.proper).count) (touching \(g.touches)): \(g.holds ? "ray casting is consistent" : "INVALID")\n"
+            out += "  geometry: \(g.rings) rings, \(g.segments) segments; rings winding against their sides \(g.ringProblems.count), crossing segments \(g.crossings.filter(\.proper).count) (touching \(g.touches)), "
+                + "islands and lakes in the wrong unit \(g.misplaced.count): \(g.holds ? "ray casting is consistent" : "INVALID")\n"
+            for m in g.misplaced.prefix(5) {
+                out += "    the ring of arc \(m.arc) lies in unit \(m.found), its sides say \(m.expected), at \(fixed(Double(m.y) * TableFormat.quantum, 4)), \(fixed(Double(m.x) * TableFormat.quantum, 4))\n"
+            }
             for r in g.ringProblems.prefix(5) {
                 out += "    \(r.isHole ? "hole" : "outer ring") of unit \(r.unit) winds the wrong way, at \(fixed(Double(r.y) * TableFormat.quantum, 4)), \(fixed(Double(r.x) * TableFormat.quantum, 4))\n"
             }
