@@ -27,12 +27,13 @@ enum MergeCommand {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
         let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
         let options = try ClassifyCommand.ruleOptions(arguments)
+        try ClassifyCommand.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
         let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {
-            guard let bytes = try AtomicFile.readIfPresent(path) else { throw StateError(path: path, reason: "no such file") }
+            guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
             let ledger = try LedgerState.decode(bytes, path: path, options: options, world: world, china: china)
             // Skipped files carry no counts: the same one in two shards is harmless.
             for (fingerprint, input) in ledger.inputs where input.status != .skipped {
@@ -41,7 +42,11 @@ enum MergeCommand {
                 }
                 owner[fingerprint] = path
             }
-            merged.merge(ledger)
+            do {
+                try merged.merge(ledger)
+            } catch {
+                throw StateError(path: path, reason: "\(error) (the states' numbers are too large to add)")
+            }
         }
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)

@@ -223,7 +223,7 @@ final class TrackClassifierTests: XCTestCase {
         }
         let whole = ledger(inputs)
         var merged = ledger([inputs[2]])
-        merged.merge(ledger([inputs[0], inputs[1]]))
+        try merged.merge(ledger([inputs[0], inputs[1]]))
         XCTAssertEqual(merged.regions, whole.regions)
         XCTAssertEqual(merged.cells, whole.cells)
         XCTAssertEqual(merged.days, whole.days)
@@ -279,9 +279,9 @@ final class TrackClassifierTests: XCTestCase {
         var skipping = UnlockLedger()
         skipping.inputs[InputRecord.pathKey(path: "bad.csv")] = .skipped(path: "bad.csv", format: "csv", reason: "not a track format")
         var merged = skipping
-        merged.merge(ledger)
+        try merged.merge(ledger)
         var reversed = ledger
-        reversed.merge(skipping)
+        try reversed.merge(skipping)
         XCTAssertEqual(merged.inputs, ledger.inputs)
         XCTAssertEqual(reversed.inputs, ledger.inputs)
 
