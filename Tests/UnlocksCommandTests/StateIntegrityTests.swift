@@ -159,6 +159,37 @@ final class StateIntegrityTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         XCTAssertEqual(left, ["report.json", "state", "state.lock"])
     }
+
+    /// Audits killed with SIGKILL at random moments, alternating between two inputs: the three
+    /// files are always one complete set (all from the one input or all from the other), and once
+    /// an audit completes nothing else is left in the folder.
+    func testKilledAuditsLeaveOneWholeSet() throws {
+        let dir = try temporaryDirectory()
+        try walkCSV(count: 30_000, latitude: 39.80, longitude: 116.30).write(toFile: dir + "/a.csv", atomically: true, encoding: .utf8)
+        try walkCSV(count: 30_000, latitude: 31.10, longitude: 121.40).write(toFile: dir + "/b.csv", atomically: true, encoding: .utf8)
+        func audit(_ input: String, _ out: String, timeout: Double? = nil) throws -> CommandRunner.Result {
+            try CommandRunner.run(["audit", dir + "/" + input, "--tables", Self.tables, "--out", out, "--source", ""], timeout: timeout)
+        }
+        func set(_ folder: String) -> [Data?] {
+            ["audit.json", "audit.geojson", "audit.html"].map { try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) }
+        }
+        for input in ["a.csv", "b.csv"] { XCTAssertEqual(try audit(input, dir + "/ref-" + input).status, 0) }
+        let expected = [set(dir + "/ref-a.csv"), set(dir + "/ref-b.csv")]
+        XCTAssertNotEqual(expected[0], expected[1])
+        let out = dir + "/out"
+        XCTAssertEqual(try audit("a.csv", out).status, 0)
+        var generator = SystemRandomNumberGenerator()
+        var killed = 0
+        for trial in 0..<12 {
+            let result = try audit(trial % 2 == 0 ? "b.csv" : "a.csv", out, timeout: Double.random(in: 0.05...3, using: &generator))
+            if result.status == 128 + SIGKILL { killed += 1 }
+            XCTAssertTrue(expected.contains(set(out)), "trial \(trial): the three files are not one set: \(set(out).map { $0?.count ?? -1 }) vs \(expected.map { $0.map { $0?.count ?? -1 } })")
+        }
+        XCTAssertGreaterThan(killed, 0, "no audit was killed: the timeouts are too long for this machine")
+        XCTAssertEqual(try audit("a.csv", out).status, 0)
+        XCTAssertEqual(set(out), expected[0])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["audit.geojson", "audit.html", "audit.json"])
+    }
 }
 
 /// Results gathered from several threads.
