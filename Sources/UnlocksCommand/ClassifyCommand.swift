@@ -21,7 +21,7 @@ enum ClassifyCommand {
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("utc-offset", "±HH:MM", "Local time for days and streaks, and of CSV times written without an offset (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
-            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it are skipped, new ones added."),
+            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
         discussion: """

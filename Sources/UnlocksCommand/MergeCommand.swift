@@ -19,7 +19,9 @@ enum MergeCommand {
         Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
         order-free (earliest first visits, union of explored cells and days, exact sums), so the
         report equals the one a single run over all the shards' inputs would give. An input that
-        appears in two states would be counted twice: merge refuses it and names it.
+        appears in two states would be counted twice: merge refuses it and names it. Each STATE
+        must be a regular file of this state version with numbers in range (docs/report-format.md,
+        "State and shards"); sums that would overflow are refused. --state and --out must differ.
         """
     )
 
