@@ -30,6 +30,8 @@ enum MergeCommand {
         let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
         let options = try ClassifyCommand.ruleOptions(arguments)
         try ClassifyCommand.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
+        // The state written is locked as classify locks it, so a classify run on it waits.
+        let lock = try arguments.value("state").map(StateFile.Lock.init(statePath:))
         let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
         let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
         var merged = UnlockLedger()
@@ -53,6 +55,7 @@ enum MergeCommand {
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }
+        withExtendedLifetime(lock) {}
         try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient")),
                                  format: format, to: arguments.value("out"))
         return .success
