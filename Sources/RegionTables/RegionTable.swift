@@ -108,12 +108,17 @@ public final class RegionTable: @unchecked Sendable {
     }
 
     /// Memory-maps and validates the table at `path`.
+    /// Anything but a regular file (a device such as /dev/zero, a named pipe, a folder) is refused
+    /// at once: it is opened without blocking, so a pipe cannot hang the load.
     public convenience init(contentsOf path: String) throws {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { throw TableError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw TableError(path: path, reason: "cannot stat: \(String(cString: strerror(errno)))") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw TableError(path: path, reason: "not a regular file (a device, pipe or folder); a region table is a file written by 'unlocks build'")
+        }
         let size = Int(status.st_size)
         guard size >= TableFormat.headerSize else {
             throw TableError(path: path, reason: "\(size) bytes: too short for a region table (header is \(TableFormat.headerSize))")

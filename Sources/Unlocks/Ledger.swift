@@ -53,12 +53,12 @@ public struct RegionEvidence: Equatable, Sendable {
 
     public var isConfirmed: Bool { confirmedBy != nil }
 
-    /// Combines evidence from two parts of an archive.
-    public mutating func merge(_ other: RegionEvidence) {
+    /// Combines evidence from two parts of an archive; fails when a count would overflow.
+    public mutating func merge(_ other: RegionEvidence) throws(LedgerOverflow) {
         confirmedBy = earliest(confirmedBy, other.confirmedBy)
         tentativeBy = earliest(tentativeBy, other.tentativeBy)
-        insidePoints += other.insidePoints
-        edgePoints += other.edgePoints
+        insidePoints = try LedgerOverflow.sum(insidePoints, other.insidePoints, "inside point count")
+        edgePoints = try LedgerOverflow.sum(edgePoints, other.edgePoints, "edge point count")
     }
 }
 
@@ -125,8 +125,7 @@ public struct InputRecord: Equatable, Sendable {
     /// `\xNN`).
     public var path: String
     /// The key of the record in the ledger. For an input that was read: a fingerprint of its
-    /// bytes (size and XXH64 of its head and tail), so a later run through the same state skips
-    /// it. For a skipped file or one that could not be opened: ``pathKey(path:)``.
+    /// bytes (size and XXH64 of all of them), so a later run through the same state skips it. For a skipped file or one that could not be opened: ``pathKey(path:)``.
     public var fingerprint: String
     public var format: String
     public var status: Status
@@ -197,8 +196,10 @@ public struct UnlockLedger: Equatable, Sendable {
     /// for it — callers merge ledgers of disjoint inputs (`classify` skips known fingerprints).
     /// Skipped files carry no counts; a repeated one keeps the first record too, and one that
     /// another part read gives way to the reading.
-    public mutating func merge(_ other: UnlockLedger) {
-        for (key, evidence) in other.regions { regions[key, default: RegionEvidence()].merge(evidence) }
+    /// Fails, leaving the ledger part-merged, when a sum would overflow (only crafted or absurd
+    /// states get there: a state's counts are checked to stay below 2^53 when read).
+    public mutating func merge(_ other: UnlockLedger) throws(LedgerOverflow) {
+        for (key, evidence) in other.regions { try regions[key, default: RegionEvidence()].merge(evidence) }
         for (key, visit) in other.cells { cells.explore(key, visit) }
         days.formUnion(other.days)
         for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil { inputs[fingerprint] = record }
@@ -208,9 +209,23 @@ public struct UnlockLedger: Equatable, Sendable {
         for path in readPaths where inputs[InputRecord.pathKey(path: path)] != nil {
             inputs.removeValue(forKey: InputRecord.pathKey(path: path))
         }
-        distanceMillimetres += other.distanceMillimetres
-        flightDistanceMillimetres += other.flightDistanceMillimetres
-        durationMilliseconds += other.durationMilliseconds
+        distanceMillimetres = try LedgerOverflow.sum(distanceMillimetres, other.distanceMillimetres, "distance")
+        flightDistanceMillimetres = try LedgerOverflow.sum(flightDistanceMillimetres, other.flightDistanceMillimetres, "flight distance")
+        durationMilliseconds = try LedgerOverflow.sum(durationMilliseconds, other.durationMilliseconds, "duration")
     }
 
+}
+
+/// A sum of two ledgers that does not fit in 64 bits: reported, never wrapped or trapped.
+public struct LedgerOverflow: Error, CustomStringConvertible, Equatable {
+    /// What was being added (`distance`, `inside point count`, …).
+    public let quantity: String
+    public var description: String { "the merged \(quantity) overflows 64 bits" }
+
+    /// `a + b`, or the error naming `quantity`.
+    static func sum(_ a: Int64, _ b: Int64, _ quantity: String) throws(LedgerOverflow) -> Int64 {
+        let (total, overflow) = a.addingReportingOverflow(b)
+        if overflow { throw LedgerOverflow(quantity: quantity) }
+        return total
+    }
 }

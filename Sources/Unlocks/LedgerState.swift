@@ -16,7 +16,8 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// The `--state` file: a ledger saved between runs, so a later run adds only new inputs and
 /// shards can be merged (`unlocks merge`).
 ///
-/// Layout (little-endian): magic `AUSTATE1`; UInt64 length of a JSON document (options that
+/// Layout (little-endian): magic `AUSTATE2` (version 2: inputs known by a hash of their whole
+/// content; version 1 knew them by size, head and tail and is refused, see ``decode``); UInt64 length of a JSON document (options that
 /// change the evidence, the codes of the regions cells name, regions with their evidence by level
 /// and code, days, sums, inputs — every file met, skipped ones included, with status, reason,
 /// pins and labels; states from before skipped files were kept read as having none);
@@ -26,7 +27,22 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// of everything before.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
-    static let magic = Array("AUSTATE1".utf8)
+    static let magic = Array("AUSTATE2".utf8)
+    /// The magic of states whose inputs were known by size, head and tail: their records cannot be
+    /// matched to content hashes, so every input would be counted again.
+    static let versionOneMagic = Array("AUSTATE1".utf8)
+    /// The largest count, sum or time a state may hold: every integer up to it is exact as a JSON
+    /// number, and sums of two stay far inside 64 bits.
+    static let largestNumber: Double = 9_007_199_254_740_992  // 2^53
+
+    /// Checks the first bytes of a state file: nil when they are a state of this version, else why not.
+    public static func headerProblem(_ prefix: [UInt8]) -> String? {
+        if prefix.starts(with: magic) { return nil }
+        if prefix.starts(with: versionOneMagic) {
+            return "a state of version 1 (inputs known by size, head and tail), which this version cannot match to inputs; classify the inputs again into a new state"
+        }
+        return "not an unlocks state file (bad magic)"
+    }
 
     /// The options a state's evidence depends on; a run with different ones would mix rules.
     static func ruleValues(_ options: ClassifyOptions) -> [(key: String, value: JSONValue)] {
@@ -108,9 +124,8 @@ public enum LedgerState {
     /// tables do not have.
     public static func decode(_ bytes: [UInt8], path: String, options: ClassifyOptions, world: RegionTable, china: RegionTable) throws -> UnlockLedger {
         func fail(_ reason: String) -> StateError { StateError(path: path, reason: reason) }
-        guard bytes.count >= magic.count + 24, Array(bytes.prefix(magic.count)) == magic else {
-            throw fail("not an unlocks state file (bad magic)")
-        }
+        if let problem = headerProblem(Array(bytes.prefix(magic.count))) { throw fail(problem) }
+        guard bytes.count >= magic.count + 24 else { throw fail("truncated: \(bytes.count) bytes") }
         let stored = bytes.withUnsafeBytes { raw -> UInt64 in raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
         guard bytes.withUnsafeBytes({ XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<(bytes.count - 8)])) }) == UInt64(littleEndian: stored) else {
             throw fail("checksum mismatch: the state file is damaged")
@@ -150,44 +165,66 @@ public enum LedgerState {
             let chinaMap = try strings("chinaRegions").map { try lookup($0, chinaIndex, "region") }
 
             var ledger = UnlockLedger()
+            /// A whole number within ±2^53 (0 or more unless `signed`); `nil` reads as 0 where a
+            /// member may be absent.
+            func integer(_ value: JSONValue?, _ what: String, signed: Bool = false, optional: Bool = true) throws -> Int64 {
+                guard let value else {
+                    if optional { return 0 }
+                    throw fail("missing \(what)")
+                }
+                guard let number = value.numberValue, number == number.rounded(.towardZero),
+                      number <= largestNumber, number >= (signed ? -largestNumber : 0) else {
+                    throw fail("\(what) \(value.compactRendered()) is not a whole number in 0...2^53" + (signed ? " (or its negative)" : ""))
+                }
+                return Int64(number)
+            }
             func visit(_ value: JSONValue) throws -> Visit? {
                 if value == .null { return nil }
-                guard let parts = value.arrayValue, parts.count == 3, let lat = parts[1].numberValue, let lon = parts[2].numberValue else {
+                guard let parts = value.arrayValue, parts.count == 3, let lat = parts[1].numberValue, let lon = parts[2].numberValue,
+                      abs(lat) <= 90, abs(lon) <= 180 else {
                     throw fail("bad visit \(value.compactRendered())")
                 }
-                return Visit(time: parts[0].numberValue.map { Int64($0) }, latitude: lat, longitude: lon)
+                let time = parts[0] == .null ? nil : try integer(parts[0], "visit time", signed: true)
+                return Visit(time: time, latitude: lat, longitude: lon)
             }
             for item in document["regions"]?.arrayValue ?? [] {
-                guard let parts = item.arrayValue, parts.count == 6, let levelValue = parts[0].numberValue,
-                      let level = RegionLevel(rawValue: UInt8(clamping: Int(levelValue))), let code = parts[1].stringValue,
-                      let inside = parts[4].numberValue, let edge = parts[5].numberValue else { throw fail("bad region entry") }
+                guard let parts = item.arrayValue, parts.count == 6, let code = parts[1].stringValue,
+                      let level = RegionLevel(rawValue: UInt8(clamping: try integer(parts[0], "region level"))) else {
+                    throw fail("bad region entry \(item.compactRendered())")
+                }
                 let index = level == .country ? try lookup(code, worldIndex, "country") : try lookup("\(level.rawValue):\(code)", chinaIndex, "region")
                 var evidence = RegionEvidence()
                 evidence.confirmedBy = try visit(parts[2])
                 evidence.tentativeBy = try visit(parts[3])
-                evidence.insidePoints = Int64(inside)
-                evidence.edgePoints = Int64(edge)
+                evidence.insidePoints = try integer(parts[4], "inside point count of \(code)", optional: false)
+                evidence.edgePoints = try integer(parts[5], "edge point count of \(code)", optional: false)
                 ledger.regions[RegionKey(level: level, index: index)] = evidence
             }
-            ledger.days = Set((document["days"]?.arrayValue ?? []).compactMap { $0.numberValue.map { Int64($0) } })
-            ledger.distanceMillimetres = Int64(document["distanceMillimetres"]?.numberValue ?? 0)
-            ledger.flightDistanceMillimetres = Int64(document["flightDistanceMillimetres"]?.numberValue ?? 0)
-            ledger.durationMilliseconds = Int64(document["durationMilliseconds"]?.numberValue ?? 0)
+            ledger.days = Set(try (document["days"]?.arrayValue ?? []).map { try integer($0, "day", signed: true) })
+            ledger.distanceMillimetres = try integer(document["distanceMillimetres"], "distance")
+            ledger.flightDistanceMillimetres = try integer(document["flightDistanceMillimetres"], "flight distance")
+            ledger.durationMilliseconds = try integer(document["durationMilliseconds"], "duration")
+            guard ledger.flightDistanceMillimetres <= ledger.distanceMillimetres else {
+                throw fail("flight distance \(ledger.flightDistanceMillimetres) mm exceeds the distance \(ledger.distanceMillimetres) mm")
+            }
             for item in document["inputs"]?.arrayValue ?? [] {
                 guard let fingerprint = item["fingerprint"]?.stringValue, let path = item["path"]?.stringValue,
                       let format = item["format"]?.stringValue,
                       let status = item["status"]?.stringValue.flatMap(Self.status) else { throw fail("bad input entry") }
                 var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
-                record.pins = Int64(item["pins"]?.numberValue ?? 0)
+                record.pins = try integer(item["pins"], "pins of \(path)")
                 record.skipReason = item["reason"]?.stringValue
                 record.duplicateOf = item["duplicateOf"]?.stringValue
                 record.activityType = item["activityType"]?.stringValue
                 record.activityName = item["activityName"]?.stringValue
-                record.pointsRead = Int64(item["read"]?.numberValue ?? 0)
-                record.pointsKept = Int64(item["kept"]?.numberValue ?? 0)
-                record.pointsInFlight = Int64(item["inFlight"]?.numberValue ?? 0)
+                record.pointsRead = try integer(item["read"], "points read of \(path)")
+                record.pointsKept = try integer(item["kept"], "points kept of \(path)")
+                record.pointsInFlight = try integer(item["inFlight"], "points in flight of \(path)")
                 for reason in DropReason.allCases {
-                    if let n = item["dropped"]?[reason.rawValue]?.numberValue { record.dropped[reason] = Int64(n) }
+                    if let n = item["dropped"]?[reason.rawValue] { record.dropped[reason] = try integer(n, "\(reason.rawValue) points of \(path)") }
+                }
+                guard record.pointsKept <= record.pointsRead, record.pointsInFlight <= record.pointsRead else {
+                    throw fail("input \(path) keeps more points than it read")
                 }
                 ledger.inputs[fingerprint] = record
             }

@@ -32,7 +32,8 @@ enum AtomicFile {
     /// file descriptor of a temporary file in the same folder; on success the temporary file is
     /// flushed to disk and renamed over `path`, on failure removed.
     static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
-        let temporary = path + ".tmp-\(getpid())"
+        removeStaleTemporaries(of: path, marker: temporaryMarker)
+        let temporary = path + temporaryMarker + "\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(path: path, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
         do {
@@ -51,6 +52,31 @@ enum AtomicFile {
             unlink(temporary)
             throw WriteError(path: path, reason: "cannot rename into place: \(reason)")
         }
+    }
+
+    /// What a temporary file's name adds to its target's: `.tmp-PID`.
+    static let temporaryMarker = ".tmp-"
+
+    /// Removes the temporary files a killed run left beside `path`: names `path` + `marker` +
+    /// a process id, whose process no longer runs. A run killed with SIGKILL cannot clean up, so
+    /// the next run writing the same target does (a live run's files are kept: its process
+    /// answers `kill(pid, 0)`). Only names of exactly this form are touched.
+    static func removeStaleTemporaries(of path: String, marker: String) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let prefix = Array(((slash.map { String(path[path.index(after: $0)...]) } ?? path) + marker).utf8)
+        guard let handle = opendir(folder) else { return }
+        var stale: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+            guard name.count > prefix.count, name.starts(with: prefix) else { continue }
+            let digits = name[prefix.count...]
+            guard digits.count <= 10, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let pid = pid_t(String(decoding: digits, as: UTF8.self)), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(folder + "/" + String(decoding: name, as: UTF8.self)) }
+        }
+        closedir(handle)
+        for file in stale { unlink(file) }
     }
 
     static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {

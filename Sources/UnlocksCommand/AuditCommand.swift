@@ -63,9 +63,13 @@ enum AuditCommand {
         // archive); finished outputs of earlier audits are recognised by content and skipped.
         let found = try InputWalk.files(under: arguments.positionals)
         try prepareFolder(out)
+        let outputs = try AuditOutputSet(out: out)
         var documents: [AuditDocumentFile] = []
-        defer { documents.forEach { $0.discard() } }  // a failed run leaves no body files behind
-        for name in ["audit.json", "audit.geojson", "audit.html"] { documents.append(try AuditDocumentFile(path: out + "/" + name)) }
+        defer {  // a failed run leaves no body files behind
+            documents.forEach { $0.discard() }
+            outputs.discard()
+        }
+        for name in AuditOutputSet.names { documents.append(try AuditDocumentFile(path: outputs.stagedPath(name))) }
         let report = AuditReport(locator: locator, within: within, options: options, source: check,
                                  json: documents[0], geoJSON: documents[1], html: documents[2])
         // Three stages: this thread reads and classifies; a second audits the kept ground points
@@ -100,6 +104,7 @@ enum AuditCommand {
         auditor.finish()
         try writer.finish()
         try report.finish(ledger: ledger, groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
+        try outputs.commit()
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
         try output.flush()

@@ -16,9 +16,14 @@ final class AuditDocumentFile: AuditDocument {
     private let bodyPath: String
     private var body: Int32
 
+    /// What the body file's name adds to the target's: `.body-PID` (a killed run's is removed by
+    /// the next audit writing the same target, as ``AtomicFile/removeStaleTemporaries(of:marker:)``).
+    static let bodyMarker = ".body-"
+
     init(path: String) throws {
         self.path = path
-        bodyPath = path + ".body-\(getpid())"
+        AtomicFile.removeStaleTemporaries(of: path, marker: Self.bodyMarker)
+        bodyPath = path + Self.bodyMarker + "\(getpid())"
         body = open(bodyPath, O_RDWR | O_CREAT | O_TRUNC, 0o644)
         guard body >= 0 else { throw AtomicFile.WriteError(path: path, reason: "cannot create \(bodyPath): \(String(cString: strerror(errno)))") }
     }

@@ -21,7 +21,7 @@ enum ClassifyCommand {
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("utc-offset", "±HH:MM", "Local time for days and streaks, and of CSV times written without an offset (default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
-            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it are skipped, new ones added."),
+            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
         discussion: """
@@ -61,12 +61,16 @@ enum ClassifyCommand {
         let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: 120)
 
         let statePath = arguments.value("state")
+        try refuseSameFile(state: statePath, out: arguments.value("out"))
+        // Held from reading the state to replacing it, so a concurrent run waits instead of
+        // replacing the state with one that lacks this run's inputs.
+        let lock = try statePath.map(StateFile.Lock.init(statePath:))
         let found = try InputWalk.files(under: arguments.positionals)
         let includeVirtual = arguments.flags.contains("include-virtual")
         // The state's ledger goes straight into the classifier: a second reference to it would
         // make the first new cell copy every stored one.
         var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
-                                                          ledger: try statePath.flatMap(AtomicFile.readIfPresent).map {
+                                                          ledger: try statePath.flatMap(StateFile.read).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
                               threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual,
@@ -80,6 +84,7 @@ enum ClassifyCommand {
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
         }
+        withExtendedLifetime(lock) {}
         let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient)
         try emit(report, format: format, to: arguments.value("out"))
         return run.conclude(ledger)
@@ -93,6 +98,26 @@ enum ClassifyCommand {
             options.utcOffsetMinutes = minutes
         }
         return options
+    }
+
+    /// `--state` and `--out` naming one file would replace the state with the report: a usage
+    /// error. Paths are compared by their folder's real path and their name, so `./s` and `s`,
+    /// or a link to the folder, are the same file; an existing file also by device and inode.
+    static func refuseSameFile(state: String?, out: String?) throws {
+        guard let state, let out else { return }
+        func place(_ path: String) -> String {
+            let slash = path.lastIndex(of: "/")
+            let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            guard let real = realpath(folder, nil) else { return path }
+            defer { free(real) }
+            return String(cString: real) + "/" + name
+        }
+        var a = stat(), b = stat()
+        let sameInode = stat(state, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        if sameInode || place(state) == place(out) {
+            throw UsageError(message: "--state and --out name the same file (\(out)): the report would replace the state")
+        }
     }
 
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.

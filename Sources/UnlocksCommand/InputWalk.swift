@@ -148,25 +148,25 @@ enum InputWalk {
         return walk.found
     }
 
-    /// Size plus XXH64 of the first and last 64 KiB: cheap, and enough to know an input again.
+    /// The file's identity by content: its size and XXH64 over every byte, block by block
+    /// (1 MiB blocks, each block's hash the seed of the next), as `c1-SIZE-HASH`. Two files are
+    /// one input only when their whole contents agree, never by a sample of them: a logger file
+    /// that grew, or two files equal at both ends, are different inputs. The first pass costs a
+    /// read of the file, which the reader then takes from the page cache.
     static func fingerprint(_ path: InputPath, size: Int64) throws -> String {
-        let fd = path.withCString { open($0, O_RDONLY) }
+        let fd = path.withCString { open($0, O_RDONLY | O_NONBLOCK) }
         guard fd >= 0 else { throw InputError(path: path.display, reason: "cannot open: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 1 << 17)
-        func readAt(_ offset: Int64, _ count: Int, into start: Int) -> Int {
-            var filled = 0
-            while filled < count {
-                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + start + filled, count - filled, off_t(offset) + off_t(filled)) }
-                if n <= 0 { break }
-                filled += n
-            }
-            return filled
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var hash: UInt64 = 0, total: Int64 = 0
+        while true {
+            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw InputError(path: path.display, reason: "read failed at byte \(total): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            hash = block.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<n]), seed: hash) }
+            total += Int64(n)
         }
-        let head = readAt(0, Int(min(size, 1 << 16)), into: 0)
-        let tailStart = max(Int64(head), size - (1 << 16))
-        let tail = readAt(tailStart, Int(size - tailStart), into: head)
-        let hash = bytes.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<(head + tail)])) }
-        return "\(size)-" + String(hash, radix: 16)
+        return "c1-\(total)-" + String(hash, radix: 16)
     }
 }

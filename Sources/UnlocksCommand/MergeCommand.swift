@@ -19,7 +19,9 @@ enum MergeCommand {
         Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
         order-free (earliest first visits, union of explored cells and days, exact sums), so the
         report equals the one a single run over all the shards' inputs would give. An input that
-        appears in two states would be counted twice: merge refuses it and names it.
+        appears in two states would be counted twice: merge refuses it and names it. Each STATE
+        must be a regular file of this state version with numbers in range (docs/report-format.md,
+        "State and shards"); sums that would overflow are refused. --state and --out must differ.
         """
     )
 
@@ -27,12 +29,15 @@ enum MergeCommand {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
         let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
         let options = try ClassifyCommand.ruleOptions(arguments)
+        try ClassifyCommand.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
+        // The state written is locked as classify locks it, so a classify run on it waits.
+        let lock = try arguments.value("state").map(StateFile.Lock.init(statePath:))
         let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
         let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {
-            guard let bytes = try AtomicFile.readIfPresent(path) else { throw StateError(path: path, reason: "no such file") }
+            guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
             let ledger = try LedgerState.decode(bytes, path: path, options: options, world: world, china: china)
             // Skipped files carry no counts: the same one in two shards is harmless.
             for (fingerprint, input) in ledger.inputs where input.status != .skipped {
@@ -41,11 +46,16 @@ enum MergeCommand {
                 }
                 owner[fingerprint] = path
             }
-            merged.merge(ledger)
+            do {
+                try merged.merge(ledger)
+            } catch {
+                throw StateError(path: path, reason: "\(error) (the states' numbers are too large to add)")
+            }
         }
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }
+        withExtendedLifetime(lock) {}
         try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient")),
                                  format: format, to: arguments.value("out"))
         return .success

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The audit's three files (audit.json, audit.geojson, audit.html) replaced as one set: each is
+/// written whole into a staging folder `OUT/.audit-PID` (hidden, so an audit of `.` does not read
+/// it), and only once all three are complete are they renamed into `OUT`, one after another. A
+/// run killed before that leaves the old set untouched; the renames take microseconds, so the
+/// only moment a kill could mix old and new is between two of them. The staging folder of a
+/// killed run is removed by the next audit writing to the same `OUT`.
+struct AuditOutputSet {
+    static let names = ["audit.json", "audit.geojson", "audit.html"]
+    static let stagingMarker = ".audit-"
+
+    let out: String
+    let staging: String
+
+    /// Removes stale staging folders in `out` and creates this run's.
+    init(out: String) throws {
+        self.out = out
+        staging = out + "/" + Self.stagingMarker + "\(getpid())"
+        Self.removeStaleStaging(in: out)
+        guard mkdir(staging, 0o755) == 0 || errno == EEXIST else {
+            throw AtomicFile.WriteError(path: staging, reason: "cannot create the staging folder: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Where document `name` is written during the run.
+    func stagedPath(_ name: String) -> String { staging + "/" + name }
+
+    /// Renames the three finished files into `out`, then removes the staging folder.
+    func commit() throws {
+        for name in Self.names {
+            guard rename(stagedPath(name), out + "/" + name) == 0 else {
+                throw AtomicFile.WriteError(path: out + "/" + name, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
+            }
+        }
+        rmdir(staging)
+    }
+
+    /// Removes what this run staged (after a failure; after `commit` nothing is left to remove).
+    func discard() {
+        Self.removeContents(of: staging)
+    }
+
+    /// Staging folders `out/.audit-PID` whose process no longer runs.
+    static func removeStaleStaging(in out: String) {
+        guard let handle = opendir(out) else { return }
+        var stale: [String] = []
+        let prefix = Array(stagingMarker.utf8)
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+            guard name.count > prefix.count, name.starts(with: prefix) else { continue }
+            let digits = name[prefix.count...]
+            guard digits.count <= 10, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let pid = pid_t(String(decoding: digits, as: UTF8.self)), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(out + "/" + String(decoding: name, as: UTF8.self)) }
+        }
+        closedir(handle)
+        stale.forEach(removeContents(of:))
+    }
+
+    /// Removes the audit's files (and their temporary and body files) from `folder`, then the
+    /// folder; anything else in it is left, and so is the folder.
+    static func removeContents(of folder: String) {
+        guard let handle = opendir(folder) else { return }
+        var files: [String] = []
+        while let entry = readdir(handle) {
+            let name = String(decoding: withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }, as: UTF8.self)
+            if names.contains(where: { name == $0 || name.hasPrefix($0 + AtomicFile.temporaryMarker) || name.hasPrefix($0 + AuditDocumentFile.bodyMarker) }) {
+                files.append(folder + "/" + name)
+            }
+        }
+        closedir(handle)
+        for file in files { unlink(file) }
+        rmdir(folder)
+    }
+}

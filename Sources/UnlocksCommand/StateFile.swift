@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Unlocks
+
+/// The `--state` file on disk: read only when it is a regular file whose header is a state of
+/// this version, and updated under a lock so concurrent runs never lose each other's inputs.
+enum StateFile {
+    /// An exclusive advisory lock (`flock`) on `STATE.lock` beside the state, held from before the
+    /// state is read until after it is replaced (the state itself cannot carry the lock: it is
+    /// replaced by rename, and a second run would lock the new file while the first still holds
+    /// the old one). Released when the value is dropped or the process ends, however it ends, so
+    /// a killed run never leaves the state locked. A run that finds the lock taken says so on
+    /// standard error and waits: the other run is making progress, and failing would only make
+    /// the user run again.
+    final class Lock {
+        let path: String
+        private var descriptor: Int32
+
+        init(statePath: String) throws {
+            path = statePath + ".lock"
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw StateError(path: path, reason: "cannot create the state's lock file: \(String(cString: strerror(errno)))")
+            }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
+            guard errno == EWOULDBLOCK else { throw failure("cannot lock") }
+            reportError("note: \(statePath) is being updated by another run; waiting for it to finish")
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else { throw failure("cannot lock") }
+            }
+        }
+
+        private func failure(_ what: String) -> StateError {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            descriptor = -1
+            return StateError(path: path, reason: "\(what): \(reason)")
+        }
+
+        deinit {
+            if descriptor >= 0 { close(descriptor) }
+        }
+    }
+
+    /// The state's bytes, or nil when there is no file at `path`. Refused before anything is read
+    /// whole: a path that is not a regular file (a device such as /dev/zero, a named pipe, a
+    /// folder; opened without blocking, so a pipe never hangs the run), a header that is not a
+    /// state of this version, or a JSON length beyond the file's size.
+    static func read(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StateError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw StateError(path: path, reason: "cannot stat: \(String(cString: strerror(errno)))") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw StateError(path: path, reason: "not a regular file (a device, pipe or folder); a state is a file written by 'unlocks classify --state'")
+        }
+        let size = Int(status.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        func fill(to count: Int) throws {
+            while filled < count {
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, count - filled, off_t(filled)) }
+                if n < 0, errno == EINTR { continue }
+                guard n >= 0 else { throw StateError(path: path, reason: "read failed at byte \(filled): \(String(cString: strerror(errno)))") }
+                guard n > 0 else { throw StateError(path: path, reason: "truncated: it shrank to \(filled) bytes while being read") }
+                filled += n
+            }
+        }
+        try fill(to: min(size, 16))
+        if let problem = LedgerState.headerProblem(Array(bytes.prefix(8))) { throw StateError(path: path, reason: problem) }
+        guard size >= 16 + 16 else { throw StateError(path: path, reason: "truncated: \(size) bytes") }
+        let jsonLength = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+        guard jsonLength <= UInt64(size - 32) else {
+            throw StateError(path: path, reason: "header gives \(jsonLength) bytes of JSON, beyond the file's \(size) bytes")
+        }
+        try fill(to: size)
+        return bytes
+    }
+}
