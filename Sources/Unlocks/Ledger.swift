@@ -1,3 +1,4 @@
+import ChinaDatum
 import RegionTables
 
 /// A point as evidence: when and where (WGS-84). Ordered by time (untimed last), then position,
@@ -142,6 +143,11 @@ public struct InputRecord: Equatable, Sendable {
     public var activityName: String?
     /// Pins in the file (GPX waypoints, KML `Point` placemarks): counted, never classified.
     public var pins: Int64 = 0
+    /// The datum the input's coordinates were read in: `--datum`, or the datum of the first
+    /// `--datum-for` pattern its path matches.
+    public var datum: Datum = .wgs84
+    /// A datum the input's own metadata suggests, when it is not ``datum`` (a hint, never applied).
+    public var datumHint: DatumHint?
     public var pointsRead: Int64 = 0
     public var pointsKept: Int64 = 0
     public var pointsInFlight: Int64 = 0
