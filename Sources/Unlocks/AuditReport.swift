@@ -797,11 +797,11 @@ public struct DatumSuggestion: Equatable, Sendable {
         let option = "--datum-for '\(input.path)=%@'"
         if let hint = input.datumHint {
             suggestion = "its \(hint.reason): classify it with " + option.replacingOccurrences(of: "%@", with: hint.datum.rawValue)
-        } else if input.datum == .wgs84 {
+        } else if (input.datum ?? .wgs84) == .wgs84 {
             suggestion = "if it comes from a Chinese map app, classify it with --datum gcj02 or " + option.replacingOccurrences(of: "%@", with: "gcj02")
                 + " (bd09 for Baidu)"
         } else {
-            suggestion = "it was read as \(input.datum.displayName): check that it is, or classify it with " + option.replacingOccurrences(of: "%@", with: "wgs84")
+            suggestion = "it was read as \((input.datum ?? .wgs84).displayName): check that it is, or classify it with " + option.replacingOccurrences(of: "%@", with: "wgs84")
         }
     }
 }

@@ -161,7 +161,7 @@ public struct ClassifyReport {
             if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
             if let type = input.activityType { members.append(("activityType", .string(type))) }
             if let name = input.activityName { members.append(("activityName", .string(name))) }
-            if input.datum != .wgs84 { members.append(("datum", .string(input.datum.rawValue))) }
+            if let datum = input.datum, datum != .wgs84 { members.append(("datum", .string(datum.rawValue))) }
             if let hint = input.datumHint {
                 members.append(("datumHint", .string(hint.datum.rawValue)))
                 members.append(("datumHintReason", .string(hint.reason)))

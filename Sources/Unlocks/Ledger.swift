@@ -144,8 +144,9 @@ public struct InputRecord: Equatable, Sendable {
     /// Pins in the file (GPX waypoints, KML `Point` placemarks): counted, never classified.
     public var pins: Int64 = 0
     /// The datum the input's coordinates were read in: `--datum`, or the datum of the first
-    /// `--datum-for` pattern its path matches.
-    public var datum: Datum = .wgs84
+    /// `--datum-for` pattern its path matches; nil for WGS-84. A record begun with nil is read in
+    /// ``ClassifyOptions/inputDatum`` (``TrackClassifier/begin(_:)``).
+    public var datum: Datum?
     /// A datum the input's own metadata suggests, when it is not ``datum`` (a hint, never applied).
     public var datumHint: DatumHint?
     public var pointsRead: Int64 = 0

@@ -69,7 +69,7 @@ public enum LedgerState {
                 if let value { members.append((key, .string(value))) }
             }
             // The input's datum and hint (absent: WGS-84, no hint).
-            if r.datum != .wgs84 { members.append(("datum", .string(r.datum.rawValue))) }
+            if let datum = r.datum, datum != .wgs84 { members.append(("datum", .string(datum.rawValue))) }
             if let hint = r.datumHint { members.append(("datumHint", .array([.string(hint.datum.rawValue), .string(hint.reason)]))) }
             return .object(members)
         }

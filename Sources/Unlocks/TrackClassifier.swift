@@ -37,6 +37,8 @@ public struct TrackClassifier: TrackSink {
     /// Inside points per region in the current segment, and the first of them.
     private var segmentInside: [RegionKey: (count: Int, first: Visit)] = [:]
     private var datumConverter = DatumConverter()
+    /// The current input's datum (its record's).
+    private var inputDatum = Datum.wgs84
     /// The last point located afresh, its placement without margins, and its smallest margin.
     private var lastLookup: (point: TrackPoint, reusable: Placement, clearance: Double)?
     /// Points that reused `lastLookup` since it was made, and the earliest of them: their
@@ -73,6 +75,9 @@ public struct TrackClassifier: TrackSink {
     /// Starts an input: nothing joins it to the previous one.
     public mutating func begin(_ record: InputRecord) {
         self.record = record
+        inputDatum = record.datum ?? options.inputDatum
+        // Kept as the state and the report keep it: WGS-84 is no entry.
+        self.record.datum = inputDatum == .wgs84 ? nil : inputDatum
         previous = nil
         anchor = nil
         breakPending = true
@@ -142,7 +147,7 @@ public struct TrackClassifier: TrackSink {
         case .pin: record.pins += 1
         case let .activityType(type): if record.activityType == nil { record.activityType = type }
         case let .creator(name):
-            if record.datumHint == nil, let hint = DatumHint(creator: name), hint.datum != record.datum { record.datumHint = hint }
+            if record.datumHint == nil, let hint = DatumHint(creator: name), hint.datum != inputDatum { record.datumHint = hint }
         }
     }
 
@@ -159,8 +164,8 @@ public struct TrackClassifier: TrackSink {
         }
         guard point.latitude != 0 || point.longitude != 0 else { return drop(.nullIsland) }
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
-        if record.datum != .wgs84 {
-            let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: record.datum, to: .wgs84)
+        if inputDatum != .wgs84 {
+            let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
             point.latitude = c.latitude
             point.longitude = c.longitude
         }

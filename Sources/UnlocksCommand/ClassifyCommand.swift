@@ -441,7 +441,7 @@ struct ClassifyRun {
         begun.datum = datums.datum(for: path)
         sink.classifier.begin(begun)
         sink.inputPath = path
-        sink.inputDatum = begun.datum
+        sink.inputDatum = begun.datum ?? .wgs84
         sink.hinted = false
         sink.problemsShown = 0
         sink.pointsInInput = 0
