@@ -49,8 +49,9 @@ enum ClassifyCommand {
         kept); every other file is still read. Days, streaks and printed times are in --time-zone
         (daylight saving included; default +08:00, China's clock). Each input is read in --datum
         unless a --datum-for pattern matches its path; a file whose creator names a Chinese map app
-        (GCJ-02 or BD-09) gets a note and a datumHint in the report, never a silent switch. Exit code 3 when a track file was rejected or read
-        in part, or when no input held a single track point; skipped files never fail a run.
+        (GCJ-02 or BD-09) gets a note and a datumHint in the report, never a silent switch. Exit
+        code 3 when a track file was rejected or read in part, or when no input held a single
+        track point; skipped files never fail a run.
         """
     )
 
