@@ -5,9 +5,9 @@
 /// 1. every ring winds the way its arcs' stored sides say (outer rings counter-clockwise, holes
 ///    clockwise: the unit lies left of its ring), and
 /// 2. no two stored segments cross or overlap (touching at a shared end point is how arcs meet), and
-/// 3. every ring that is one closed arc (an island, a lake, an enclave) lies where its far side
-///    says: just west of it, a ray cast west (which cannot meet the ring) finds the unit on the
-///    ring's other side. Simplification can move a coast past an island without any crossing:
+/// 3. every ring that is one closed arc (an island, a lake, an enclave) lies where its sides say:
+///    just west of it, a ray cast west (which cannot meet the ring) finds the unit around it (the
+///    far side of an outer ring, the ring's own unit for a hole). Simplification can move a coast past an island without any crossing:
 ///    the island then lies inside its own country's simplified mainland, and every point west of
 ///    it reads the sea.
 ///
@@ -43,7 +43,7 @@ public struct TableGeometryCheck: Sendable {
     /// A closed-arc ring whose surroundings are not what its far side says.
     public struct Misplaced: Sendable, Equatable {
         public var arc: Int
-        /// The unit on the ring's far side (−1: outside), and the one found west of it.
+        /// The unit that should be around the ring (−1: outside), and the one found west of it.
         public var expected: Int32, found: Int32
         /// The arc the westward ray met first (−1: none).
         public var metArc: Int
@@ -186,14 +186,19 @@ public struct TableGeometryCheck: Sendable {
                 if let b = best, b.x + Double(px) < 1.5 { continue }
                 // East of a segment running north is its right side.
                 let found: Int32 = best.map { $0.upward ? arcRight[bestArc] : arcLeft[bestArc] } ?? -1
-                let expected = reference < 0 ? arcLeft[arc] : arcRight[arc]
+                // Just west of the ring is outside what it encloses: the far side of an outer ring,
+                // the ring's own unit for a hole.
+                let own = reference < 0 ? arcRight[arc] : arcLeft[arc], far = reference < 0 ? arcLeft[arc] : arcRight[arc]
+                let expected = ring.isHole ? own : far
                 if found != expected {
                     misplaced.append(Misplaced(arc: arc, expected: expected, found: found, metArc: bestArc,
                                                x: vertices[2 * west], y: vertices[2 * west + 1]))
                 }
             }
         }
-        misplaced.sort { $0.arc < $1.arc }
+        // A ring that is the outer ring of one unit and a hole of another is checked from both.
+        var seenArcs = Set<Int>()
+        misplaced = misplaced.sorted { $0.arc < $1.arc }.filter { seenArcs.insert($0.arc).inserted }
     }
 
     /// How segments ab and cd meet: nil when they do not, or only at an end point they share;

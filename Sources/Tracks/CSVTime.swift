@@ -10,19 +10,18 @@ import TextFormats
 ///   (Columbus loggers; the years 2000–2099), the time as `hh:mm[:ss[.fff]]` or `hhmmss[.fff]`,
 ///   optionally followed by `Z`.
 ///
-/// A time written without `Z` or an offset is local wall-clock time, read at `offsetMinutes`
-/// east of UTC; epoch numbers are UTC by definition.
+/// A time written without `Z` or an offset is local wall-clock time, read in `zone`; epoch numbers are UTC by definition.
 enum CSVTime {
     /// A single time column's value, or nil.
-    static func parse(_ field: UnsafeRawBufferPointer, offsetMinutes: Int) -> Int64? {
-        if let time = Timestamp.parse(field, unzonedOffsetMinutes: offsetMinutes) { return time }
+    static func parse(_ field: UnsafeRawBufferPointer, zone: LocalTimeZone) -> Int64? {
+        if let time = Timestamp.parse(field, unzonedIn: zone) { return time }
         if let time = epochMilliseconds(field) { return time }
         // `YYYY/MM/DD…`: the same with dashes.
         guard field.count >= 10, field.count <= 64, field[4] == UInt8(ascii: "/"), field[7] == UInt8(ascii: "/") else { return nil }
         var copy = [UInt8](field)
         copy[4] = UInt8(ascii: "-")
         copy[7] = UInt8(ascii: "-")
-        return copy.withUnsafeBytes { Timestamp.parse($0, unzonedOffsetMinutes: offsetMinutes) }
+        return copy.withUnsafeBytes { Timestamp.parse($0, unzonedIn: zone) }
     }
 
     /// A Unix time: seconds below 10¹¹ in magnitude, milliseconds from there on, within the
@@ -35,12 +34,12 @@ enum CSVTime {
     }
 
     /// A `date` column and a `time` column together, or nil.
-    static func parse(date: UnsafeRawBufferPointer, time: UnsafeRawBufferPointer, offsetMinutes: Int) -> Int64? {
+    static func parse(date: UnsafeRawBufferPointer, time: UnsafeRawBufferPointer, zone: LocalTimeZone) -> Int64? {
         guard let day = civilDate(date), let clock = clockTime(time) else { return nil }
         var text = day
         text.append(UInt8(ascii: "T"))
         text.append(contentsOf: clock)
-        return text.withUnsafeBytes { Timestamp.parse($0, unzonedOffsetMinutes: offsetMinutes) }
+        return text.withUnsafeBytes { Timestamp.parse($0, unzonedIn: zone) }
     }
 
     /// `YYYY-MM-DD` bytes from the forms above (checked by ``Timestamp`` afterwards).

@@ -15,11 +15,14 @@ public enum Timestamp {
         return parseGeneral(bytes, unzonedOffsetMinutes: 0)
     }
 
-    /// As ``parse(_:)``, but a time written without `Z` or an offset is a local time at
-    /// `unzonedOffsetMinutes` east of UTC (CSV loggers write local wall-clock times).
-    public static func parse(_ bytes: UnsafeRawBufferPointer, unzonedOffsetMinutes: Int) -> Int64? {
+    /// As ``parse(_:)``, but a time written without `Z` or an offset is a wall-clock time in
+    /// `zone` (CSV loggers write local times; ``LocalTimeZone/utc(fromLocal:)`` says how the hours
+    /// of a daylight-saving transition are read).
+    public static func parse(_ bytes: UnsafeRawBufferPointer, unzonedIn zone: LocalTimeZone) -> Int64? {
         if let milliseconds = parseFixedLayout(bytes) { return milliseconds }
-        return parseGeneral(bytes, unzonedOffsetMinutes: Int64(unzonedOffsetMinutes))
+        if let fixed = zone.fixedMinutes { return parseGeneral(bytes, unzonedOffsetMinutes: Int64(fixed)) }
+        guard let (wallClock, zoned) = parseFields(bytes) else { return nil }
+        return zoned ? wallClock : zone.utc(fromLocal: wallClock)
     }
 
     /// The layout devices write almost always, `YYYY-MM-DDThh:mm:ssZ` or
@@ -58,6 +61,13 @@ public enum Timestamp {
 
     /// Every accepted form (see the type's description), read field by field.
     private static func parseGeneral(_ bytes: UnsafeRawBufferPointer, unzonedOffsetMinutes: Int64) -> Int64? {
+        guard let (milliseconds, zoned) = parseFields(bytes) else { return nil }
+        return zoned ? milliseconds : milliseconds - unzonedOffsetMinutes * 60_000
+    }
+
+    /// The time in milliseconds since 1970, and whether it named its offset: when it did, the
+    /// instant (UTC); when not, the wall-clock time as if it were UTC.
+    private static func parseFields(_ bytes: UnsafeRawBufferPointer) -> (Int64, zoned: Bool)? {
         var reader = DigitReader(bytes: bytes)
         guard let year = reader.digits(4), reader.take(UInt8(ascii: "-")),
               let month = reader.digits(2), reader.take(UInt8(ascii: "-")),
@@ -88,7 +98,8 @@ public enum Timestamp {
                 milliseconds = 999
             }
         }
-        var offsetMinutes: Int64 = unzonedOffsetMinutes
+        var offsetMinutes: Int64 = 0
+        var zoned = true
         if reader.take(UInt8(ascii: "Z")) || reader.take(UInt8(ascii: "z")) {
             offsetMinutes = 0
         } else if let sign = reader.sign() {
@@ -102,11 +113,13 @@ public enum Timestamp {
             }
             guard minutes < 60 else { return nil }
             offsetMinutes = sign * (hours * 60 + minutes)
+        } else {
+            zoned = false
         }
         guard reader.atEnd else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
-        return seconds * 1000 + milliseconds
+        return (seconds * 1000 + milliseconds, zoned)
     }
 
     /// Parses a `String`; see `parse(_:)` for bytes.

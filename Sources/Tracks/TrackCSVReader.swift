@@ -19,7 +19,7 @@ import TextFormats
 /// - Coordinates: decimal degrees, optionally with a hemisphere letter after them (`25.2736N`,
 ///   `121.5E`; `S` and `W` negate). Delivered as read, even outside ±90/±180; range checks are the
 ///   pipeline's.
-/// - Time: see ``CSVTime``; a time without `Z` or an offset is local, at `utcOffsetMinutes`
+/// - Time: see ``CSVTime``; a time without `Z` or an offset is local, in `timeZone`
 ///   (except in Columbus loggers' layout, whose times are UTC).
 /// - Accuracy: metres, non-negative. Empty time, accuracy and elevation fields mean "unknown".
 /// - A line that cannot be read (too few fields, a field that is not a number or time) goes to
@@ -30,9 +30,9 @@ import TextFormats
 /// The file is one segment: no ``TrackSink/segmentBreak()`` is sent (the pipeline's time-gap
 /// rule splits it).
 public enum TrackCSVReader {
-    /// The local time offset for times written without one when none is given: +08:00, as
-    /// `unlocks classify --utc-offset` defaults.
-    public static let defaultUTCOffsetMinutes = 480
+    /// The zone of times written without an offset when none is given: +08:00, as
+    /// `unlocks classify` defaults.
+    public static let defaultTimeZone = LocalTimeZone.china
 
     /// What one file held.
     public struct Summary: Equatable, Sendable {
@@ -57,8 +57,8 @@ public enum TrackCSVReader {
         var accuracy: Int? = 3
         var elevation: Int?
         var separator = UInt8(ascii: ",")
-        /// Minutes east of UTC for times written without an offset.
-        var utcOffsetMinutes = TrackCSVReader.defaultUTCOffsetMinutes
+        /// The zone of times written without an offset.
+        var timeZone = TrackCSVReader.defaultTimeZone
         /// The layout is one whose times are UTC whatever the run's offset: Columbus loggers'
         /// (`LATITUDE N/S`; their `DATE`,`TIME` are the GPS's UTC, as GPSBabel's v900 reader takes them).
         var timesAreUTC = false
@@ -135,12 +135,12 @@ public enum TrackCSVReader {
     }
 
     /// Reads the CSV in `source` into `sink`; `path` names it in errors. Times written without
-    /// an offset are local at `utcOffsetMinutes` east of UTC.
+    /// an offset are wall-clock times in `timeZone`.
     ///
     /// - Throws: ``InputError`` when the header names no coordinates or a line is too long.
     @discardableResult
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String,
-                                                                 utcOffsetMinutes: Int = defaultUTCOffsetMinutes,
+                                                                 timeZone: LocalTimeZone = defaultTimeZone,
                                                                  into sink: inout Sink) throws -> Summary {
         var reader = LineReader(source, path: path)
         defer { reader.close() }
@@ -156,13 +156,13 @@ public enum TrackCSVReader {
                     guard var named = Columns(header: line, separator: separator) else {
                         throw InputError(path: path, line: number, reason: "the header names no latitude and longitude columns (expected e.g. 'lat,lon,time,accuracy')")
                     }
-                    named.utcOffsetMinutes = named.timesAreUTC ? 0 : utcOffsetMinutes
+                    named.timeZone = named.timesAreUTC ? .utc : timeZone
                     columns = named
                     summary.hasHeader = true
                     return
                 }
                 columns = Columns(separator: separator)
-                columns!.utcOffsetMinutes = utcOffsetMinutes
+                columns!.timeZone = timeZone
             }
             do {
                 sink.point(try parseSimple(line, columns!) ?? parse(line, columns!))
@@ -240,7 +240,7 @@ public enum TrackCSVReader {
                 fieldEnd = hit.map { line.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? count
                 if index == columns.time {
                     guard fieldEnd > start,
-                          let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd]), unzonedOffsetMinutes: columns.utcOffsetMinutes)
+                          let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd]), unzonedIn: columns.timeZone)
                     else { return nil }
                     time = parsed
                 }
@@ -279,18 +279,18 @@ public enum TrackCSVReader {
         var time: Int64?
         if columns.clock != nil {
             let date = UnsafeRawBufferPointer(rebasing: line[timeField]), clock = UnsafeRawBufferPointer(rebasing: line[clockField])
-            if !clockField.isEmpty, let whole = Timestamp.parse(clock, unzonedOffsetMinutes: columns.utcOffsetMinutes) {
+            if !clockField.isEmpty, let whole = Timestamp.parse(clock, unzonedIn: columns.timeZone) {
                 // A time column that holds a whole ISO-8601 timestamp is read alone.
                 time = whole
             } else if !timeField.isEmpty || !clockField.isEmpty {
-                guard let parsed = CSVTime.parse(date: date, time: clock, offsetMinutes: columns.utcOffsetMinutes) else {
+                guard let parsed = CSVTime.parse(date: date, time: clock, zone: columns.timeZone) else {
                     throw LineProblem(reason: "date '\(shown(date))' and time '\(shown(clock))' are not a date (YYYY-MM-DD, YYMMDD…) and a time (hh:mm:ss, hhmmss)")
                 }
                 time = parsed
             }
         } else if !timeField.isEmpty {
             let bytes = UnsafeRawBufferPointer(rebasing: line[timeField])
-            guard let parsed = CSVTime.parse(bytes, offsetMinutes: columns.utcOffsetMinutes) else {
+            guard let parsed = CSVTime.parse(bytes, zone: columns.timeZone) else {
                 throw LineProblem(reason: "time '\(shown(bytes))' is neither ISO-8601 nor epoch seconds or milliseconds")
             }
             time = parsed

@@ -139,6 +139,10 @@ public final class AuditReport {
     /// Indexed by `AuditCategory.index(of:)`.
     private var categoryCounts = [CategoryCount](repeating: CategoryCount(), count: AuditCategory.allCases.count)
     private var episodesByRegion: [RegionKey: [Int]] = [:]
+    /// Datum-flip points per input path (for ``datumSuggestions``).
+    private var datumFlipsByInput: [String: Int64] = [:]
+    /// Inputs a share of whose ground points flip with the datum, once finished.
+    public private(set) var datumSuggestions: [DatumSuggestion] = []
     private var ranked: [RankedEpisode] = []
     /// How many episodes the terminal summary lists.
     public static let topEpisodes = 10
@@ -231,6 +235,9 @@ public final class AuditReport {
         self.groundPoints = groundPoints
         self.flaggedPoints = flaggedPoints
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+        datumSuggestions = inputs.compactMap { input in
+            DatumSuggestion(input: input, datumFlipPoints: datumFlipsByInput[input.path] ?? 0)
+        }
         findings = []
         for (key, evidence) in ledger.regions.sorted(by: { $0.key < $1.key }) {
             let kind: UnlockFinding.Kind
@@ -270,9 +277,11 @@ public final class AuditReport {
         var episodeFlags: UInt8 = 0
         var keys = Set<RegionKey>()
         var lastRegions: [Int32?] = [nil, nil, nil, nil]
+        let flipBit = AuditCategory.datumFlip.bit
         for point in episode.points {
             let flags = point.levelFlags
             let union = flags.union
+            if union & flipBit != 0 { datumFlipsByInput[episode.input, default: 0] += 1 }
             episodeFlags |= union
             for k in 0..<AuditCategory.allCases.count where union & (1 << UInt8(k)) != 0 {
                 categoryCounts[k].points += 1
@@ -313,7 +322,7 @@ public final class AuditReport {
     }
 
     func timeText(_ time: Int64?) -> String? {
-        time.map { Timestamp.format($0, offsetMinutes: options.utcOffsetMinutes) }
+        time.map { Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)) }
     }
 
     /// The regions an episode's points are in, per level, in order of appearance.
@@ -409,7 +418,8 @@ public final class AuditReport {
     private func jsonDocument(withSummary: Bool) -> (opening: [UInt8], closing: [UInt8]) {
         let options: JSONValue = .object([
             ("withinMetres", .number(within)),
-            ("utcOffset", .string(ClassifyReport.offsetText(self.options.utcOffsetMinutes))),
+            ("timeZone", .string(self.options.timeZone.description)),
+            ("utcOffset", self.options.timeZone.fixedMinutes.map { .string(ClassifyReport.offsetText($0)) } ?? .null),
             ("inputDatum", .string(self.options.inputDatum.rawValue)),
             ("assumedAccuracyMetres", .number(self.options.assumedAccuracy)),
             ("simplificationChecked", .bool(simplification.checked)),
@@ -458,6 +468,10 @@ public final class AuditReport {
             ("flaggedPoints", .number(Double(flaggedPoints))),
             ("episodes", .number(Double(episodeCount))),
             ("categories", .object(categories)),
+            ("datumSuggestions", .array(datumSuggestions.map { s in
+                .object([("path", .string(s.path)), ("groundPoints", .number(Double(s.groundPoints))),
+                         ("datumFlipPoints", .number(Double(s.datumFlipPoints))), ("suggestion", .string(s.suggestion))])
+            })),
         ])
     }
 
@@ -479,7 +493,7 @@ public final class AuditReport {
     private func time(_ time: Int64?, into text: inout JSONTextBuffer) {
         if let time {
             text.raw("\"")
-            Timestamp.append(time, offsetMinutes: options.utcOffsetMinutes, to: &text.bytes)
+            Timestamp.append(time, offsetMinutes: options.timeZone.offsetMinutes(at: time), to: &text.bytes)
             text.raw("\"")
         } else {
             text.raw("null")
@@ -736,6 +750,9 @@ public final class AuditReport {
             out += c.byLevel.map { leftPad("\($0)", 10) }.joined() + "\n"
         }
         out += "simplification-flip: \(simplification.note)\n"
+        for s in datumSuggestions {
+            out += "datum-flip: \(s.datumFlipPoints) of \(s.groundPoints) ground points of \(s.path); \(s.suggestion)\n"
+        }
         let tentative = findings.filter { $0.kind == .tentative }, single = findings.filter { $0.kind == .singlePoint }
         out += "\nTentative unlocks: \(tentative.count); confirmed by a single point: \(single.count)\n"
         for f in findings.prefix(20) {
@@ -753,4 +770,38 @@ public final class AuditReport {
 /// cos(latitude in degrees).
 func cosine(_ degrees: Double) -> Double {
     cos(degrees * .pi / 180)
+}
+
+/// An input a share of whose ground points change region with the datum (datum-flip): the audit
+/// suggests the datum option that would read it otherwise. A suggestion only: nothing is re-read.
+public struct DatumSuggestion: Equatable, Sendable {
+    /// An input is named when at least this share of its ground points flip, and at least
+    /// ``minimumPoints`` do (docs/audit-format.md says why).
+    public static let minimumShare = 0.1
+    public static let minimumPoints: Int64 = 3
+
+    public var path: String
+    public var groundPoints: Int64
+    public var datumFlipPoints: Int64
+    /// What to try, e.g. `if it comes from a Chinese map app, classify it with --datum-for 'PATH=gcj02'`.
+    public var suggestion: String
+
+    /// The suggestion for `input`, or nil when too few of its points flip.
+    public init?(input: InputRecord, datumFlipPoints: Int64) {
+        let ground = input.pointsKept - input.pointsInFlight
+        guard input.status != .skipped, ground > 0, datumFlipPoints >= Self.minimumPoints,
+              Double(datumFlipPoints) >= Self.minimumShare * Double(ground) else { return nil }
+        path = input.path
+        groundPoints = ground
+        self.datumFlipPoints = datumFlipPoints
+        let option = "--datum-for '\(input.path)=%@'"
+        if let hint = input.datumHint {
+            suggestion = "its \(hint.reason): classify it with " + option.replacingOccurrences(of: "%@", with: hint.datum.rawValue)
+        } else if (input.datum ?? .wgs84) == .wgs84 {
+            suggestion = "if it comes from a Chinese map app, classify it with --datum gcj02 or " + option.replacingOccurrences(of: "%@", with: "gcj02")
+                + " (bd09 for Baidu)"
+        } else {
+            suggestion = "it was read as \((input.datum ?? .wgs84).displayName): check that it is, or classify it with " + option.replacingOccurrences(of: "%@", with: "wgs84")
+        }
+    }
 }

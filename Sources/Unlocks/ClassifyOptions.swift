@@ -1,4 +1,5 @@
 import ChinaDatum
+import Tracks
 
 /// The rules `classify` applies; every default is the one DESIGN.md and docs/report-format.md state.
 public struct ClassifyOptions: Equatable, Sendable {
@@ -18,9 +19,11 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// Points inside a region within one segment that confirm an unlock even when each alone is too
     /// close to the border for its accuracy.
     public var minimumPointsPerSegment = 3
-    /// Local time offset for days and streaks, minutes east of UTC (+08:00 by default).
-    public var utcOffsetMinutes = 480
-    /// The datum of the input coordinates.
+    /// The zone of local days, streaks and printed times (`--time-zone`, `--utc-offset`; +08:00,
+    /// China's clock, by default).
+    public var timeZone = LocalTimeZone.china
+    /// The datum of the input coordinates, unless an input's record names its own
+    /// (``InputRecord/datum``, from `--datum-for`).
     public var inputDatum: Datum = .wgs84
 
     public init() {}

@@ -161,6 +161,11 @@ public struct ClassifyReport {
             if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
             if let type = input.activityType { members.append(("activityType", .string(type))) }
             if let name = input.activityName { members.append(("activityName", .string(name))) }
+            if let datum = input.datum, datum != .wgs84 { members.append(("datum", .string(datum.rawValue))) }
+            if let hint = input.datumHint {
+                members.append(("datumHint", .string(hint.datum.rawValue)))
+                members.append(("datumHintReason", .string(hint.reason)))
+            }
             if input.status != .skipped {
                 members += [("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
                             ("pins", .number(Double(input.pins)))]
@@ -169,7 +174,7 @@ public struct ClassifyReport {
             return .object(members)
         }
         let levels: [(String, RegionLevel)] = [("countries", .country), ("provinces", .province), ("cities", .city), ("counties", .county)]
-        let offset = options.utcOffsetMinutes
+        let zone = options.timeZone
         let unlocksJSON: JSONValue = .object(levels.map { name, level in
             (name, .array((unlocks[level] ?? []).map { u in
                 var members: [(key: String, value: JSONValue)] = [("code", .string(u.code)), ("name", .string(u.name))]
@@ -178,7 +183,7 @@ public struct ClassifyReport {
                 members += [
                     ("evidence", .string(u.confirmed ? "confirmed" : "tentative")),
                     ("firstVisit", .object([
-                        ("time", u.firstVisit.time.map { .string(Timestamp.format($0, offsetMinutes: offset)) } ?? .null),
+                        ("time", u.firstVisit.time.map { .string(Timestamp.format($0, offsetMinutes: zone.offsetMinutes(at: $0))) } ?? .null),
                         ("latitude", .number(rounded(u.firstVisit.latitude, 7))),
                         ("longitude", .number(rounded(u.firstVisit.longitude, 7))),
                     ])),
@@ -192,7 +197,8 @@ public struct ClassifyReport {
         let m = metrics
         let options: JSONValue = .object([
             ("lenient", .bool(lenient)),
-            ("utcOffset", .string(Self.offsetText(offset))),
+            ("timeZone", .string(zone.description)),
+            ("utcOffset", zone.fixedMinutes.map { .string(Self.offsetText($0)) } ?? .null),
             ("inputDatum", .string(self.options.inputDatum.rawValue)),
             ("maximumAccuracyMetres", .number(self.options.maximumAccuracy)),
             ("segmentGapMinutes", .number(Double(self.options.segmentGap) / 60_000)),
@@ -240,11 +246,7 @@ public struct ClassifyReport {
         ])
     }
 
-    static func offsetText(_ minutes: Int) -> String {
-        let sign = minutes < 0 ? "-" : "+"
-        let m = abs(minutes)
-        return sign + (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
-    }
+    static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
 
     // MARK: Text
 
@@ -286,7 +288,7 @@ public struct ClassifyReport {
             let nameWidth = rows.map { displayWidth(label($0)) }.max() ?? 0
             for u in rows {
                 let name = label(u)
-                let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.utcOffsetMinutes).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
+                let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
                 out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
                 out += date + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
                 out += u.confirmed ? "\n" : "  tentative\n"

@@ -1,3 +1,4 @@
+import ChinaDatum
 import RegionTables
 
 /// A point as evidence: when and where (WGS-84). Ordered by time (untimed last), then position,
@@ -141,6 +142,12 @@ public struct InputRecord: Equatable, Sendable {
     public var activityName: String?
     /// Pins in the file (GPX waypoints, KML `Point` placemarks): counted, never classified.
     public var pins: Int64 = 0
+    /// The datum the input's coordinates were read in: `--datum`, or the datum of the first
+    /// `--datum-for` pattern its path matches; nil for WGS-84. A record begun with nil is read in
+    /// ``ClassifyOptions/inputDatum`` (``TrackClassifier/begin(_:)``).
+    public var datum: Datum?
+    /// A datum the input's own metadata suggests, when it is not ``datum`` (a hint, never applied).
+    public var datumHint: DatumHint?
     public var pointsRead: Int64 = 0
     public var pointsKept: Int64 = 0
     public var pointsInFlight: Int64 = 0

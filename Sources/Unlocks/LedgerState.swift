@@ -1,3 +1,4 @@
+import ChinaDatum
 import RegionTables
 import TextFormats
 
@@ -46,7 +47,8 @@ public enum LedgerState {
 
     /// The options a state's evidence depends on; a run with different ones would mix rules.
     static func ruleValues(_ options: ClassifyOptions) -> [(key: String, value: JSONValue)] {
-        [("utcOffsetMinutes", .number(Double(options.utcOffsetMinutes))),
+        // A fixed offset keeps the member states always had; a named zone is stored by name.
+        [options.timeZone.fixedMinutes.map { ("utcOffsetMinutes", .number(Double($0))) } ?? ("timeZone", .string(options.timeZone.description)),
          ("maximumAccuracy", .number(options.maximumAccuracy)),
          ("assumedAccuracy", .number(options.assumedAccuracy)),
          ("segmentGapMilliseconds", .number(Double(options.segmentGap))),
@@ -82,6 +84,9 @@ public enum LedgerState {
             for (key, value) in [("reason", r.skipReason), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
                 if let value { members.append((key, .string(value))) }
             }
+            // The input's datum and hint (absent: WGS-84, no hint).
+            if let datum = r.datum, datum != .wgs84 { members.append(("datum", .string(datum.rawValue))) }
+            if let hint = r.datumHint { members.append(("datumHint", .array([.string(hint.datum.rawValue), .string(hint.reason)]))) }
             return .object(members)
         }
         // Only the regions the cells name are listed; cells refer to them by position.
@@ -148,7 +153,7 @@ public enum LedgerState {
             }
             offset += Int(jsonLength)
             guard let rules = document["rules"], rules == .object(ruleValues(options)) else {
-                throw fail("made with other classify options (\(document["rules"]?.compactRendered() ?? "none")); use the same --utc-offset and defaults, or a new state")
+                throw fail("made with other classify options (\(document["rules"]?.compactRendered() ?? "none")); use the same --time-zone (or --utc-offset) and defaults, or a new state")
             }
             let worldIndex = Dictionary(world.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
             // China codes repeat across levels (a municipality is its own city), so they carry the level.
@@ -217,6 +222,15 @@ public enum LedgerState {
                 record.duplicateOf = item["duplicateOf"]?.stringValue
                 record.activityType = item["activityType"]?.stringValue
                 record.activityName = item["activityName"]?.stringValue
+                if let datum = item["datum"] {
+                    guard let value = datum.stringValue.flatMap(Datum.init(rawValue:)) else { throw fail("input \(path): bad datum \(datum.compactRendered())") }
+                    record.datum = value
+                }
+                if let hint = item["datumHint"] {
+                    guard let parts = hint.arrayValue, parts.count == 2, let datum = parts[0].stringValue.flatMap(Datum.init(rawValue:)),
+                          let reason = parts[1].stringValue else { throw fail("input \(path): bad datumHint \(hint.compactRendered())") }
+                    record.datumHint = DatumHint(datum: datum, reason: reason)
+                }
                 record.pointsRead = try integer(item["read"], "points read of \(path)")
                 record.pointsKept = try integer(item["kept"], "points kept of \(path)")
                 record.pointsInFlight = try integer(item["inFlight"], "points in flight of \(path)")

@@ -37,6 +37,8 @@ public struct TrackClassifier: TrackSink {
     /// Inside points per region in the current segment, and the first of them.
     private var segmentInside: [RegionKey: (count: Int, first: Visit)] = [:]
     private var datumConverter = DatumConverter()
+    /// The current input's datum (its record's).
+    private var inputDatum = Datum.wgs84
     /// The last point located afresh, its placement without margins, and its smallest margin.
     private var lastLookup: (point: TrackPoint, reusable: Placement, clearance: Double)?
     /// Points that reused `lastLookup` since it was made, and the earliest of them: their
@@ -46,6 +48,8 @@ public struct TrackClassifier: TrackSink {
     private var rows = ExploredGrid.RowCache()
     /// The local day last added to the ledger (consecutive points share it).
     private var lastDay = Int64.min
+    /// Local days in `options.timeZone`, its offset cached between transitions.
+    private var dayClock: LocalDayClock
     private var scale = LocalScale()
     /// Ground segments started so far in this run (numbers the observed points' segments).
     private var segmentCount = 0
@@ -65,11 +69,15 @@ public struct TrackClassifier: TrackSink {
         self.locator = locator
         self.options = options
         self.ledger = ledger
+        dayClock = LocalDayClock(zone: options.timeZone)
     }
 
     /// Starts an input: nothing joins it to the previous one.
     public mutating func begin(_ record: InputRecord) {
         self.record = record
+        inputDatum = record.datum ?? options.inputDatum
+        // Kept as the state and the report keep it: WGS-84 is no entry.
+        self.record.datum = inputDatum == .wgs84 ? nil : inputDatum
         previous = nil
         anchor = nil
         breakPending = true
@@ -133,12 +141,13 @@ public struct TrackClassifier: TrackSink {
     }
 
     /// Pins are counted; the first activity type the file gives is kept unless its bundle
-    /// labelled it already.
+    /// labelled it already; a creator naming a Chinese map app gives a ``DatumHint``.
     public mutating func annotate(_ annotation: TrackAnnotation) {
         switch annotation {
         case .pin: record.pins += 1
         case let .activityType(type): if record.activityType == nil { record.activityType = type }
-        case .creator: break
+        case let .creator(name):
+            if record.datumHint == nil, let hint = DatumHint(creator: name), hint.datum != inputDatum { record.datumHint = hint }
         }
     }
 
@@ -155,8 +164,8 @@ public struct TrackClassifier: TrackSink {
         }
         guard point.latitude != 0 || point.longitude != 0 else { return drop(.nullIsland) }
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
-        if options.inputDatum != .wgs84 {
-            let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: options.inputDatum, to: .wgs84)
+        if inputDatum != .wgs84 {
+            let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
             point.latitude = c.latitude
             point.longitude = c.longitude
         }
@@ -245,8 +254,7 @@ public struct TrackClassifier: TrackSink {
             }
         }
         if let time = point.time {
-            let local = time + Int64(options.utcOffsetMinutes) * 60_000
-            let day = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+            let day = dayClock.day(of: time)
             if day != lastDay {
                 ledger.days.insert(day)
                 lastDay = day

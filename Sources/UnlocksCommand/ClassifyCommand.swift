@@ -13,14 +13,16 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--state FILE] [--tables DIR]",
+        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
-            .value("utc-offset", "±HH:MM", "Local time for days and streaks, and of CSV times written without an offset (default +08:00)."),
+            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
+            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
+            .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
@@ -28,8 +30,8 @@ enum ClassifyCommand {
         PATH may be files, folders (read recursively, in name order, each file once however many
         links reach it) and .zip or .gz archives (read as streams, never unpacked to disk; a zip
         inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, FIT, TCX, KML/KMZ, NMEA 0183, CSV
-        (lat,lon[,time][,accuracy] and loggers' dialects; times without an offset are at
-        --utc-offset), Google Takeout Records.json and Semantic Location History, Google Timeline
+        (lat,lon[,time][,accuracy] and loggers' dialects; times without an offset are in
+        --time-zone), Google Takeout Records.json and Semantic Location History, Google Timeline
         exports, the app backup JSON and GeoJSON (docs/input-formats.md). In folders and archives
         names ending in .gpx, .fit, .tcx, .kml, .nmea, .csv, .json or .geojson (optionally .gz) are
         read, .txt and .log files by their content, .zip and .kmz opened. Strava bulk exports, Garmin
@@ -44,8 +46,12 @@ enum ClassifyCommand {
         with the reason), points kept and dropped by reason, unlocks per level with first visit
         and evidence, and the badge metrics. A file that cannot be read, or none of whose points
         is readable, is reported as 'unlocks: FILE:LINE: reason' (the points before an error are
-        kept); every other file is still read. Exit code 3 when a track file was rejected or read
-        in part, or when no input held a single track point; skipped files never fail a run.
+        kept); every other file is still read. Days, streaks and printed times are in --time-zone
+        (daylight saving included; default +08:00, China's clock). Each input is read in --datum
+        unless a --datum-for pattern matches its path; a file whose creator names a Chinese map app
+        (GCJ-02 or BD-09) gets a note and a datumHint in the report, never a silent switch. Exit
+        code 3 when a track file was rejected or read in part, or when no input held a single
+        track point; skipped files never fail a run.
         """
     )
 
@@ -54,6 +60,7 @@ enum ClassifyCommand {
         let format = try arguments.choice("format", as: Format.self) ?? .json
         var options = try ruleOptions(arguments)
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
         let lenient = arguments.flags.contains("lenient")
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
@@ -74,7 +81,7 @@ enum ClassifyCommand {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
                               threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual,
-                              utcOffsetMinutes: options.utcOffsetMinutes)
+                              timeZone: options.timeZone, datums: datums)
         for file in found {
             run.classify(file)
         }
@@ -93,10 +100,7 @@ enum ClassifyCommand {
     /// The options that shape the ledger, from the command line (shared with `merge`).
     static func ruleOptions(_ arguments: ParsedArguments) throws -> ClassifyOptions {
         var options = ClassifyOptions()
-        if let text = arguments.value("utc-offset") {
-            guard let minutes = parseOffset(text) else { throw UsageError(message: "--utc-offset '\(text)' is not ±HH:MM (e.g. +08:00, -05:30)") }
-            options.utcOffsetMinutes = minutes
-        }
+        options.timeZone = try timeZone(arguments)
         return options
     }
 
@@ -118,6 +122,23 @@ enum ClassifyCommand {
         if sameInode || place(state) == place(out) {
             throw UsageError(message: "--state and --out name the same file (\(out)): the report would replace the state")
         }
+    }
+
+    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else +08:00.
+    static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone {
+        let name = arguments.value("time-zone"), offset = arguments.value("utc-offset")
+        if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
+        if let name {
+            guard let zone = LocalTimeZone(identifier: name) else {
+                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (an IANA name such as Europe/Berlin or America/New_York; on Linux install tzdata)")
+            }
+            return zone
+        }
+        if let offset {
+            guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
+            return .fixed(minutesEast: minutes)
+        }
+        return .china
     }
 
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.
@@ -168,7 +189,21 @@ struct RunSink: TrackSink {
         if points & 0xFFFF == 0, progress.enabled { progress.update(points: points) }
     }
 
-    mutating func annotate(_ annotation: TrackAnnotation) { classifier.annotate(annotation) }
+    /// The input being read, its datum, and whether its datum hint was shown.
+    var inputPath = ""
+    var inputDatum = Datum.wgs84
+    var hinted = false
+
+    /// Passes the annotation on; a creator naming a Chinese map app is noted on standard error
+    /// (the classifier records the same hint in the report).
+    mutating func annotate(_ annotation: TrackAnnotation) {
+        classifier.annotate(annotation)
+        if case let .creator(name) = annotation, !hinted, let hint = DatumHint(creator: name), hint.datum != inputDatum {
+            hinted = true
+            progress.clear()
+            reportError("note: \(inputPath): \(hint.reason); read as \(inputDatum.displayName): if its points are \(hint.datum.displayName), classify it with --datum-for '\(inputPath)=\(hint.datum.rawValue)'")
+        }
+    }
 
     mutating func unreadablePoint(_ problem: InputError) {
         classifier.unreadablePoint(problem)
@@ -206,11 +241,14 @@ struct ClassifyRun {
         case archive
     }
 
-    /// `--utc-offset`: the local time of CSV times written without an offset.
-    let utcOffsetMinutes: Int
+    /// `--time-zone`: the zone of CSV times written without an offset.
+    let timeZone: LocalTimeZone
+    /// `--datum`, `--datum-for`: each input's datum.
+    let datums: DatumPatterns
 
-    init(classifier: TrackClassifier, threaded: Bool, found: [InputWalk.Found], includeVirtual: Bool = false, utcOffsetMinutes: Int) {
-        self.utcOffsetMinutes = utcOffsetMinutes
+    init(classifier: TrackClassifier, threaded: Bool, found: [InputWalk.Found], includeVirtual: Bool = false, timeZone: LocalTimeZone, datums: DatumPatterns) {
+        self.timeZone = timeZone
+        self.datums = datums
         sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded),
                        progress: ProgressLine(inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size }))
         self.includeVirtual = includeVirtual
@@ -429,7 +467,11 @@ struct ClassifyRun {
         var begun = InputRecord(path: path, fingerprint: fingerprint, format: format.rawValue)
         begun.activityType = label?.type
         begun.activityName = label?.name
+        begun.datum = datums.datum(for: path)
         sink.classifier.begin(begun)
+        sink.inputPath = path
+        sink.inputDatum = begun.datum ?? .wgs84
+        sink.hinted = false
         sink.problemsShown = 0
         sink.pointsInInput = 0
         sink.unreadableInInput = 0
@@ -438,7 +480,7 @@ struct ClassifyRun {
         do {
             switch format {
             case .gpx: try GPXReader.read(source, path: path, into: &sink)
-            case .csv: try TrackCSVReader.read(source, path: path, utcOffsetMinutes: utcOffsetMinutes, into: &sink)
+            case .csv: try TrackCSVReader.read(source, path: path, timeZone: timeZone, into: &sink)
             case .json: formatName = try "json/" + JSONTrackReader.read(source, path: path, into: &sink).rawValue
             case .fit: try FITReader.read(source, path: path, into: &sink)
             case .tcx: try TCXReader.read(source, path: path, into: &sink)

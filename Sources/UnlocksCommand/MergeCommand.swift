@@ -6,13 +6,14 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of disjoint shards into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--utc-offset ±HH:MM] [--tables DIR]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text."),
             .flag("lenient", "Count tentative unlocks too."),
-            .value("utc-offset", "±HH:MM", "The offset the states were made with (default +08:00)."),
+            .value("time-zone", "NAME", "The IANA zone the states were made with (default: +08:00)."),
+            .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default +08:00)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
         discussion: """
@@ -21,7 +22,9 @@ enum MergeCommand {
         report equals the one a single run over all the shards' inputs would give. An input that
         appears in two states would be counted twice: merge refuses it and names it. Each STATE
         must be a regular file of this state version with numbers in range (docs/report-format.md,
-        "State and shards"); sums that would overflow are refused. --state and --out must differ.
+        "State and shards"); sums that would overflow are refused. --state and --out must differ. Every state
+        must have been made with the zone given (days are local days): a state made in another zone is
+        an error naming it.
         """
     )
 

@@ -9,13 +9,21 @@ final class TableGeometryCheckTests: XCTestCase {
         (points + [points[0]]).flatMap { [$0.0, $0.1] }
     }
 
-    func check(_ arcs: [[Int32]], rings: [[(isHole: Bool, references: [Int32])]]) -> TableGeometryCheck {
+    /// The check over `arcs`; sides from the rings that use them (`sides` overrides them).
+    func check(_ arcs: [[Int32]], rings: [[(isHole: Bool, references: [Int32])]], sides: [(Int32, Int32)]? = nil) -> TableGeometryCheck {
         var vertices: [Int32] = [], starts = [0]
         for arc in arcs {
             vertices += arc
             starts.append(vertices.count / 2)
         }
-        return TableGeometryCheck(vertices: vertices, arcStart: starts, unitRings: rings)
+        var left = [Int32](repeating: -1, count: arcs.count), right = left
+        for (unit, list) in rings.enumerated() {
+            for ring in list {
+                for r in ring.references { if r < 0 { right[Int(~r)] = Int32(unit) } else { left[Int(r)] = Int32(unit) } }
+            }
+        }
+        if let sides { left = sides.map(\.0); right = sides.map(\.1) }
+        return TableGeometryCheck(vertices: vertices, arcStart: starts, arcLeft: left, arcRight: right, unitRings: rings)
     }
 
     let square: [(Int32, Int32)] = [(0, 0), (100, 0), (100, 100), (0, 100)]
@@ -82,6 +90,28 @@ final class TableGeometryCheckTests: XCTestCase {
         XCTAssertEqual(overlap.crossings.filter(\.proper).count, 1)
     }
 
+    func testAnIslandInsideItsOwnMainlandIsFound() {
+        // Unit 0's mainland, a 1000-quantum square, and an island of unit 0 inside it (as when a
+        // coast is simplified past an island): west of the island the sea is expected, unit 0 found.
+        let mainland = ring([(0, 0), (1_000, 0), (1_000, 1_000), (0, 1_000)])
+        let island = ring([(400, 400), (600, 400), (600, 600), (400, 600)])
+        let inside = check([mainland, island], rings: [[(false, [0]), (false, [1])]])
+        XCTAssertEqual(inside.ringProblems.count, 0)
+        XCTAssertEqual(inside.crossings.count, 0)
+        XCTAssertEqual(inside.misplaced.map(\.arc), [1], "\(inside.misplaced)")
+        XCTAssertEqual(inside.misplaced.first?.expected, -1)
+        XCTAssertEqual(inside.misplaced.first?.found, 0)
+        XCTAssertEqual(inside.misplaced.first?.metArc, 0)
+        XCTAssertFalse(inside.holds)
+        // The same island beside the mainland, in the sea: where its sides say.
+        let beside = ring([(1_400, 400), (1_600, 400), (1_600, 600), (1_400, 600)])
+        XCTAssertTrue(check([mainland, beside], rings: [[(false, [0]), (false, [1])]]).holds)
+        // An island of unit 1 in a lake (a hole of unit 0, itself of unit 2 inside): holds.
+        let lake = ring([(300, 300), (700, 300), (700, 700), (300, 700)])
+        let nested = check([mainland, lake, island], rings: [[(false, [0]), (true, [~1])], [(false, [1]), (true, [~2])], [(false, [2])]])
+        XCTAssertTrue(nested.holds, "\(nested.ringProblems) \(nested.misplaced)")
+    }
+
     func testLongSegmentsAcrossManyCellsAreStillCompared() {
         // One long east–west segment and a short one crossing it far from its ends.
         let result = check([[0, 0, 10_000_000, 0], [7_000_000, -5, 7_000_000, 5]], rings: [])
@@ -96,6 +126,7 @@ final class TableGeometryCheckTests: XCTestCase {
             XCTAssertGreaterThan(result.rings, 5_000, name)
             XCTAssertEqual(result.ringProblems.count, 0, "\(name): \(result.ringProblems.prefix(5))")
             XCTAssertEqual(result.crossings.filter(\.proper).count, 0, "\(name): \(result.crossings.prefix(5))")
+            XCTAssertEqual(result.misplaced.count, 0, "\(name): \(result.misplaced.prefix(5))")
         }
     }
 }

@@ -115,20 +115,20 @@ final class TrackCSVReaderTests: XCTestCase {
 final class TrackCSVDialectTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/csv")
 
-    func read(_ text: String, offset: Int = TrackCSVReader.defaultUTCOffsetMinutes) throws -> RecordingSink {
-        try read(bytes: Array(text.utf8), offset: offset)
+    func read(_ text: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> RecordingSink {
+        try read(bytes: Array(text.utf8), zone: zone)
     }
 
-    func read(bytes: [UInt8], offset: Int = TrackCSVReader.defaultUTCOffsetMinutes) throws -> RecordingSink {
+    func read(bytes: [UInt8], zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> RecordingSink {
         var sink = RecordingSink()
-        try TrackCSVReader.read(TrickleSource(bytes: bytes), path: "t.csv", utcOffsetMinutes: offset, into: &sink)
+        try TrackCSVReader.read(TrickleSource(bytes: bytes), path: "t.csv", timeZone: zone, into: &sink)
         return sink
     }
 
-    func fixture(_ name: String, offset: Int = TrackCSVReader.defaultUTCOffsetMinutes) throws -> RecordingSink {
+    func fixture(_ name: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> RecordingSink {
         let path = Self.fixtures.appendingPathComponent(name).path
         var sink = RecordingSink()
-        try TrackCSVReader.read(try FileSource(path: path), path: path, utcOffsetMinutes: offset, into: &sink)
+        try TrackCSVReader.read(try FileSource(path: path), path: path, timeZone: zone, into: &sink)
         XCTAssertEqual(sink.problems, [], name)
         return sink
     }
@@ -142,7 +142,7 @@ final class TrackCSVDialectTests: XCTestCase {
         XCTAssertEqual(sink.points.first, TrackPoint(latitude: 39.904211, longitude: 116.407395, time: Self.mayDay - 30 * 60_000, accuracy: 4, elevation: 44.2))
         XCTAssertEqual(sink.points.map(\.time), [-1_800_000, -1_794_750, -1_790_000].map { Self.mayDay + $0 })
         // Read at another offset, the same wall-clock times are other instants.
-        XCTAssertEqual(try fixture("basicairdata-gpslogger.csv", offset: -300).points.first?.time, Self.mayDay + (7 * 60 + 30 + 300) * 60_000)
+        XCTAssertEqual(try fixture("basicairdata-gpslogger.csv", zone: .fixed(minutesEast: -300)).points.first?.time, Self.mayDay + (7 * 60 + 30 + 300) * 60_000)
     }
 
     func testYishengzujiEpochSeconds() throws {
@@ -156,7 +156,7 @@ final class TrackCSVDialectTests: XCTestCase {
 
     func testColumbusHemispheresAndDateTimePair() throws {
         // Columbus times are UTC (GPSBabel's v900 reader agrees), whatever the run's offset.
-        let sink = try fixture("columbus-v990.csv", offset: -300)
+        let sink = try fixture("columbus-v990.csv", zone: .fixed(minutesEast: -300))
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("expected.json"))
         let expected = try XCTUnwrap((JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])?["columbus-v990.csv"]?["points"] as? [[String: Any]])
         XCTAssertEqual(sink.points.count, expected.count)

@@ -177,7 +177,7 @@ final class TrackClassifierTests: XCTestCase {
         let c = classify(points, options: options)
         let may2 = Timestamp.daysSinceEpoch(year: 2024, month: 5, day: 2)
         XCTAssertEqual(c.ledger.days, [may2, may2 + 1, may2 + 3])
-        options.utcOffsetMinutes = 0
+        options.timeZone = .utc
         XCTAssertEqual(classify(points, options: options).ledger.days, [may2 - 1, may2, may2 + 2])
         let report = ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
         XCTAssertEqual(report.metrics.recordedDays, 3)
@@ -241,7 +241,7 @@ final class TrackClassifierTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("checksum"), "\($0)")
         }
         var other = ClassifyOptions()
-        other.utcOffsetMinutes = 0
+        other.timeZone = .utc
         XCTAssertThrowsError(try LedgerState.decode(bytes, path: "s", options: other, world: world, china: china)) {
             XCTAssertTrue("\($0)".contains("other classify options"), "\($0)")
         }
