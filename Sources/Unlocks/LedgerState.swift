@@ -37,7 +37,9 @@ public enum LedgerState {
          ("fastSpeed", .number(options.fastSpeed)),
          ("flightSpeed", .number(options.flightSpeed)),
          ("implausibleSpeed", .number(options.implausibleSpeed)),
-         ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment)))]
+         ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment))),
+         ("exploreMaxSpeed", .number(options.exploreMaxSpeed)),
+         ("includePlans", .bool(options.includePlans))]
     }
 
     /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
@@ -49,8 +51,11 @@ public enum LedgerState {
         let regions: [JSONValue] = ledger.regions.keys.sorted().map { key in
             let e = ledger.regions[key]!
             let table = key.level == .country ? world : china
-            return .array([.number(Double(key.level.rawValue)), .string(table.region(key.index).code), visitJSON(e.confirmedBy),
-                           visitJSON(e.tentativeBy), .number(Double(e.insidePoints)), .number(Double(e.edgePoints))])
+            var entry: [JSONValue] = [.number(Double(key.level.rawValue)), .string(table.region(key.index).code), visitJSON(e.confirmedBy),
+                                      visitJSON(e.tentativeBy), .number(Double(e.insidePoints)), .number(Double(e.edgePoints))]
+            // Vehicle-only evidence, when there is some: the earliest such point and their count.
+            if e.passedBy != nil || e.passedPoints > 0 { entry += [visitJSON(e.passedBy), .number(Double(e.passedPoints))] }
+            return .array(entry)
         }
         let inputs: [JSONValue] = ledger.inputs.keys.sorted().map { fingerprint in
             let r = ledger.inputs[fingerprint]!
@@ -63,6 +68,7 @@ public enum LedgerState {
             ]
             // Members added with the skipped files and labels (absent in older states, read as none).
             if r.pins > 0 { members.append(("pins", .number(Double(r.pins)))) }
+            if r.pointsPlanned > 0 { members.append(("planned", .number(Double(r.pointsPlanned)))) }
             for (key, value) in [("reason", r.skipReason), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
                 if let value { members.append((key, .string(value))) }
             }
@@ -158,7 +164,7 @@ public enum LedgerState {
                 return Visit(time: parts[0].numberValue.map { Int64($0) }, latitude: lat, longitude: lon)
             }
             for item in document["regions"]?.arrayValue ?? [] {
-                guard let parts = item.arrayValue, parts.count == 6, let levelValue = parts[0].numberValue,
+                guard let parts = item.arrayValue, parts.count == 6 || parts.count == 8, let levelValue = parts[0].numberValue,
                       let level = RegionLevel(rawValue: UInt8(clamping: Int(levelValue))), let code = parts[1].stringValue,
                       let inside = parts[4].numberValue, let edge = parts[5].numberValue else { throw fail("bad region entry") }
                 let index = level == .country ? try lookup(code, worldIndex, "country") : try lookup("\(level.rawValue):\(code)", chinaIndex, "region")
@@ -167,6 +173,11 @@ public enum LedgerState {
                 evidence.tentativeBy = try visit(parts[3])
                 evidence.insidePoints = Int64(inside)
                 evidence.edgePoints = Int64(edge)
+                if parts.count == 8 {
+                    guard let passed = parts[7].numberValue else { throw fail("bad region entry") }
+                    evidence.passedBy = try visit(parts[6])
+                    evidence.passedPoints = Int64(passed)
+                }
                 ledger.regions[RegionKey(level: level, index: index)] = evidence
             }
             ledger.days = Set((document["days"]?.arrayValue ?? []).compactMap { $0.numberValue.map { Int64($0) } })
@@ -179,6 +190,7 @@ public enum LedgerState {
                       let status = item["status"]?.stringValue.flatMap(Self.status) else { throw fail("bad input entry") }
                 var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
                 record.pins = Int64(item["pins"]?.numberValue ?? 0)
+                record.pointsPlanned = Int64(item["planned"]?.numberValue ?? 0)
                 record.skipReason = item["reason"]?.stringValue
                 record.duplicateOf = item["duplicateOf"]?.stringValue
                 record.activityType = item["activityType"]?.stringValue

@@ -6,12 +6,15 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of disjoint shards into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--utc-offset ±HH:MM] [--tables DIR]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--utc-offset ±HH:MM] [--tables DIR]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text."),
             .flag("lenient", "Count tentative unlocks too."),
+            .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
+            .flag("include-plans", "The states were made with --include-plans."),
+            .value("explore-max-speed", "KMH", "The --explore-max-speed the states were made with (default 30)."),
             .value("utc-offset", "±HH:MM", "The offset the states were made with (default +08:00)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
@@ -46,7 +49,8 @@ enum MergeCommand {
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }
-        try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient")),
+        try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
+                                                 includePassedThrough: arguments.flags.contains("include-passed-through")),
                                  format: format, to: arguments.value("out"))
         return .success
     }
