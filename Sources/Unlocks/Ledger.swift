@@ -160,7 +160,8 @@ public struct InputRecord: Equatable, Sendable {
     public var pointsRead: Int64 = 0
     public var pointsKept: Int64 = 0
     public var pointsInFlight: Int64 = 0
-    /// Points read as a plan: route points, and the kept points of an input with no time at all.
+    /// Of the kept points, those that are a plan: route points, and every kept point of an input
+    /// with no time at all. They unlock and explore nothing unless `--include-plans`.
     public var pointsPlanned: Int64 = 0
     public var dropped: [DropReason: Int64] = [:]
 

@@ -62,7 +62,10 @@ public struct TrackClassifier: TrackSink {
     private var segmentCount = 0
     /// The last committed ground point whose evidence waits for its outgoing leg (see step 5):
     /// `been` is already true when it starts a segment or its incoming leg was at human speed.
-    private var pending: (located: Located, reused: Bool, been: Bool)?
+    /// `predecessor` is the ground point before it in the segment: a point between two fast legs
+    /// whose chord (predecessor to successor) is at human speed is a position spike in a walk, not
+    /// a vehicle, and counts as been.
+    private var pending: (located: Located, reused: Bool, been: Bool, predecessor: TrackPoint?)?
     /// Reused points only passed at vehicle speed since the last lookup, and the earliest of them.
     private var passedReuseCount: Int64 = 0
     private var passedReuseFirst: Visit?
@@ -195,12 +198,8 @@ public struct TrackClassifier: TrackSink {
     public mutating func point(_ raw: TrackPoint) {
         record.pointsRead += 1
         var point = raw
-        if inRoute {
-            // A planned route: counted, and classified only when plans are asked for, untimed.
-            record.pointsPlanned += 1
-            guard options.includePlans else { return }
-            point.time = nil
-        }
+        // A planned route's points are classified only when plans are asked for, and untimed.
+        if inRoute, options.includePlans { point.time = nil }
         guard point.latitude.isFinite, point.longitude.isFinite, abs(point.latitude) <= 90, abs(point.longitude) <= 180 else {
             return drop(.invalidCoordinate)
         }
@@ -210,6 +209,12 @@ public struct TrackClassifier: TrackSink {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: options.inputDatum, to: .wgs84)
             point.latitude = c.latitude
             point.longitude = c.longitude
+        }
+        if inRoute, !options.includePlans {
+            // Kept (it passed the filter) and counted as a plan; nothing else.
+            record.pointsKept += 1
+            record.pointsPlanned += 1
+            return
         }
         if point.time != nil {
             if !sawTimed {
@@ -294,7 +299,7 @@ public struct TrackClassifier: TrackSink {
     /// `legMetres`, when known, is the distance from the anchor (saves computing it again).
     private mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil) {
         record.pointsKept += 1
-        if point.time == nil, !inRoute { untimedTrackKept += 1 }
+        if inRoute { record.pointsPlanned += 1 } else if point.time == nil { untimedTrackKept += 1 }
         // The leg from the anchor, and whether it was at human-powered speed; the anchor's evidence
         // is decided by it before this point is placed (placing may flush the reused evidence).
         var leg: (metres: Double, untimed: Bool, humanSpeed: Bool)?
@@ -308,7 +313,7 @@ public struct TrackClassifier: TrackSink {
             } else {
                 leg = (metres, true, true)
             }
-            resolvePending(outgoingAtHumanSpeed: leg!.humanSpeed)
+            resolvePending(outgoingAtHumanSpeed: leg!.humanSpeed, successor: point)
         }
         guard let (placement, reused) = place(point) else {
             // Unreachable after the filter's range checks; counted rather than lost if it ever happens.
@@ -345,16 +350,19 @@ public struct TrackClassifier: TrackSink {
             }
         }
         // Untimed points have no speed to judge: they count as places been (tentatively).
-        pending = (located, reused, leg == nil || leg!.humanSpeed)
+        pending = (located, reused, leg == nil || leg!.humanSpeed, leg == nil ? nil : anchor?.point)
         anchor = located
         observer?(ObservedPoint(input: record.path, segment: segmentCount, point: point, placement: placement, reused: reused))
     }
 
     /// Weighs the pending point now that its outgoing leg is known (or there is none).
-    private mutating func resolvePending(outgoingAtHumanSpeed: Bool) {
-        guard let (located, reused, beenBefore) = pending else { return }
+    private mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil) {
+        guard let (located, reused, beenBefore, predecessor) = pending else { return }
         pending = nil
-        let been = beenBefore || outgoingAtHumanSpeed
+        var been = beenBefore || outgoingAtHumanSpeed
+        if !been, let a = predecessor, let b = successor, let t0 = a.time, let t1 = b.time, t1 > t0 {
+            been = scale.metres(from: a, to: b) <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+        }
         if reused {
             let point = located.point
             let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
