@@ -82,9 +82,9 @@ final class PlansAndMovementCommandTests: XCTestCase {
             XCTAssertEqual(files.map { $0["status"] as? String }, ["planned", "planned", "read"])
             let counties = try XCTUnwrap((json["unlocks"] as? [String: [[String: Any]]])?["counties"])
             XCTAssertTrue(counties.contains { $0["evidence"] as? String == "passedThrough" })
-            // Shanghai's Huangpu only from the untimed plan: tentative with --include-plans, else absent.
-            let huangpu = counties.first { $0["code"] as? String == "310101" }
-            XCTAssertEqual(huangpu?["evidence"] as? String, extra.isEmpty ? nil : "tentative")
+            // Pudong (by the Bund, east bank) only from the untimed plan: tentative with --include-plans, else absent.
+            let pudong = counties.first { $0["code"] as? String == "310115" }
+            XCTAssertEqual(pudong?["evidence"] as? String, extra.isEmpty ? nil : "tentative")
 
             let state = dir + "/state\(extra.count)"
             XCTAssertEqual(try CommandRunner.run(["classify", "--tables", tables, names[0], "--state", state] + extra).status, 0)
