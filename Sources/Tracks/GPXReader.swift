@@ -14,7 +14,8 @@ import TextFormats
 ///   `horizontalAccuracy`, any prefix, any case, anywhere inside the point), which wins over
 ///   `hdop`. Without one, `hdop` is metres when the file's `creator` is OsmAnd or Locus (they
 ///   write Android's accuracy there) and otherwise a dilution of precision, read as `hdop` × 5 m.
-/// - ``TrackSink/segmentBreak()`` at the start of every `trkseg` and `rte`.
+/// - ``TrackSink/segmentBreak()`` at the start of every `trkseg` and `rte`, the latter followed
+///   by ``TrackAnnotation/route`` (a route is a plan, not a recording).
 /// - a point with a missing or malformed `lat`/`lon`, or a malformed `time`, `ele`, `hdop` or
 ///   accuracy, as ``TrackSink/unreadablePoint(_:)`` naming its line. Empty elements count as
 ///   absent. Coordinates outside ±90/±180 are delivered as read; range checks are the pipeline's.
@@ -70,6 +71,9 @@ public enum GPXReader {
             while let event = try parser.next() {
                 switch event {
                 case .segmentBreak: sink.segmentBreak()
+                case .routeBreak:
+                    sink.segmentBreak()
+                    sink.annotate(.route)
                 case let .point(point): sink.point(point)
                 case let .unreadable(problem): sink.unreadablePoint(problem)
                 case let .annotation(annotation): sink.annotate(annotation)
@@ -102,6 +106,8 @@ public enum GPXReader {
 struct GPXParser {
     enum Event {
         case segmentBreak
+        /// The start of an `rte`: a segment break, then ``TrackAnnotation/route``.
+        case routeBreak
         case annotation(TrackAnnotation)
         case point(TrackPoint)
         case unreadable(InputError)
@@ -671,7 +677,7 @@ struct GPXParser {
         if pointDepth < 0 {
             switch kind {
             case .trkseg, .rte:
-                pending = .segmentBreak
+                pending = kind == .rte ? .routeBreak : .segmentBreak
                 summary.segments += 1
             case .point:
                 beginPoint(at: start, depth: depth)

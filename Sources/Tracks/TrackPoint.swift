@@ -54,6 +54,10 @@ public enum TrackAnnotation: Equatable, Sendable {
     /// The program or device that wrote the file, as written (GPX `creator`, TCX `Creator`,
     /// FIT `file_id` manufacturer and product).
     case creator(String)
+    /// The segment just begun (after its ``TrackSink/segmentBreak()``) is a planned route, not
+    /// a recording (a GPX `rte`): its points are a plan, whatever times they carry. The next
+    /// segment break ends it.
+    case route
     /// A pin that is not part of any track (a GPX waypoint, a KML `Point` placemark): counted,
     /// never classified.
     case pin

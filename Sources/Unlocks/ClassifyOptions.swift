@@ -25,6 +25,20 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// The datum of the input coordinates, unless an input's record names its own
     /// (``InputRecord/datum``, from `--datum-for`).
     public var inputDatum: Datum = .wgs84
+    /// Legs at most this fast (m/s; 30 km/h, a brisk sustained cycling pace) explore cells and
+    /// make the places at their ends visited; faster ground legs (cars, trains) explore nothing,
+    /// and a region only their inner points reach is `passedThrough`.
+    public var exploreMaxSpeed = 30 / 3.6
+    /// Whether plans (GPX routes, inputs with no time at all) count, as tentative untimed evidence.
+    public var includePlans = false
+    /// The longest leg (metres) drawn or counted between points of which one has no time: a
+    /// logger without a time column samples every few metres, while the vertices of a plan or a
+    /// drawn line lie far apart and the chord between them is land nobody was seen on.
+    public static let untimedLegLimit = 200.0
+    /// The longest leg (metres) ever rasterised, whatever the options: at the default speed and
+    /// gap no explored leg exceeds 2.5 km (30 km/h for 5 min), and this keeps any leg's cost below
+    /// about 250 cells however the options are set.
+    public static let maximumExploredLeg = 3_000.0
 
     public init() {}
 }

@@ -15,9 +15,13 @@ public struct ClassifyReport {
         public var englishName: String
         public var parentCode: String?
         public var confirmed: Bool
+        /// Only vehicle-speed points reached it (``RegionEvidence/isPassedThroughOnly``).
+        public var passedThrough: Bool
         public var firstVisit: Visit
         public var insidePoints: Int64
         public var edgePoints: Int64
+        /// Points that only passed it at vehicle speed.
+        public var passedPoints: Int64
         public var exploredSquareMetres: Double
     }
 
@@ -39,15 +43,19 @@ public struct ClassifyReport {
 
     public let options: ClassifyOptions
     public let lenient: Bool
+    /// Whether regions only passed through at vehicle speed count as unlocked.
+    public let includePassedThrough: Bool
     /// Every file met, skipped ones included, sorted by path.
     public let inputs: [InputRecord]
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
 
-    public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool) {
+    public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
+                includePassedThrough: Bool = false) {
         self.options = options
         self.lenient = lenient
+        self.includePassedThrough = includePassedThrough
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
 
         // Explored area per region, from each cell's first visitor.
@@ -87,13 +95,14 @@ public struct ClassifyReport {
 
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in ledger.regions {
-            guard let first = evidence.confirmedBy ?? evidence.tentativeBy else { continue }
+            guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
             let table = key.level == .country ? world : china
             let region = table.region(key.index)
             let unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
                                 parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
+                                passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
-                                insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints,
+                                insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
                                 exploredSquareMetres: areaByRegion[key] ?? 0)
             unlocks[key.level, default: []].append(unlock)
         }
@@ -109,7 +118,7 @@ public struct ClassifyReport {
             longest = max(longest, current)
         }
         func count(_ level: RegionLevel) -> Int {
-            (unlocks[level] ?? []).filter { $0.confirmed || lenient }.count
+            (unlocks[level] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) }.count
         }
         metrics = Metrics(totalDistanceKilometers: rounded(Double(ledger.distanceMillimetres) / 1e6, 3),
                           flightDistanceKilometers: rounded(Double(ledger.flightDistanceMillimetres) / 1e6, 3),
@@ -169,6 +178,7 @@ public struct ClassifyReport {
             if input.status != .skipped {
                 members += [("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
                             ("pins", .number(Double(input.pins)))]
+                if input.pointsPlanned > 0 { members.append(("pointsPlanned", .number(Double(input.pointsPlanned)))) }
             }
             if let error = input.error { members.append(("error", .string(error))) }
             return .object(members)
@@ -181,7 +191,7 @@ public struct ClassifyReport {
                 if !u.englishName.isEmpty { members.append(("englishName", .string(u.englishName))) }
                 if let parent = u.parentCode { members.append(("parent", .string(parent))) }
                 members += [
-                    ("evidence", .string(u.confirmed ? "confirmed" : "tentative")),
+                    ("evidence", .string(u.evidence)),
                     ("firstVisit", .object([
                         ("time", u.firstVisit.time.map { .string(Timestamp.format($0, offsetMinutes: zone.offsetMinutes(at: $0))) } ?? .null),
                         ("latitude", .number(rounded(u.firstVisit.latitude, 7))),
@@ -189,6 +199,7 @@ public struct ClassifyReport {
                     ])),
                     ("insidePoints", .number(Double(u.insidePoints))),
                     ("edgePoints", .number(Double(u.edgePoints))),
+                    ("passedPoints", .number(Double(u.passedPoints))),
                     ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
                 ]
                 return .object(members)
@@ -202,12 +213,16 @@ public struct ClassifyReport {
             ("inputDatum", .string(self.options.inputDatum.rawValue)),
             ("maximumAccuracyMetres", .number(self.options.maximumAccuracy)),
             ("segmentGapMinutes", .number(Double(self.options.segmentGap) / 60_000)),
+            ("exploreMaxSpeedKmh", .number(rounded(self.options.exploreMaxSpeed * 3.6, 3))),
+            ("includePlans", .bool(self.options.includePlans)),
+            ("includePassedThrough", .bool(includePassedThrough)),
         ])
         let inputSummary: JSONValue = .object([
             ("read", .number(Double(count(.read)))),
             ("partial", .number(Double(count(.partial)))),
             ("rejected", .number(Double(count(.rejected)))),
             ("skipped", .number(Double(count(.skipped)))),
+            ("planned", .number(Double(count(.planned)))),
             ("skippedByReason", .object(skippedByReason.map { (key: $0.reason, value: JSONValue.number(Double($0.count))) })),
             ("pins", .number(Double(inputs.reduce(0) { $0 + $1.pins }))),
             ("files", .array(inputsJSON)),
@@ -255,7 +270,7 @@ public struct ClassifyReport {
         let totals = pointTotals
         var out = ""
         out += "Inputs: \(count(.read)) read in full"
-        for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped")] where count(status) > 0 {
+        for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped"), (.planned, "planned (unlocking nothing)")] where count(status) > 0 {
             out += ", \(count(status)) \(words)"
         }
         out += "\n"
@@ -279,7 +294,8 @@ public struct ClassifyReport {
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
         out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
         out += "Unlocked: \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
-        out += lenient ? " (tentative included)\n" : "\n"
+        let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
+        out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
@@ -291,7 +307,7 @@ public struct ClassifyReport {
                 let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
                 out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
                 out += date + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
-                out += u.confirmed ? "\n" : "  tentative\n"
+                out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
             }
         }
         return out
@@ -318,4 +334,15 @@ func fixed(_ value: Double, _ decimals: Int) -> String {
 
 func leftPad(_ s: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - s.count)) + s
+}
+
+extension ClassifyReport.Unlock {
+    /// The report's `evidence`: `confirmed`, `tentative`, or `passedThrough` (vehicle speed only).
+    public var evidence: String { confirmed ? "confirmed" : passedThrough ? "passedThrough" : "tentative" }
+
+    /// Whether it counts as unlocked: confirmed, tentative with `--lenient`, passed through with
+    /// `--include-passed-through`.
+    public func counts(lenient: Bool, includePassedThrough: Bool) -> Bool {
+        confirmed || (passedThrough ? includePassedThrough : lenient)
+    }
 }

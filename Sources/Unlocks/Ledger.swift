@@ -49,6 +49,12 @@ public struct RegionEvidence: Equatable, Sendable {
     public var insidePoints: Int64 = 0
     /// Kept points assigned to it only through the buffer (`edge`).
     public var edgePoints: Int64 = 0
+    /// The earliest point placed in it (inside or edge) that was only passed at vehicle speed:
+    /// its legs on both sides faster than ``ClassifyOptions/exploreMaxSpeed``, neither the start
+    /// nor the end of a segment. Such points count here, not in the inside or edge counts.
+    public var passedBy: Visit?
+    /// Points placed in it that were only passed at vehicle speed.
+    public var passedPoints: Int64 = 0
 
     public init() {}
 
@@ -60,7 +66,12 @@ public struct RegionEvidence: Equatable, Sendable {
         tentativeBy = earliest(tentativeBy, other.tentativeBy)
         insidePoints = try LedgerOverflow.sum(insidePoints, other.insidePoints, "inside point count")
         edgePoints = try LedgerOverflow.sum(edgePoints, other.edgePoints, "edge point count")
+        passedBy = earliest(passedBy, other.passedBy)
+        passedPoints = try LedgerOverflow.sum(passedPoints, other.passedPoints, "passed point count")
     }
+
+    /// Only vehicle-speed points reached it: listed as passed through, not unlocked by default.
+    public var isPassedThroughOnly: Bool { confirmedBy == nil && tentativeBy == nil && passedBy != nil }
 }
 
 func earliest(_ a: Visit?, _ b: Visit?) -> Visit? {
@@ -120,6 +131,10 @@ public struct InputRecord: Equatable, Sendable {
         case rejected
         /// Not read, for ``InputRecord/skipReason``.
         case skipped
+        /// Read to the end, and a plan, not a recording: every kept point was in a GPX route or
+        /// the input has no time at all. Its points unlock and explore nothing unless
+        /// `--include-plans`.
+        case planned
     }
 
     /// The path as given (archive members as `archive.zip:member`; bytes that are not UTF-8 as
@@ -151,6 +166,9 @@ public struct InputRecord: Equatable, Sendable {
     public var pointsRead: Int64 = 0
     public var pointsKept: Int64 = 0
     public var pointsInFlight: Int64 = 0
+    /// Of the kept points, those that are a plan: route points, and every kept point of an input
+    /// with no time at all. They unlock and explore nothing unless `--include-plans`.
+    public var pointsPlanned: Int64 = 0
     public var dropped: [DropReason: Int64] = [:]
 
     public init(path: String, fingerprint: String, format: String, status: Status = .read, error: String? = nil) {

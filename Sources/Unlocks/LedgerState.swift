@@ -55,7 +55,9 @@ public enum LedgerState {
          ("fastSpeed", .number(options.fastSpeed)),
          ("flightSpeed", .number(options.flightSpeed)),
          ("implausibleSpeed", .number(options.implausibleSpeed)),
-         ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment)))]
+         ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment))),
+         ("exploreMaxSpeed", .number(options.exploreMaxSpeed)),
+         ("includePlans", .bool(options.includePlans))]
     }
 
     /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
@@ -67,8 +69,11 @@ public enum LedgerState {
         let regions: [JSONValue] = ledger.regions.keys.sorted().map { key in
             let e = ledger.regions[key]!
             let table = key.level == .country ? world : china
-            return .array([.number(Double(key.level.rawValue)), .string(table.region(key.index).code), visitJSON(e.confirmedBy),
-                           visitJSON(e.tentativeBy), .number(Double(e.insidePoints)), .number(Double(e.edgePoints))])
+            var entry: [JSONValue] = [.number(Double(key.level.rawValue)), .string(table.region(key.index).code), visitJSON(e.confirmedBy),
+                                      visitJSON(e.tentativeBy), .number(Double(e.insidePoints)), .number(Double(e.edgePoints))]
+            // Vehicle-only evidence, when there is some: the earliest such point and their count.
+            if e.passedBy != nil || e.passedPoints > 0 { entry += [visitJSON(e.passedBy), .number(Double(e.passedPoints))] }
+            return .array(entry)
         }
         let inputs: [JSONValue] = ledger.inputs.keys.sorted().map { fingerprint in
             let r = ledger.inputs[fingerprint]!
@@ -81,6 +86,7 @@ public enum LedgerState {
             ]
             // Members added with the skipped files and labels (absent in older states, read as none).
             if r.pins > 0 { members.append(("pins", .number(Double(r.pins)))) }
+            if r.pointsPlanned > 0 { members.append(("planned", .number(Double(r.pointsPlanned)))) }
             for (key, value) in [("reason", r.skipReason), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
                 if let value { members.append((key, .string(value))) }
             }
@@ -193,7 +199,7 @@ public enum LedgerState {
                 return Visit(time: time, latitude: lat, longitude: lon)
             }
             for item in document["regions"]?.arrayValue ?? [] {
-                guard let parts = item.arrayValue, parts.count == 6, let code = parts[1].stringValue,
+                guard let parts = item.arrayValue, parts.count == 6 || parts.count == 8, let code = parts[1].stringValue,
                       let level = RegionLevel(rawValue: UInt8(clamping: try integer(parts[0], "region level"))) else {
                     throw fail("bad region entry \(item.compactRendered())")
                 }
@@ -203,6 +209,10 @@ public enum LedgerState {
                 evidence.tentativeBy = try visit(parts[3])
                 evidence.insidePoints = try integer(parts[4], "inside point count of \(code)", optional: false)
                 evidence.edgePoints = try integer(parts[5], "edge point count of \(code)", optional: false)
+                if parts.count == 8 {
+                    evidence.passedBy = try visit(parts[6])
+                    evidence.passedPoints = try integer(parts[7], "passed point count of \(code)", optional: false)
+                }
                 ledger.regions[RegionKey(level: level, index: index)] = evidence
             }
             ledger.days = Set(try (document["days"]?.arrayValue ?? []).map { try integer($0, "day", signed: true) })
@@ -218,6 +228,7 @@ public enum LedgerState {
                       let status = item["status"]?.stringValue.flatMap(Self.status) else { throw fail("bad input entry") }
                 var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
                 record.pins = try integer(item["pins"], "pins of \(path)")
+                record.pointsPlanned = try integer(item["planned"], "planned points of \(path)")
                 record.skipReason = item["reason"]?.stringValue
                 record.duplicateOf = item["duplicateOf"]?.stringValue
                 record.activityType = item["activityType"]?.stringValue

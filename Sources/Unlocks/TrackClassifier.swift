@@ -18,6 +18,17 @@ import Tracks
 ///    unlock nor explore, and the landing starts a new segment); otherwise it was a train or a
 ///    car and every point counts. The run's end points are on the ground.
 /// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point.
+/// 5. **Movement**: a leg explores cells only at human-powered speed (at most
+///    ``ClassifyOptions/exploreMaxSpeed``) and never longer than
+///    ``ClassifyOptions/maximumExploredLeg``; a leg with an untimed end is drawn and counted only
+///    up to ``ClassifyOptions/untimedLegLimit`` and never adds duration. A point's evidence waits
+///    for its outgoing leg: a point that starts or ends a segment, or touches a human-speed leg, is
+///    a place the person has been; one between two vehicle-speed legs only passed through.
+///    Untimed points are tentative evidence.
+/// 6. **Plans**: GPX route points (``TrackAnnotation/route``) and inputs with no time at all are
+///    plans. While an input has given no timed point, its untimed points are classified into a
+///    held ledger of their own; the first timed point merges it into the run's ledger, the end of
+///    the input discards it (the input is `planned`) unless ``ClassifyOptions/includePlans``.
 public struct TrackClassifier: TrackSink {
     private let locator: RegionLocator
     private let options: ClassifyOptions
@@ -53,6 +64,24 @@ public struct TrackClassifier: TrackSink {
     private var scale = LocalScale()
     /// Ground segments started so far in this run (numbers the observed points' segments).
     private var segmentCount = 0
+    /// The last committed ground point whose evidence waits for its outgoing leg (see step 5):
+    /// `been` is already true when it starts a segment or its incoming leg was at human speed.
+    /// `predecessor` is the ground point before it in the segment: a point between two fast legs
+    /// whose chord (predecessor to successor) is at human speed is a position spike in a walk, not
+    /// a vehicle, and counts as been.
+    private var pending: (located: Located, reused: Bool, been: Bool, predecessor: TrackPoint?)?
+    /// Reused points only passed at vehicle speed since the last lookup, and the earliest of them.
+    private var passedReuseCount: Int64 = 0
+    private var passedReuseFirst: Visit?
+    /// The current segment is a GPX route (a plan).
+    private var inRoute = false
+    /// A timed point of this input has passed the filter: it is a recording, not a plan.
+    private var sawTimed = false
+    /// While the input has given only untimed points, the run's ledger waits here and `ledger`
+    /// holds those points' contributions (see step 6).
+    private var heldRunLedger: UnlockLedger?
+    /// Untimed track points (not route points) kept in this input.
+    private var untimedTrackKept: Int64 = 0
     /// Called with every kept ground point, after it is weighed (the audit listens here; nil for
     /// `classify`, which then pays one nil check per point).
     public var observer: ((ObservedPoint) -> Void)?
@@ -89,13 +118,30 @@ public struct TrackClassifier: TrackSink {
         rows = ExploredGrid.RowCache()
         scale = LocalScale()
         lastDay = .min
+        pending = nil
+        passedReuseCount = 0
+        passedReuseFirst = nil
+        inRoute = false
+        sawTimed = false
+        heldRunLedger = nil
+        untimedTrackKept = 0
     }
 
     /// Ends the input (deciding any open run), records it in the ledger and returns its record.
     @discardableResult
     public mutating func finish() -> InputRecord {
         flushRun()
+        resolvePending(outgoingAtHumanSpeed: true)
         flushReuse()
+        if let runLedger = heldRunLedger {
+            // No timed point came: the input is a plan, and what it held is let go.
+            ledger = runLedger
+            heldRunLedger = nil
+        }
+        if !sawTimed {
+            record.pointsPlanned += untimedTrackKept
+            if record.status == .read, record.pointsPlanned > 0 { record.status = .planned }
+        }
         // A file an earlier run through the state passed over (say, before its format was read)
         // is replaced by its reading.
         ledger.inputs.removeValue(forKey: InputRecord.pathKey(path: record.path))
@@ -138,6 +184,7 @@ public struct TrackClassifier: TrackSink {
         flushRun()
         breakPending = true
         previous = nil
+        inRoute = false
     }
 
     /// Pins are counted; the first activity type the file gives is kept unless its bundle
@@ -148,6 +195,7 @@ public struct TrackClassifier: TrackSink {
         case let .activityType(type): if record.activityType == nil { record.activityType = type }
         case let .creator(name):
             if record.datumHint == nil, let hint = DatumHint(creator: name), hint.datum != inputDatum { record.datumHint = hint }
+        case .route: inRoute = true
         }
     }
 
@@ -159,6 +207,8 @@ public struct TrackClassifier: TrackSink {
     public mutating func point(_ raw: TrackPoint) {
         record.pointsRead += 1
         var point = raw
+        // A planned route's points are classified only when plans are asked for, and untimed.
+        if inRoute, options.includePlans { point.time = nil }
         guard point.latitude.isFinite, point.longitude.isFinite, abs(point.latitude) <= 90, abs(point.longitude) <= 180 else {
             return drop(.invalidCoordinate)
         }
@@ -168,6 +218,23 @@ public struct TrackClassifier: TrackSink {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
             point.latitude = c.latitude
             point.longitude = c.longitude
+        }
+        if inRoute, !options.includePlans {
+            // Kept (it passed the filter) and counted as a plan; nothing else.
+            record.pointsKept += 1
+            record.pointsPlanned += 1
+            return
+        }
+        if point.time != nil {
+            if !sawTimed {
+                sawTimed = true
+                releaseHeldPoints()
+            }
+        } else if !sawTimed, !options.includePlans, heldRunLedger == nil {
+            // Nothing of this input has been committed yet (every earlier point was untimed and
+            // held too), so the run's ledger can step aside at once.
+            heldRunLedger = ledger
+            ledger = UnlockLedger()
         }
         if let last = previous, let t = point.time, let lastTime = last.time {
             if t == lastTime { return drop(.duplicateTime) }
@@ -187,6 +254,18 @@ public struct TrackClassifier: TrackSink {
         flushRun()
         commit(point, legMetres: fromAnchor)
         previous = point
+    }
+
+    /// The input has a timed point: the untimed points held before it are part of a recording.
+    private mutating func releaseHeldPoints() {
+        guard var runLedger = heldRunLedger else { return }
+        resolvePending(outgoingAtHumanSpeed: true)
+        flushReuse()
+        // Cannot overflow: a state's numbers are at most 2^53 (LedgerState) and one run's counts
+        // are bounded by the points it read, so every sum stays far below Int64.max.
+        try! runLedger.merge(ledger)
+        ledger = runLedger
+        heldRunLedger = nil
     }
 
     // MARK: Runs of fast legs
@@ -231,6 +310,22 @@ public struct TrackClassifier: TrackSink {
     /// `legMetres`, when known, is the distance from the anchor (saves computing it again).
     private mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil) {
         record.pointsKept += 1
+        if inRoute { record.pointsPlanned += 1 } else if point.time == nil { untimedTrackKept += 1 }
+        // The leg from the anchor, and whether it was at human-powered speed; the anchor's evidence
+        // is decided by it before this point is placed (placing may flush the reused evidence).
+        var leg: (metres: Double, untimed: Bool, humanSpeed: Bool)?
+        if breakPending {
+            resolvePending(outgoingAtHumanSpeed: true)
+        } else if let from = anchor {
+            let metres = legMetres ?? scale.metres(from: from.point, to: point)
+            if let t0 = from.point.time, let t1 = point.time {
+                let human = t1 > t0 && metres <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+                leg = (metres, false, human)
+            } else {
+                leg = (metres, true, true)
+            }
+            resolvePending(outgoingAtHumanSpeed: leg!.humanSpeed, successor: point)
+        }
         guard let (placement, reused) = place(point) else {
             // Unreachable after the filter's range checks; counted rather than lost if it ever happens.
             record.pointsKept -= 1
@@ -243,14 +338,18 @@ public struct TrackClassifier: TrackSink {
             segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
             ledger.cells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
-        } else if let from = anchor {
-            if !legAlreadyCounted {
-                ledger.distanceMillimetres += Int64(((legMetres ?? scale.metres(from: from.point, to: point)) * 1000).rounded())
+        } else if let from = anchor, let leg {
+            let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
+                                    : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
+            if !legAlreadyCounted, !leg.untimed || drawn {
+                ledger.distanceMillimetres += Int64((leg.metres * 1000).rounded())
                 if let t0 = from.point.time, let t1 = point.time { ledger.durationMilliseconds += t1 - t0 }
             }
-            let startCell = from.cell, endCell = located.cell
-            rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
-                ledger.cells.explore(key, fraction < 0.5 ? startCell : endCell)
+            if drawn {
+                let startCell = from.cell, endCell = located.cell
+                rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                    ledger.cells.explore(key, fraction < 0.5 ? startCell : endCell)
+                }
             }
         }
         if let time = point.time {
@@ -260,15 +359,33 @@ public struct TrackClassifier: TrackSink {
                 lastDay = day
             }
         }
-        if reused {
-            let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
-            reuseCount += 1
-            reuseFirst = earliest(reuseFirst, visit)
-        } else {
-            weigh(located)
-        }
+        // Untimed points have no speed to judge: they count as places been (tentatively).
+        pending = (located, reused, leg == nil || leg!.humanSpeed, leg == nil ? nil : anchor?.point)
         anchor = located
         observer?(ObservedPoint(input: record.path, segment: segmentCount, point: point, placement: placement, reused: reused))
+    }
+
+    /// Weighs the pending point now that its outgoing leg is known (or there is none).
+    private mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil) {
+        guard let (located, reused, beenBefore, predecessor) = pending else { return }
+        pending = nil
+        var been = beenBefore || outgoingAtHumanSpeed
+        if !been, let a = predecessor, let b = successor, let t0 = a.time, let t1 = b.time, t1 > t0 {
+            been = scale.metres(from: a, to: b) <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+        }
+        if reused {
+            let point = located.point
+            let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
+            if been {
+                reuseCount += 1
+                reuseFirst = earliest(reuseFirst, visit)
+            } else {
+                passedReuseCount += 1
+                passedReuseFirst = earliest(passedReuseFirst, visit)
+            }
+        } else {
+            weigh(located, been: been)
+        }
     }
 
     /// The placement of a ground point. A point near the last located one reuses its answer
@@ -280,7 +397,8 @@ public struct TrackClassifier: TrackSink {
     /// enough"). Tracks sample every few metres, so most points take this path.
     private mutating func place(_ point: TrackPoint) -> (Placement, reused: Bool)? {
         let accuracy = point.accuracy ?? options.assumedAccuracy
-        if let cached = lastLookup {
+        // Untimed points are tentative, which a reused placement (confirmed) would not say.
+        if point.time != nil, let cached = lastLookup {
             let moved = scale.metres(from: cached.point, to: point) * 1.01 + 1
             if moved + accuracy <= cached.clearance { return (cached.reusable, true) }
         }
@@ -303,18 +421,27 @@ public struct TrackClassifier: TrackSink {
     }
 
     /// Adds the points that reused the last lookup to the ledger: inside, confirmed, at every level.
+    /// Points only passed at vehicle speed count as passed, not inside.
     private mutating func flushReuse() {
-        guard reuseCount > 0, let placement = lastLookup?.reusable, let first = reuseFirst else { return }
+        guard reuseCount > 0 || passedReuseCount > 0, let placement = lastLookup?.reusable else { return }
         for (level, found) in [(RegionLevel.country, placement.country), (.province, placement.province), (.city, placement.city), (.county, placement.county)] {
             guard let region = found.region else { continue }
             let key = RegionKey(level: level, index: region)
             var evidence = ledger.regions[key] ?? RegionEvidence()
-            evidence.insidePoints += reuseCount
-            evidence.confirmedBy = earliest(evidence.confirmedBy, first)
+            if let first = reuseFirst {
+                evidence.insidePoints += reuseCount
+                evidence.confirmedBy = earliest(evidence.confirmedBy, first)
+            }
+            if let first = passedReuseFirst {
+                evidence.passedPoints += passedReuseCount
+                evidence.passedBy = earliest(evidence.passedBy, first)
+            }
             ledger.regions[key] = evidence
         }
         reuseCount = 0
         reuseFirst = nil
+        passedReuseCount = 0
+        passedReuseFirst = nil
     }
 
     private func cellVisit(_ point: TrackPoint, _ placement: Placement) -> CellVisit {
@@ -333,8 +460,9 @@ public struct TrackClassifier: TrackSink {
         }
     }
 
-    /// Applies the evidence rules of DESIGN.md to one ground point at every level.
-    private mutating func weigh(_ located: Located) {
+    /// Applies the evidence rules of DESIGN.md to one ground point at every level. A point only
+    /// passed at vehicle speed (`been` false) is passed-through evidence; an untimed one tentative.
+    private mutating func weigh(_ located: Located, been: Bool) {
         let point = located.point
         let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
         let accuracy = point.accuracy ?? options.assumedAccuracy
@@ -344,6 +472,19 @@ public struct TrackClassifier: TrackSink {
             guard let region = placement.region else { continue }
             let key = RegionKey(level: level, index: region)
             var evidence = ledger.regions[key] ?? RegionEvidence()
+            if placement.status == .outside { continue }
+            if !been {
+                evidence.passedPoints += 1
+                evidence.passedBy = earliest(evidence.passedBy, visit)
+                ledger.regions[key] = evidence
+                continue
+            }
+            if point.time == nil {
+                if placement.status == .inside { evidence.insidePoints += 1 } else { evidence.edgePoints += 1 }
+                evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+                ledger.regions[key] = evidence
+                continue
+            }
             switch placement.status {
             case .inside:
                 evidence.insidePoints += 1

@@ -13,11 +13,14 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
+        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
+            .flag("include-plans", "Count plans (GPX routes, tracks with no time at all), as tentative untimed evidence; by default they are listed as planned and unlock nothing."),
+            .flag("include-passed-through", "Count regions only crossed at vehicle speed (listed as passedThrough) as unlocked."),
+            .value("explore-max-speed", "KMH", "Fastest leg that explores cells and makes its ends visited places (default 30 km/h: walking, running, cycling)."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
             .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
@@ -41,8 +44,14 @@ enum ClassifyCommand {
         own outputs (audit folders, reports, states) are recognised by content and skipped.
 
         Points are filtered (accuracy > 50 m, invalid, (0,0), duplicate times), split into
-        segments at gaps over 5 minutes, flights removed, then located at every level. The
-        report (docs/report-format.md) lists every file met (read, partial, rejected or skipped,
+        segments at gaps over 5 minutes, flights removed, then located at every level. Only legs
+        at human-powered speed (up to --explore-max-speed, 30 km/h) explore cells; a region
+        whose points were all between faster legs (a car, a train) is listed as passedThrough,
+        not unlocked, while the start and end of a segment and every slow leg are places
+        visited. A leg with an untimed end is drawn and counted only up to 200 m and never adds
+        time or days; untimed points are tentative. GPX routes and files with no time at all
+        are plans: listed as planned, their points counted, unlocking nothing. The
+        report (docs/report-format.md) lists every file met (read, partial, rejected, skipped or planned,
         with the reason), points kept and dropped by reason, unlocks per level with first visit
         and evidence, and the badge metrics. A file that cannot be read, or none of whose points
         is readable, is reported as 'unlocks: FILE:LINE: reason' (the points before an error are
@@ -92,15 +101,23 @@ enum ClassifyCommand {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
         }
         withExtendedLifetime(lock) {}
-        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient)
+        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
+                                    includePassedThrough: arguments.flags.contains("include-passed-through"))
         try emit(report, format: format, to: arguments.value("out"))
-        return run.conclude(ledger)
+        return run.conclude(ledger, includePlans: options.includePlans)
     }
 
     /// The options that shape the ledger, from the command line (shared with `merge`).
     static func ruleOptions(_ arguments: ParsedArguments) throws -> ClassifyOptions {
         var options = ClassifyOptions()
         options.timeZone = try timeZone(arguments)
+        if let text = arguments.value("explore-max-speed") {
+            guard let kmh = Double(text), kmh.isFinite, kmh > 0, kmh <= 1000 else {
+                throw UsageError(message: "--explore-max-speed '\(text)' is not a speed in km/h between 0 and 1000 (e.g. 30)")
+            }
+            options.exploreMaxSpeed = kmh / 3.6
+        }
+        options.includePlans = arguments.flags.contains("include-plans")
         return options
     }
 
@@ -416,7 +433,7 @@ struct ClassifyRun {
     /// The notes on standard error once the report is written, and the exit code: 3 when a
     /// track file of this run was rejected or read in part, or when the report holds no track
     /// point at all (nothing to classify: say why rather than report an empty archive as fine).
-    func conclude(_ ledger: UnlockLedger) -> ExitCode {
+    func conclude(_ ledger: UnlockLedger, includePlans: Bool = false) -> ExitCode {
         var parts: [String] = []
         let skipped = skippedByReason.values.reduce(0, +)
         if skipped > 0 {
@@ -424,6 +441,10 @@ struct ClassifyRun {
                          + skippedByReason.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
         }
         if alreadyCounted > 0 { parts.append("\(alreadyCounted) input\(alreadyCounted == 1 ? "" : "s") already in the state") }
+        let planned = ledger.inputs.values.filter { $0.status == .planned }.count
+        if planned > 0 && !includePlans {
+            parts.append("\(planned) input\(planned == 1 ? " is a plan" : "s are plans") (a route or no times), unlocking nothing; --include-plans counts \(planned == 1 ? "it" : "them")")
+        }
         if !parts.isEmpty { reportError("note: " + parts.joined(separator: ", ")) }
         let inputs = ledger.inputs.values
         if inputs.allSatisfy({ $0.pointsRead == 0 }) {

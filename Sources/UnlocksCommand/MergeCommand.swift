@@ -6,7 +6,7 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of disjoint shards into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
@@ -14,6 +14,9 @@ enum MergeCommand {
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the states were made with (default: +08:00)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default +08:00)."),
+            .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
+            .flag("include-plans", "The states were made with --include-plans."),
+            .value("explore-max-speed", "KMH", "The --explore-max-speed the states were made with (default 30)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
         discussion: """
@@ -59,7 +62,8 @@ enum MergeCommand {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }
         withExtendedLifetime(lock) {}
-        try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient")),
+        try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
+                                                 includePassedThrough: arguments.flags.contains("include-passed-through")),
                                  format: format, to: arguments.value("out"))
         return .success
     }

@@ -72,15 +72,24 @@ final class ClassifyCommandTests: XCTestCase {
 
         let visits = try XCTUnwrap(facts["visits"] as? [String: Any])
         let unlocks = try XCTUnwrap(report["unlocks"] as? [String: [[String: Any]]])
-        func confirmed(_ level: String, _ key: String) -> Set<String> {
-            Set((unlocks[level] ?? []).filter { $0["evidence"] as? String == "confirmed" }.compactMap { $0[key] as? String })
+        func evidence(_ level: String, _ key: String, _ kind: String) -> Set<String> {
+            Set((unlocks[level] ?? []).filter { $0["evidence"] as? String == kind }.compactMap { $0[key] as? String })
         }
-        XCTAssertEqual(confirmed("countries", "code"), Set(visits["countries"] as! [String]))
-        XCTAssertEqual(metrics["countryCount"] as? Int, (visits["countries"] as! [String]).count)
-        XCTAssertEqual(confirmed("provinces", "name"), Set(visits["provinces"] as! [String]))
-        XCTAssertEqual(metrics["chinaProvinceCount"] as? Int, (visits["provinces"] as! [String]).count)
-        XCTAssertTrue(confirmed("counties", "name").isSuperset(of: visits["counties"] as! [String]),
-                      "missing: \(Set(visits["counties"] as! [String]).subtracting(confirmed("counties", "name")))")
+        func confirmed(_ level: String, _ key: String) -> Set<String> { evidence(level, key, "confirmed") }
+        // The Hebei–Tianjin sample is a drive at motorway speed: the regions between its ends are
+        // passed through, listed but not counted; together with the confirmed ones they are the
+        // places the samples were made to cross.
+        func reached(_ level: String, _ key: String) -> Set<String> { confirmed(level, key).union(evidence(level, key, "passedThrough")) }
+        XCTAssertEqual(reached("countries", "code"), Set(visits["countries"] as! [String]))
+        XCTAssertEqual(metrics["countryCount"] as? Int, confirmed("countries", "code").count)
+        XCTAssertEqual(reached("provinces", "name"), Set(visits["provinces"] as! [String]))
+        XCTAssertEqual(metrics["chinaProvinceCount"] as? Int, confirmed("provinces", "name").count)
+        XCTAssertTrue(evidence("provinces", "name", "passedThrough").contains("河北省"), "the drive passes through Hebei without stopping")
+        XCTAssertTrue(reached("counties", "name").isSuperset(of: visits["counties"] as! [String]),
+                      "missing: \(Set(visits["counties"] as! [String]).subtracting(reached("counties", "name")))")
+        let passedCounties = evidence("counties", "name", "passedThrough")
+        let withPassed = try json(try classify([Self.samples, "--include-passed-through"]).stdout)
+        XCTAssertEqual((withPassed["metrics"] as? [String: Any])?["countyUnlockCount"] as? Int, confirmed("counties", "name").count + passedCounties.count)
         // The fix that drifts across a district line unlocks it only tentatively: listed, not counted...
         let tentative = Set((unlocks["counties"] ?? []).filter { $0["evidence"] as? String == "tentative" }.compactMap { $0["name"] as? String })
         XCTAssertEqual(tentative, Set((visits["tentative"] as! [String: [String]])["counties"]!))
@@ -329,8 +338,13 @@ final class ClassifyOtherFormatsTests: XCTestCase {
         XCTAssertEqual(named?["pointsRead"] as? Int, 40)
         let skipped = Set(inputs.filter { $0["status"] as? String == "skipped" }.compactMap { $0["path"] as? String })
         XCTAssertEqual(skipped, [dir + "/app.log", dir + "/trip.kmz:files/photo.png", dir + "/takeout.zip:Takeout/My Maps/trip.kmz:files/photo.png"])
-        for file in inputs where file["status"] as? String != "skipped" { XCTAssertEqual(file["status"] as? String, "read", "\(file)") }
+        // The Bund line carries no times: a plan, its points counted, unlocking nothing (Shanghai).
+        XCTAssertEqual(input("bund.kml")?["status"] as? String, "planned")
+        XCTAssertEqual(input("bund.kml")?["pointsPlanned"] as? Int, 30)
+        for file in inputs where file["status"] as? String != "skipped" && file["path"] as? String != dir + "/bund.kml" {
+            XCTAssertEqual(file["status"] as? String, "read", "\(file)")
+        }
         let provinces = try XCTUnwrap((report["unlocks"] as? [String: [[String: Any]]])?["provinces"])
-        XCTAssertEqual(Set(provinces.compactMap { $0["code"] as? String }), ["110000", "310000", "330000", "440000"])
+        XCTAssertEqual(Set(provinces.compactMap { $0["code"] as? String }), ["110000", "330000", "440000"])
     }
 }
