@@ -26,6 +26,15 @@ public struct TableGeometryCheck: Sendable {
         public var doubledArea: Double
         /// A vertex of the ring, to find it on a map.
         public var x: Int32, y: Int32
+
+        public init(unit: Int32, ring: Int, isHole: Bool, doubledArea: Double, x: Int32, y: Int32) {
+            self.unit = unit
+            self.ring = ring
+            self.isHole = isHole
+            self.doubledArea = doubledArea
+            self.x = x
+            self.y = y
+        }
     }
 
     /// Two stored segments that cross, overlap, or where one's end point lies inside the other.
