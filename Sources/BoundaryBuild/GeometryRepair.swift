@@ -89,11 +89,12 @@ struct GeometryRepair {
                 try cutLoop(crossing, in: &contents, stored: &stored)
             }
             // Last ring first, so that removing one leaves the positions of the others.
-            var specked = Set<Int64>()
+            var seenRings = Set<Int64>()
             for problem in fullResolutionRings.sorted(by: { ($0.unit, $0.ring) > ($1.unit, $1.ring) })
-            where specked.insert(Int64(problem.unit) << 32 | Int64(problem.ring)).inserted {
+            where seenRings.insert(Int64(problem.unit) << 32 | Int64(problem.ring)).inserted {
                 try speck(problem, in: &contents, stored: &stored)
             }
+            dropRingsOfSpecks(&contents)
             if faulty.isEmpty && fullResolutionRings.isEmpty && loops.isEmpty { return }
             speckedIslands += misplacedIslands.count
             rounds += 1
@@ -178,13 +179,25 @@ struct GeometryRepair {
                              + "\(Double(problem.y) * TableFormat.quantum), \(Double(problem.x) * TableFormat.quantum) and is not an island")
         }
         let arc = Int(ring.references[0] < 0 ? ~ring.references[0] : ring.references[0])
-        guard contents.arcs[arc].leftUnit < 0 || contents.arcs[arc].rightUnit < 0 else {
-            throw TableError(path: "table build", reason: "arc \(arc) winds against its sides at full resolution and is not a coast")
-        }
         let v = contents.arcs[arc].vertices
         contents.arcs[arc] = .init(vertices: [v[0], v[1], v[0], v[1]], leftUnit: Int32(unit), rightUnit: -1)
         stored.storeSpeck(arc)
         contents.unitRings[unit].remove(at: problem.ring)
+        specked.insert(Int32(arc))
         speckedRings += 1
+    }
+
+    /// Arcs made specks in this round: a hole of the unit around such an island (a lake holding
+    /// it) goes too, once the round's specks are made.
+    private var specked = Set<Int32>()
+
+    private mutating func dropRingsOfSpecks(_ contents: inout TableContents) {
+        guard !specked.isEmpty else { return }
+        for unit in contents.unitRings.indices {
+            contents.unitRings[unit].removeAll { ring in
+                ring.isHole && ring.references.count == 1 && specked.contains(ring.references[0] < 0 ? ~ring.references[0] : ring.references[0])
+            }
+        }
+        specked.removeAll()
     }
 }

@@ -28,8 +28,10 @@ public struct FuzzRunner: Sendable {
         public var status: Int32?
         public var signal: Int32?
         public var timedOut = false
-        /// `ru_maxrss` of the child, in bytes. An upper bound: after glibc's vfork-style spawn
-        /// it also counts this process's own peak (a few tens of MB), never less than the child's.
+        /// The child's peak resident memory, in bytes: on Linux its `VmHWM` (the high-water mark
+        /// of its own memory since it started the executable), read while it runs; elsewhere
+        /// `wait4`'s `ru_maxrss`, which after a vfork-style spawn also counts this process's
+        /// own peak (a test process that has run other tests can be hundreds of MB).
         public var peakResidentBytes = 0
         public var seconds = 0.0
         public var report = Data()
@@ -59,7 +61,11 @@ public struct FuzzRunner: Sendable {
         let deadline = started.addingTimeInterval(timeLimit * Double(max(files.count, 1)))
         var status: Int32 = 0
         var usage = rusage()
+        var highWater = 0
         while true {
+            #if os(Linux)
+            highWater = max(highWater, Self.highWaterBytes(pid))
+            #endif
             let result = wait4(pid, &status, WNOHANG, &usage)
             if result == pid { break }
             if result < 0, errno != EINTR { break }
@@ -72,12 +78,21 @@ public struct FuzzRunner: Sendable {
             usleep(2_000)
         }
         outcome.seconds = Date().timeIntervalSince(started)
-        outcome.peakResidentBytes = Int(usage.ru_maxrss) * 1024
+        outcome.peakResidentBytes = highWater > 0 ? highWater : Int(usage.ru_maxrss) * 1024
         if status & 0x7F == 0 { outcome.status = (status >> 8) & 0xFF } else { outcome.signal = status & 0x7F }
         outcome.report = FileManager.default.contents(atPath: stdoutPath) ?? Data()
         outcome.standardError = String(decoding: (FileManager.default.contents(atPath: stderrPath) ?? Data()).prefix(4000), as: UTF8.self)
         return outcome
     }
+
+    #if os(Linux)
+    /// `VmHWM` of a running process, bytes (0 when it cannot be read: the process has ended).
+    static func highWaterBytes(_ pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        return (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0) * 1024
+    }
+    #endif
 
     /// What is wrong with `outcome`, in words; empty when nothing is.
     public func problems(_ outcome: Outcome) -> [String] {

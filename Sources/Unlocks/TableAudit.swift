@@ -264,7 +264,9 @@ public struct TableAudit {
 
         """
         out += "<pre>" + escape(text()) + "</pre>\n<h2>Smallest regions</h2>\n<div class=\"maps\">"
-        for r in smallRegions.prefix(excerpts) {
+        // The smallest regions that have an outline (a region stored only as specks has none).
+        var drawn = 0
+        for r in smallRegions where drawn < excerpts {
             let table = r.table == "world" ? world : china
             var rings: [[(x: Int32, y: Int32)]] = []
             for unit in 0..<Int32(table.unitCount) where table.region(ofUnit: unit, at: r.level) == r.index {
@@ -272,6 +274,7 @@ public struct TableAudit {
             }
             let xs = rings.flatMap { $0.map { Double($0.x) } }, ys = rings.flatMap { $0.map { Double($0.y) } }
             guard let minX = xs.min(), let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max() else { continue }
+            drawn += 1
             let cosLat = cosine((minY + maxY) / 2 * TableFormat.quantum)
             let scale = 200 / max((maxX - minX) * cosLat, maxY - minY, 1)
             let d = rings.map { ring in
