@@ -21,8 +21,6 @@ struct GeometryRepair {
     private(set) var refinedArcs = 0
     /// Island rings smaller than the coordinate grid, stored as specks.
     private(set) var speckedRings = 0
-    /// Islands the 20 m pre-simplification left on the wrong side of a shore, kept as specks.
-    private(set) var speckedIslands = 0
     /// Loops that rounding folded into arcs at full resolution, cut out.
     private(set) var loopsCut = 0
 
@@ -44,25 +42,6 @@ struct GeometryRepair {
                     faulty.formUnion(arcs)
                 }
             }
-            // A ring on the wrong side of another arc: both go finer (the coast that jumped over
-            // an island comes back to where it was).
-            var misplacedIslands: [TableGeometryCheck.RingProblem] = []
-            for problem in check.misplaced {
-                let arcs = [problem.arc] + (problem.metArc >= 0 ? [problem.metArc] : [])
-                if arcs.allSatisfy({ refined[$0] > Self.refinements }) {
-                    // Still misplaced at full resolution: the 20 m pre-simplification moved a shore
-                    // past a tiny island of the source. An island (one closed arc, no holes) becomes
-                    // a speck of its unit; anything else stops the build.
-                    guard let (unit, ring) = Self.islandRing(of: problem.arc, in: contents) else {
-                        throw TableError(path: "table build", reason: "arc \(problem.arc) lies in unit \(problem.found), not \(problem.expected), at full resolution near "
-                                         + "\(Double(problem.y) * TableFormat.quantum), \(Double(problem.x) * TableFormat.quantum)")
-                    }
-                    misplacedIslands.append(.init(unit: unit, ring: ring, isHole: false, doubledArea: 0, x: problem.x, y: problem.y))
-                    continue
-                }
-                faulty.formUnion(arcs)
-            }
-            fullResolutionRings += misplacedIslands
             var loops: [TableGeometryCheck.Crossing] = []
             for crossing in check.crossings where crossing.proper {
                 if refined[crossing.arcA] > Self.refinements && refined[crossing.arcB] > Self.refinements {
@@ -96,7 +75,6 @@ struct GeometryRepair {
             }
             dropRingsOfSpecks(&contents)
             if faulty.isEmpty && fullResolutionRings.isEmpty && loops.isEmpty { return }
-            speckedIslands += misplacedIslands.count
             rounds += 1
             // Arcs that are already as fine as they get stay so; the rest go one step finer, together
             // per tolerance so that they cannot cross one another.
@@ -116,9 +94,9 @@ struct GeometryRepair {
 
     /// What was done, for the build log and the manifest's notes.
     var summary: String {
-        rounds == 0 ? "every ring winds as its sides say, no segments cross, every island lies where its sides say"
-            : "\(refinedArcs) arcs simplified again more finely in \(rounds) rounds, \(speckedRings - speckedIslands) island rings below the coordinate grid kept as specks, "
-                + "\(speckedIslands) islands left on the wrong side of a shore by the pre-simplification kept as specks, \(loopsCut) loops folded by rounding cut; "
+        rounds == 0 ? "every ring winds as its sides say and no segments cross"
+            : "\(refinedArcs) arcs simplified again more finely in \(rounds) rounds, \(speckedRings) island rings below the coordinate grid kept as specks, "
+                + "\(loopsCut) loops folded by rounding cut; "
                 + "now every ring winds as its sides say and no segments cross"
     }
 
@@ -141,17 +119,6 @@ struct GeometryRepair {
         }
         return TableGeometryCheck(vertices: vertices, arcStart: arcStart, arcLeft: contents.arcs.map(\.leftUnit), arcRight: contents.arcs.map(\.rightUnit),
                                   unitRings: contents.unitRings.map { $0.map { ($0.isHole, $0.references) } })
-    }
-
-    /// The unit and ring index whose outer ring is exactly arc `arc`, with no holes, if any.
-    static func islandRing(of arc: Int, in contents: TableContents) -> (Int32, Int)? {
-        for (unit, rings) in contents.unitRings.enumerated() {
-            for (k, ring) in rings.enumerated() where !ring.isHole && ring.references.count == 1 && (ring.references[0] == Int32(arc) || ring.references[0] == ~Int32(arc)) {
-                let followedByHole = k + 1 < rings.count && rings[k + 1].isHole
-                return followedByHole ? nil : (Int32(unit), k)
-            }
-        }
-        return nil
     }
 
     /// Cuts the vertices between two crossing segments of one arc (the loop between them).

@@ -225,7 +225,7 @@ public struct TableAudit {
             out += "  nesting errors \(t.nestingErrors), regions without units \(t.regionsWithoutUnits), arcs inside one unit \(t.selfArcs), coverage arcs \(t.coverageArcs)\n"
             let g = t.geometry
             out += "  geometry: \(g.rings) rings, \(g.segments) segments; rings winding against their sides \(g.ringProblems.count), crossing segments \(g.crossings.filter(\.proper).count) (touching \(g.touches)), "
-                + "islands and lakes in the wrong unit \(g.misplaced.count): \(g.holds ? "ray casting is consistent" : "INVALID")\n"
+                + "islands and lakes in the wrong unit \(g.misplaced.count): " + (g.holds ? (g.misplaced.isEmpty ? "ray casting is consistent" : "consistent but for those islands and lakes") : "INVALID") + "\n"
             for m in g.misplaced.prefix(5) {
                 out += "    the ring of arc \(m.arc) lies in unit \(m.found), its sides say \(m.expected), at \(fixed(Double(m.y) * TableFormat.quantum, 4)), \(fixed(Double(m.x) * TableFormat.quantum, 4))\n"
             }
