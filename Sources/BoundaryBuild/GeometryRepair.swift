@@ -1,9 +1,9 @@
 import RegionTables
 
 /// Makes a table's stored geometry mean what the build meant, whatever simplification and
-/// rounding did to it: every ring winds as its arcs' sides say, no two stored segments cross, and
-/// no island or lake ends up on the wrong side of a coast (``TableGeometryCheck``, the invariants
-/// ray casting relies on).
+/// rounding did to it: every ring winds as its arcs' sides say and no two stored segments cross
+/// (``TableGeometryCheck``, the invariants ray casting relies on; its third, islands on the wrong
+/// side of a shore, is reported, not repaired here).
 ///
 /// Douglas–Peucker keeps a subsequence of a ring's vertices, and a subsequence of a crescent
 /// (an atoll, a river island) can wind the other way: the 0.65 km² ring of Ant atoll became five
