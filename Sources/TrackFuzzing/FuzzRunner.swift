@@ -29,9 +29,9 @@ public struct FuzzRunner: Sendable {
         public var signal: Int32?
         public var timedOut = false
         /// The child's peak resident memory, in bytes: on Linux its `VmHWM` (the high-water mark
-        /// of its own memory since it started the executable), read while it runs; elsewhere
-        /// `wait4`'s `ru_maxrss`, which after a vfork-style spawn also counts this process's
-        /// own peak (a test process that has run other tests can be hundreds of MB).
+        /// of its own memory since it started the executable), polled while it runs; and
+        /// `wait4`'s `ru_maxrss` when that exceeds this process's own peak (below it, the figure
+        /// is this process's peak inherited through the spawn, not the child's).
         public var peakResidentBytes = 0
         public var seconds = 0.0
         public var report = Data()
@@ -78,7 +78,17 @@ public struct FuzzRunner: Sendable {
             usleep(2_000)
         }
         outcome.seconds = Date().timeIntervalSince(started)
-        outcome.peakResidentBytes = highWater > 0 ? highWater : Int(usage.ru_maxrss) * 1024
+        // A spawned child's `ru_maxrss` starts from this process's own high-water mark (the
+        // kernel carries the pre-exec peak over), so it says something about the child only
+        // when it is above that mark; otherwise the polled `VmHWM` is all there is.
+        let reported = Int(usage.ru_maxrss) * 1024
+        var own = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &own)
+        #else
+        getrusage(RUSAGE_SELF, &own)
+        #endif
+        outcome.peakResidentBytes = reported > Int(own.ru_maxrss) * 1024 ? max(reported, highWater) : highWater
         if status & 0x7F == 0 { outcome.status = (status >> 8) & 0xFF } else { outcome.signal = status & 0x7F }
         outcome.report = FileManager.default.contents(atPath: stdoutPath) ?? Data()
         outcome.standardError = String(decoding: (FileManager.default.contents(atPath: stderrPath) ?? Data()).prefix(4000), as: UTF8.self)

@@ -42,6 +42,11 @@ final class FuzzTests: XCTestCase {
             chmod(path, 0o755)
             return FuzzRunner(executable: path, tables: "unused", timeLimit: 1)
         }
+        // This process's own peak above the limit (as after other tests in one run): a
+        // spawned child inherits it as `ru_maxrss`, and it must not be taken for the child's.
+        let ballast = UnsafeMutableRawBufferPointer.allocate(byteCount: 400 << 20, alignment: 4096)
+        defer { ballast.deallocate() }
+        for page in stride(from: 0, to: ballast.count, by: 4096) { ballast[page] = 1 }
         let crash = try program("crash", "kill -SEGV $$")
         XCTAssertEqual(crash.problems(crash.run(["a.gpx"], in: directory)), ["crash: signal 11"])
         let hang = try program("hang", "exec sleep 30")
@@ -57,7 +62,8 @@ final class FuzzTests: XCTestCase {
         XCTAssertEqual(wrong.problems(wrong.run(["a.gpx"], in: directory)), [
             "points: read 2 ≠ kept 1 + dropped 0", "inputs add up to read 0, kept 0; the totals say 2, 1",
         ])
-        var greedy = try program("greedy", "exit 0")
+        // Alive long enough for its memory to be read while it runs.
+        var greedy = try program("greedy", "sleep 0.3; exit 0")
         greedy.memoryLimitBytes = 1 << 10
         XCTAssertEqual(greedy.problems(greedy.run(["a.gpx"], in: directory)).first?.hasPrefix("memory: peak RSS"), true)
     }
