@@ -132,6 +132,7 @@ public struct BoundaryBuilder {
             ("geometryRepair", r.geometryRepair.map { g in .object([
                 ("rounds", .number(Double(g.rounds))), ("refinedArcs", .number(Double(g.refinedArcs))),
                 ("speckedRings", .number(Double(g.speckedRings))), ("loopsCut", .number(Double(g.loopsCut))),
+                ("islandsFreed", .number(Double(g.islandsFreed))),
                 ("invariants", .string("every stored ring winds as its arcs' sides say; no two stored segments cross")),
             ]) } ?? .null),
             ("gridScan", r.gridScan.map { g in .object([

@@ -71,11 +71,60 @@ public struct CoverageSimplifier {
         try simplify(members, scale: scale, topology: topology, context: context)
     }
 
-    private mutating func simplify(_ members: [Int], scale: Double, topology: CoverageTopology, context: GEOSContext) throws {
-        var groups: [Double: [(arc: Int, piece: Int)]] = [:]
-        for arc in members {
-            for (k, piece) in pieces[arc].enumerated() { groups[piece.tolerance * scale, default: []].append((arc, k)) }
+    /// The largest tolerance any piece of arc `arc` is simplified with.
+    public func largestTolerance(_ arc: Int) -> Double { pieces[arc].map(\.tolerance).max() ?? 0 }
+
+    /// Simplifies the stretch of arc `arc` near `box` (projected: the original vertices within it
+    /// and the segments that reach them) again at `scale` × its tolerance, as a piece of its own,
+    /// and leaves the rest of the arc as it is: for a coast whose coarse form passes over an island
+    /// or lake off it (``GeometryRepair``), refining the whole coast would multiply its vertices.
+    /// Returns false when no original vertex of the arc lies in `box`.
+    public mutating func refine(_ arc: Int, within box: (minX: Double, minY: Double, maxX: Double, maxY: Double), scale: Double,
+                                topology: CoverageTopology, context: GEOSContext) throws -> Bool {
+        let original = originalArcs[arc]
+        func near(_ i: Int) -> Bool {
+            let x = original[2 * i], y = original[2 * i + 1]
+            return box.minX <= x && x <= box.maxX && box.minY <= y && y <= box.maxY
         }
+        var split: [Piece] = [], kept: [[Int]] = [], changed: [Int] = []
+        for (k, piece) in pieces[arc].enumerated() {
+            // Runs of segments near and far from the box; a piece with no near segment stays whole.
+            var runs: [Piece] = []
+            for i in piece.first..<piece.last {
+                let tolerance = near(i) || near(i + 1) ? piece.tolerance * scale : piece.tolerance
+                if let last = runs.last, last.tolerance == tolerance { runs[runs.count - 1].last = i + 1 } else {
+                    runs.append(Piece(first: i, last: i + 1, tolerance: tolerance))
+                }
+            }
+            guard runs.count > 1 || runs.first?.tolerance != piece.tolerance else {
+                split.append(piece)
+                kept.append(pieceKept[arc][k])
+                continue
+            }
+            for run in runs {
+                changed.append(split.count)
+                split.append(run)
+                kept.append([])
+            }
+        }
+        guard !changed.isEmpty else { return false }
+        pieces[arc] = split
+        pieceKept[arc] = kept
+        try simplify(changed.map { (arc, $0) }, scale: 1, topology: topology, context: context)
+        return true
+    }
+
+    private mutating func simplify(_ members: [Int], scale: Double, topology: CoverageTopology, context: GEOSContext) throws {
+        try simplify(members.flatMap { arc in pieces[arc].indices.map { (arc: arc, piece: $0) } }, scale: scale, topology: topology, context: context)
+    }
+
+    /// Simplifies the pieces `items` from their originals, each at `scale` × its tolerance, those
+    /// sharing a tolerance together, then reassembles their arcs.
+    private mutating func simplify(_ items: [(arc: Int, piece: Int)], scale: Double, topology: CoverageTopology, context: GEOSContext) throws {
+        var groups: [Double: [(arc: Int, piece: Int)]] = [:]
+        for (arc, k) in items { groups[pieces[arc][k].tolerance * scale, default: []].append((arc, k)) }
+        var seen = Set<Int>()
+        let members = items.map(\.arc).filter { seen.insert($0).inserted }
         for tolerance in groups.keys.sorted() {
             let group = groups[tolerance]!
             guard tolerance > 0 else {

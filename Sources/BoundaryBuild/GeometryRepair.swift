@@ -2,8 +2,8 @@ import RegionTables
 
 /// Makes a table's stored geometry mean what the build meant, whatever simplification and
 /// rounding did to it: every ring winds as its arcs' sides say and no two stored segments cross
-/// (``TableGeometryCheck``, the invariants ray casting relies on; its third, islands on the wrong
-/// side of a shore, is reported, not repaired here).
+/// (``TableGeometryCheck``, the invariants ray casting relies on), and, as far as refining coasts
+/// near them can, every island and lake lies in the unit its sides say (the third invariant).
 ///
 /// Douglas–Peucker keeps a subsequence of a ring's vertices, and a subsequence of a crescent
 /// (an atoll, a river island) can wind the other way: the 0.65 km² ring of Ant atoll became five
@@ -14,6 +14,14 @@ import RegionTables
 /// stores them again, and checks again. A ring still wrong at full resolution is smaller than
 /// the coordinate grid: it becomes a speck (one point, `edge` for its unit within the buffer)
 /// when it is an island, and is an error otherwise, as is a crossing at full resolution.
+///
+/// A coast simplified at the coast tolerance can pass over an island or lake off it (a barrier
+/// island in a lagoon: the coarse mainland coast runs across the lagoon and the island, whose ring
+/// then cuts a hole in the land). Before the other repairs of a round, such a coast is simplified
+/// again near the island only (its original vertices within twice its tolerance of the island's
+/// bounds), a quarter as coarsely each round, up to three times, then at full resolution; one
+/// still in the wrong unit is so in the source itself (its noded outline), and is reported by the
+/// check.
 struct GeometryRepair {
     /// Rounds of re-simplification needed (0: the table was right at once).
     private(set) var rounds = 0
@@ -23,15 +31,43 @@ struct GeometryRepair {
     private(set) var speckedRings = 0
     /// Loops that rounding folded into arcs at full resolution, cut out.
     private(set) var loopsCut = 0
+    /// Islands and lakes a coarse coast passed over, for which that coast was refined near them.
+    private(set) var islandsFreed = 0
 
     /// How many times an arc's tolerance is quartered before its original vertices are used.
     static let refinements = 3
 
+    /// - Parameter islandsLargerThan: when given (metres; the world build), coasts are refined near
+    ///   the lakes they pass over and the islands at sea whose outline is farther than this from its
+    ///   centre; smaller islands are left to ``SmallIslands``, which drops most of them or keeps
+    ///   them as specks.
     init(simplifier: inout CoverageSimplifier, stored: inout StoredArcs, contents: inout TableContents, topology: CoverageTopology,
-         context: GEOSContext, toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double])) throws {
+         context: GEOSContext, toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double]), freeingIslandsLargerThan islandsLargerThan: Double? = nil) throws {
         var refined = [Int](repeating: 0, count: contents.arcs.count)
+        var freed: [Int: Int] = [:]
         while true {
             let check = Self.check(contents)
+            // An island or lake that a coast's coarse form passes over (the ring lies in the wrong
+            // unit): that coast is simplified again near it, a quarter as coarsely each round.
+            var nearIslands: [Int] = []
+            for problem in check.misplaced where problem.metArc >= 0 && freed[problem.arc, default: 0] <= Self.refinements {
+                // A small island at sea is the small islands' step's; lakes, and islands in them, are not.
+                guard let islandsLargerThan, problem.expected >= 0 || SmallIslands.disc(simplifier.originalArcs[problem.arc]).radius > islandsLargerThan else { continue }
+                freed[problem.arc, default: 0] += 1
+                let ring = simplifier.originalArcs[problem.arc]
+                let xs = stride(from: 0, to: ring.count, by: 2).map { ring[$0] }, ys = stride(from: 1, to: ring.count, by: 2).map { ring[$0] }
+                let margin = 2 * simplifier.largestTolerance(problem.metArc)
+                let box = (minX: xs.min()! - margin, minY: ys.min()! - margin, maxX: xs.max()! + margin, maxY: ys.max()! + margin)
+                let scale = freed[problem.arc]! > Self.refinements ? 0 : 0.25
+                if try simplifier.refine(problem.metArc, within: box, scale: scale, topology: topology, context: context) {
+                    nearIslands.append(problem.metArc)
+                }
+            }
+            if !nearIslands.isEmpty {
+                try stored.restore(Array(Set(nearIslands)).sorted(), from: simplifier, into: &contents, toDegrees: toDegrees)
+                rounds += 1
+                continue
+            }
             var faulty = Set<Int>()
             var fullResolutionRings: [TableGeometryCheck.RingProblem] = []
             for problem in check.ringProblems {
@@ -74,7 +110,11 @@ struct GeometryRepair {
                 try speck(problem, in: &contents, stored: &stored)
             }
             dropRingsOfSpecks(&contents)
-            if faulty.isEmpty && fullResolutionRings.isEmpty && loops.isEmpty { return }
+            if faulty.isEmpty && fullResolutionRings.isEmpty && loops.isEmpty {
+                let stillMisplaced = Set(check.misplaced.map(\.arc))
+                islandsFreed = freed.keys.filter { !stillMisplaced.contains($0) }.count
+                return
+            }
             rounds += 1
             // Arcs that are already as fine as they get stay so; the rest go one step finer, together
             // per tolerance so that they cannot cross one another.
@@ -96,7 +136,7 @@ struct GeometryRepair {
     var summary: String {
         rounds == 0 ? "every ring winds as its sides say and no segments cross"
             : "\(refinedArcs) arcs simplified again more finely in \(rounds) rounds, \(speckedRings) island rings below the coordinate grid kept as specks, "
-                + "\(loopsCut) loops folded by rounding cut; "
+                + "\(loopsCut) loops folded by rounding cut, \(islandsFreed) islands or lakes freed from a coast passing over them; "
                 + "now every ring winds as its sides say and no segments cross"
     }
 

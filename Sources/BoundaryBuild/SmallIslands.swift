@@ -36,6 +36,21 @@ struct SmallIslands {
 
     static let metresPerQuantum = 111_320 * TableFormat.quantum
 
+    /// The disc around an original ring (interleaved longitude, latitude): centre the middle of its
+    /// bounding box, in quanta; radius the farthest vertex from it, metres.
+    static func disc(_ o: [Double]) -> (x: Int64, y: Int64, radius: Double) {
+        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+        for k in stride(from: 0, to: o.count, by: 2) { x0 = min(x0, o[k]); x1 = max(x1, o[k]); y0 = min(y0, o[k + 1]); y1 = max(y1, o[k + 1]) }
+        let cx = (x0 + x1) / 2, cy = (y0 + y1) / 2
+        let cosine = cos(cy * Double.pi / 180)
+        var radius = 0.0
+        for k in stride(from: 0, to: o.count, by: 2) {
+            let dx = (o[k] - cx) * cosine, dy = o[k + 1] - cy
+            radius = max(radius, (dx * dx + dy * dy).squareRoot() * 111_320)
+        }
+        return (Int64((cx / TableFormat.quantum).rounded()), Int64((cy / TableFormat.quantum).rounded()), radius)
+    }
+
     /// - Parameters:
     ///   - originals: each arc's original (unsimplified) vertices, interleaved longitude, latitude.
     init(_ contents: inout TableContents, originals: [[Double]], tolerance: Double) {
@@ -47,19 +62,7 @@ struct SmallIslands {
             let entry = contents.arcs[arc]
             return entry.leftUnit < 0 || entry.rightUnit < 0 ? arc : nil
         }
-        func disc(_ arc: Int) -> (x: Int64, y: Int64, radius: Double) {
-            let o = originals[arc]
-            var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
-            for k in stride(from: 0, to: o.count, by: 2) { x0 = min(x0, o[k]); x1 = max(x1, o[k]); y0 = min(y0, o[k + 1]); y1 = max(y1, o[k + 1]) }
-            let cx = (x0 + x1) / 2, cy = (y0 + y1) / 2
-            let cosine = cos(cy * Double.pi / 180)
-            var radius = 0.0
-            for k in stride(from: 0, to: o.count, by: 2) {
-                let dx = (o[k] - cx) * cosine, dy = o[k + 1] - cy
-                radius = max(radius, (dx * dx + dy * dy).squareRoot() * 111_320)
-            }
-            return (Int64((cx / TableFormat.quantum).rounded()), Int64((cy / TableFormat.quantum).rounded()), radius)
-        }
+        func disc(_ arc: Int) -> (x: Int64, y: Int64, radius: Double) { Self.disc(originals[arc]) }
         var candidates: [Candidate] = []
         var isCandidateArc = [Bool](repeating: false, count: contents.arcs.count)
         for (unit, rings) in contents.unitRings.enumerated() {

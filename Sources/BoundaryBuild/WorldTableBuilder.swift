@@ -323,8 +323,10 @@ public struct WorldTableBuilder {
         var stored = StoredArcs(simplifier, topology, into: &contents, toDegrees: toDegrees)
         lap("simplified: \(contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }) vertices (\(simplifier.collapsedRingsKept) collapsed rings kept as triangles; "
             + "\(foreign.count) coast arcs keep the land tolerance where another country's coast is within \(Int(2 * coastTolerance)) m)")
+        // Islands that fit in a disc of the coast tolerance are the small islands' step's (below).
+        let smallIsland = coastTolerance - preTolerance - rounding
         let repair = try GeometryRepair(simplifier: &simplifier, stored: &stored, contents: &contents, topology: topology,
-                                        context: context, toDegrees: toDegrees)
+                                        context: context, toDegrees: toDegrees, freeingIslandsLargerThan: smallIsland)
         report.geometryRepair = repair
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         lap("geometry repaired: " + repair.summary)
@@ -341,7 +343,7 @@ public struct WorldTableBuilder {
             }
         }
         // Islands that fit within the coast tolerance of a point: dropped or kept as specks.
-        let islands = SmallIslands(&contents, originals: simplifier.originalArcs, tolerance: coastTolerance - preTolerance - rounding)
+        let islands = SmallIslands(&contents, originals: simplifier.originalArcs, tolerance: smallIsland)
         coastWorst = max(coastWorst, islands.worstDeviation + preTolerance)
         try GeometryRepair.require(contents, after: "the small islands")
         report.notes.append("islands within the coast tolerance of a point: \(islands.dropped) dropped (within it of their country's coast), \(islands.specks) kept as specks (one point each)")
