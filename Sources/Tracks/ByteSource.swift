@@ -72,10 +72,16 @@ public final class FileSource: ByteSource {
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
-            let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            let n = readDescriptor(descriptor, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if errno == EINTR { continue }
             throw InputError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// `read(2)`, named apart from ``FileSource/read(into:)``, which hides the C function inside the
+/// type. Unqualified, so it is Glibc's on Linux and Darwin's on Apple platforms.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
