@@ -49,10 +49,10 @@ enum TableSearch {
         if let executable {
             let folder = (executable as NSString).deletingLastPathComponent
             for bundle in resourceBundleNames {
-                places.append(Candidate(origin: "next to the executable", path: folder + "/" + bundle))
+                places.append(Candidate(origin: "next to the executable", path: (folder as NSString).appendingPathComponent(bundle)))
             }
             let prefix = (folder as NSString).deletingLastPathComponent
-            places.append(Candidate(origin: "the installed share folder", path: (prefix == "" ? "/" : prefix) + "/share/adminunlocks"))
+            places.append(Candidate(origin: "the installed share folder", path: (prefix as NSString).appendingPathComponent("share/adminunlocks")))
         }
         if let value = environment[environmentVariable], !value.isEmpty {
             places.append(Candidate(origin: "$" + environmentVariable, path: value))

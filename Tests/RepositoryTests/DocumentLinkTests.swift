@@ -69,7 +69,7 @@ final class DocumentLinkTests: XCTestCase {
             }
         }
         XCTAssertEqual(problems, [], problems.joined(separator: "\n"))
-        XCTAssertGreaterThan(checked, 20, "the documents link each other: finding almost no links means the parser is broken")
+        XCTAssertGreaterThan(checked, 10, "the documents link each other: finding almost no links means the parser is broken")
     }
 
     /// The checker itself, on planted text: what it must refuse and what it must accept.
