@@ -19,5 +19,7 @@ let package = Package(
             .product(name: "ChinaDatum", package: "AdminUnlocks"),
             .product(name: "TextFormats", package: "AdminUnlocks"),
         ]),
+        // The tables' load time, resident memory and per-point cost (docs/embedding.md).
+        .executableTarget(name: "MeasureTables", dependencies: [.product(name: "AdminUnlocks", package: "AdminUnlocks")]),
     ]
 )

@@ -3,7 +3,8 @@ import XCTest
 
 /// A clone must be complete on its own: every relative link in README.md and docs/*.md (Markdown
 /// links, images, HTML `src`/`href`) names a file inside the repository that exists, and no link
-/// or quoted path (`../…` in backticks) leaves the repository.
+/// or quoted file (`../…/NAME.EXT` in backticks) leaves the repository. (A quoted folder such as
+/// an install's `../share/adminunlocks` is not a repository path and is not checked.)
 final class DocumentLinkTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
 
@@ -20,7 +21,7 @@ final class DocumentLinkTests: XCTestCase {
             #"\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)"#,  // [text](target "title"), ![alt](target)
             #"^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)"#,       // [label]: target
             #"(?:src|href)\s*=\s*"([^"]+)""#,               // <img src="…">, <a href="…">
-            #"`(\.\./[^`\s]*)`"#,                          // `../somewhere`: a path quoted as leaving
+            #"`(\.\./[^`\s]*\.[A-Za-z0-9]+)`"#,             // `../somewhere/FILE.md`: a file quoted as leaving
         ].map { try! NSRegularExpression(pattern: $0) }
         var found: [Reference] = []
         var fenced = false
@@ -77,7 +78,7 @@ final class DocumentLinkTests: XCTestCase {
         let text = """
         See [the design](../shared/DESIGN.md), the `../shared/DESIGN.md` file, ![shot](docs/none.png),
         [format](docs/report-format.md#state), [web](https://example.com/x.md), [here](#top),
-        <img src="docs/audit-report.png"> and [abs](/etc/passwd).
+        <img src="docs/audit-report.png"> and [abs](/etc/passwd), not `../share/adminunlocks`.
         ```
         [in code](../not/a/link.md)
         ```
