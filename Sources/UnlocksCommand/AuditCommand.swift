@@ -10,7 +10,7 @@ enum AuditCommand {
     static let spec = CommandSpec(
         name: "audit",
         abstract: "Find the shaky points and unlocks near borders (or audit the tables); write JSON, GeoJSON and HTML.",
-        usage: "PATH... [--within M] [--out DIR] [--tables DIR] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
+        usage: "PATH...|- [--within M] [--out DIR] [--tables DIR] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
         options: [
             .value("within", "M", "Flag points within M metres of a border (default 300)."),
             .value("out", "DIR", "Folder for audit.json, audit.geojson and audit.html (default ./audit; created if missing)."),
