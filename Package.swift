@@ -2,18 +2,26 @@
 //
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
-// Layering (checked by Scripts/check-layering on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks
+// Layering (checked by Scripts/check-layering and Scripts/check-portability on every test run):
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks,
+//                                                    AdminUnlocks (all of them, plus the bundled tables)
 //   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
 let package = Package(
     name: "AdminUnlocks",
+    // Linux needs no entry (every target builds there); the run-time also builds for these.
+    platforms: [.iOS(.v15), .macOS(.v12)],
     products: [
         .executable(name: "unlocks", targets: ["UnlocksCommand"]),
-        .library(name: "ChinaDatum", targets: ["ChinaDatum"]),
+        // For apps (docs/embedding.md): everything with the region tables as resources, or the parts.
+        .library(name: "AdminUnlocks", targets: ["AdminUnlocks"]),
+        .library(name: "Unlocks", targets: ["Unlocks"]),
+        .library(name: "RegionTables", targets: ["RegionTables"]),
         .library(name: "Tracks", targets: ["Tracks"]),
+        .library(name: "ChinaDatum", targets: ["ChinaDatum"]),
+        .library(name: "TextFormats", targets: ["TextFormats"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -29,6 +37,11 @@ let package = Package(
         .target(name: "RegionTables", dependencies: ["ChinaDatum"]),
         .target(name: "Tracks", dependencies: ["TextFormats"]),
         .target(name: "Unlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
+        // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
+        // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
+        // named through it as real files; docs/embedding.md).
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"],
+                resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
         .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
@@ -41,7 +54,7 @@ let package = Package(
         .target(name: "TrackFuzzing"),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
         .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"]),
@@ -54,6 +67,8 @@ let package = Package(
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing"]),
+        // The repository itself: the portability check catches what it should, every doc link resolves.
+        .testTarget(name: "RepositoryTests"),
         // The committed world table against the full-resolution source where it once went wrong.
         .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
     ]

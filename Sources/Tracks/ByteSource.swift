@@ -72,10 +72,37 @@ public final class FileSource: ByteSource {
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
-            let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            let n = readDescriptor(descriptor, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if errno == EINTR { continue }
             throw InputError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// Reads bytes held in memory: what an app decompressed or unpacked itself (a `.gz` through
+/// Apple's Compression framework, a zip entry, a download), for any reader (docs/embedding.md).
+public struct MemorySource: ByteSource {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = min(buffer.count, bytes.count - offset)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + count)]))
+        }
+        offset += count
+        return count
+    }
+}
+
+/// `read(2)`, named apart from ``FileSource/read(into:)``, which hides the C function inside the
+/// type. Unqualified, so it is Glibc's on Linux and Darwin's on Apple platforms.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -115,10 +115,11 @@ struct ParsedArguments {
         return value
     }
 
-    /// The value parsed as one of an enum's raw values, or a usage error listing the choices.
+    /// The value parsed as one of an enum's raw values, in any case (`GCJ02`, `Json`), or a
+    /// usage error listing the choices.
     func choice<T: RawRepresentable & CaseIterable>(_ name: String, as: T.Type) throws -> T? where T.RawValue == String {
         guard let text = value(name) else { return nil }
-        guard let value = T(rawValue: text) else {
+        guard let value = T.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
             let choices = T.allCases.map(\.rawValue).joined(separator: "|")
             throw UsageError(message: "'--\(name) \(text)': expected one of \(choices)")
         }

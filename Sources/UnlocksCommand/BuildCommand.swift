@@ -51,14 +51,14 @@ enum InfoCommand {
         abstract: "Show what a region table holds.",
         usage: "[TABLE...]",
         options: [],
-        discussion: "With no TABLE, describes every .bin table in Data/regions. Loading validates the table fully."
+        discussion: "With no TABLE, describes world.bin and china.bin where the other commands find them (next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES). Loading validates the table fully."
     )
 
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         var paths = arguments.positionals
         if paths.isEmpty {
-            paths = ["Data/regions/china.bin", "Data/regions/world.bin"].filter { access($0, F_OK) == 0 }
-            guard !paths.isEmpty else { throw UsageError(message: "no tables in Data/regions; run Scripts/rebuild-boundaries or name a TABLE") }
+            let folder = try TableSearch.find()
+            paths = [folder + "/china.bin", folder + "/world.bin"]
         }
         let output = BufferedOutput()
         for path in paths {

@@ -13,7 +13,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH... [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
@@ -27,12 +27,13 @@ enum ClassifyCommand {
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
-            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
         ],
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
         links reach it) and .zip or .gz archives (read as streams, never unpacked to disk; a zip
-        inside a zip is read too, one level deep). Formats: GPX 1.0/1.1, FIT, TCX, KML/KMZ, NMEA 0183, CSV
+        inside a zip is read too, one level deep). '-' is standard input, copied to a temporary
+        file first and recognised by its first bytes (gzip, zip, or a track format by content). Formats: GPX 1.0/1.1, FIT, TCX, KML/KMZ, NMEA 0183, CSV
         (lat,lon[,time][,accuracy] and loggers' dialects; times without an offset are in
         --time-zone), Google Takeout Records.json and Semantic Location History, Google Timeline
         exports, the app backup JSON and GeoJSON (docs/input-formats.md). In folders and archives
@@ -74,7 +75,7 @@ enum ClassifyCommand {
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
-        let locator = try RegionLocator(directory: arguments.value("tables") ?? "Data/regions", marginRadius: 120)
+        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
 
         let statePath = arguments.value("state")
         try refuseSameFile(state: statePath, out: arguments.value("out"))
@@ -288,7 +289,8 @@ struct ClassifyRun {
             return skip(path, reason, duplicateOf: file.duplicateOf)
         }
         let role = file.explicit ? .ordinary : ExportBundle.role(of: path, in: bundles)
-        switch plan(name: path, role: role, explicit: file.explicit, depth: 0) {
+        let name = file.formatName ?? path
+        switch plan(name: name, role: role, explicit: file.explicit, depth: 0) {
         case let .skip(reason, label):
             skip(path, reason, label: label)
         case .archive:
@@ -297,7 +299,7 @@ struct ClassifyRun {
             guard let fingerprint = fingerprint(file, format: format?.rawValue ?? "unknown") else { return }
             guard isNew(path, fingerprint: fingerprint) else { return }
             do {
-                try read(try file.path.openFile(), name: path, path: path, fingerprint: fingerprint, format: format, label: label, explicit: file.explicit)
+                try read(try file.path.openFile(), name: name, path: path, fingerprint: fingerprint, format: format, label: label, explicit: file.explicit)
             } catch {
                 record(InputRecord(path: path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: Self.inputError(error, path: path))
             }

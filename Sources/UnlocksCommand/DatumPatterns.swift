@@ -26,7 +26,7 @@ struct DatumPatterns {
                 throw UsageError(message: "--datum-for '\(value)' is not GLOB=DATUM (e.g. 'amap/**=gcj02')")
             }
             let name = String(value[value.index(after: equals)...])
-            guard let datum = Datum(rawValue: name) else {
+            guard let datum = Datum(rawValue: name.lowercased()) else {
                 throw UsageError(message: "--datum-for '\(value)': '\(name)' is not one of \(Datum.allCases.map(\.rawValue).joined(separator: "|"))")
             }
             let glob = value[..<equals]

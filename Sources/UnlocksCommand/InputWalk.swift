@@ -27,6 +27,12 @@ struct InputPath: Hashable {
         display = EscapedName.string(from: bytes)
     }
 
+    /// A path opened by one name and shown by another (standard input's copy, shown as `-`).
+    init(bytes: [UInt8], display: String) {
+        self.bytes = bytes
+        self.display = display
+    }
+
     /// This folder's entry `name`.
     func appending(_ name: [UInt8]) -> InputPath {
         InputPath(bytes: bytes.last == UInt8(ascii: "/") ? bytes + name : bytes + [UInt8(ascii: "/")] + name)
@@ -73,6 +79,9 @@ enum InputWalk {
         var skipReason: SkipReason? = nil
         /// For a duplicate: the path it was first found by.
         var duplicateOf: String? = nil
+        /// The name that decides how the file is read, when not its path: standard input's,
+        /// `-`, `-.gz` or `-.zip` by its first bytes (``StandardInputCopy``).
+        var formatName: String? = nil
     }
 
     /// A file's identity on its device.
@@ -132,9 +141,18 @@ enum InputWalk {
         }
     }
 
+    /// The files under `paths`; `-` is standard input, copied first (``StandardInputCopy``).
     static func files(under paths: [String]) throws -> [Found] {
         var walk = Walk()
+        guard paths.filter({ $0 == "-" }).count <= 1 else {
+            throw UsageError(message: "'-' (standard input) given more than once")
+        }
         for text in paths {
+            if text == "-" {
+                let copy = try StandardInputCopy.make()
+                walk.found.append(Found(path: copy.path, size: copy.size, explicit: true, formatName: copy.formatName))
+                continue
+            }
             let path = InputPath(text)
             guard let status = path.status() else {
                 throw InputError(path: text, reason: "cannot open: \(String(cString: strerror(errno)))")

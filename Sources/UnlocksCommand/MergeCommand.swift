@@ -17,7 +17,7 @@ enum MergeCommand {
             .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
             .flag("include-plans", "The states were made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the states were made with (default 30)."),
-            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
         ],
         discussion: """
         Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
@@ -38,8 +38,9 @@ enum MergeCommand {
         try ClassifyCommand.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         // The state written is locked as classify locks it, so a classify run on it waits.
         let lock = try arguments.value("state").map(StateFile.Lock.init(statePath:))
-        let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
-        let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
+        let tables = try TableSearch.directory(arguments)
+        let world = try RegionTable(contentsOf: tables + "/world.bin")
+        let china = try RegionTable(contentsOf: tables + "/china.bin")
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {

@@ -37,7 +37,7 @@ enum Unlocks {
         for command in commands {
             text += "  \(command.spec.name.padded(to: width))  \(command.spec.abstract)\n"
         }
-        text += "\nRun 'unlocks <command> --help' for a command's options.\n"
+        text += "\nRun 'unlocks <command> --help' for a command's options, 'unlocks --version' for the version and the tables in use.\n"
         return text
     }
 
@@ -50,6 +50,10 @@ enum Unlocks {
         guard let name = arguments.first else {
             fputs(overview, stderr)
             return .usage
+        }
+        if name == "--version" || name == "version" {
+            print(VersionText.text(), terminator: "")
+            return .success
         }
         if name == "-h" || name == "--help" || name == "help" {
             if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {

@@ -1,0 +1,41 @@
+// The umbrella module an app imports: the run-time modules, plus the region tables bundled as
+// resources of the package (docs/embedding.md).
+@_exported import ChinaDatum
+@_exported import RegionTables
+@_exported import TextFormats
+@_exported import Tracks
+@_exported import Unlocks
+
+import Foundation
+
+/// The region tables that ship with the package: the committed `Data/regions` (`world.bin`,
+/// `china.bin`, `manifest.json`), copied into the `AdminUnlocks` resource bundle by the build.
+public enum BundledTables {
+    /// The folder inside the resource bundle that holds `world.bin`, `china.bin` and
+    /// `manifest.json`.
+    public static func directory() throws -> String {
+        guard let world = Bundle.module.url(forResource: "world", withExtension: "bin") else {
+            throw TableError(path: Bundle.module.bundlePath, reason: "the AdminUnlocks resource bundle holds no world.bin: the package was built without its tables")
+        }
+        return world.deletingLastPathComponent().path
+    }
+
+    /// The bundled `manifest.json`: the tables' source, build parameters, sizes and hashes
+    /// (docs/boundaries.md).
+    public static func manifest() throws -> Data {
+        let path = try directory() + "/manifest.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TableError(path: path, reason: "cannot read the manifest of the bundled tables")
+        }
+        return data
+    }
+}
+
+extension RegionLocator {
+    /// Opens the bundled tables (memory-mapped, checksummed, validated: about 8 ms and 6 MB
+    /// mapped, docs/embedding.md). Open once and share: the locator is immutable and `Sendable`.
+    /// `marginRadius` as in ``RegionLocator/init(world:china:marginRadius:)``.
+    public static func bundled(marginRadius: Double = 300) throws -> RegionLocator {
+        try RegionLocator(directory: try BundledTables.directory(), marginRadius: marginRadius)
+    }
+}

@@ -1,0 +1,28 @@
+import AdminUnlocks
+import Foundation
+
+// Tiananmen, WGS-84 (as a phone's GPS gives it): Beijing, Dongcheng District.
+let locator = try RegionLocator.bundled()
+let placement = try locator.locate(latitude: 39.9087, longitude: 116.3975)
+func name(_ level: LevelPlacement, _ table: RegionTable) -> String {
+    level.region.map { "\(table.region($0).code) \(table.region($0).name)" } ?? "-"
+}
+print("country: " + name(placement.country, locator.world))
+print("province: " + name(placement.province, locator.china))
+print("county: " + name(placement.county, locator.china))
+print("tables: " + (try BundledTables.directory()))
+
+// A track the app holds in memory (here the sample walk through Beijing, named on the command
+// line), classified as docs/embedding.md shows: one classifier, one input, the report.
+if CommandLine.arguments.count > 1 {
+    let path = CommandLine.arguments[1]
+    guard let data = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path)") }
+    let options = ClassifyOptions()
+    var classifier = TrackClassifier(locator: locator, options: options)
+    classifier.begin(InputRecord(path: path, fingerprint: path, format: "gpx"))
+    try GPXReader.read(MemorySource(Array(data)), path: path, into: &classifier)
+    let record = classifier.finish()
+    let report = ClassifyReport(ledger: classifier.takeLedger(), world: locator.world, china: locator.china, options: options, lenient: false)
+    let provinces = (report.unlocks[.province] ?? []).filter(\.confirmed).map(\.name)
+    print("walk: \(record.pointsRead) points read, provinces \(provinces.joined(separator: ","))")
+}
