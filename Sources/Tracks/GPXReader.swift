@@ -190,8 +190,8 @@ struct GPXParser {
                 || b == UInt8(ascii: "_") || b == UInt8(ascii: ":") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b >= 0x80 {
                 bits |= Self.nameByte
             }
-            if Self.isSpace(b) { bits |= Self.space }
-            if b == UInt8(ascii: "<") || (b < 0x20 && !Self.isSpace(b)) { bits |= Self.textStop }
+            if XMLMarkup.isSpace(b) { bits |= Self.space }
+            if b == UInt8(ascii: "<") || (b < 0x20 && !XMLMarkup.isSpace(b)) { bits |= Self.textStop }
             classes[byte] = bits
         }
         kinds = .allocate(capacity: GPXReader.maximumDepth)
@@ -350,10 +350,10 @@ struct GPXParser {
                 continue
             }
             if byte == UInt8(ascii: "<") { break }
-            if byte < 0x20 && !Self.isSpace(byte) && !outside {
+            if byte < 0x20 && !XMLMarkup.isSpace(byte) && !outside {
                 throw error("byte 0x\(String(byte, radix: 16, uppercase: true)) is not allowed in XML text (binary data?)", at: i)
             }
-            if outside && !Self.isSpace(byte) {
+            if outside && !XMLMarkup.isSpace(byte) {
                 var stop = i
                 while stop < end, buffer[stop] != UInt8(ascii: "<") { stop += 1 }
                 throw error(rootSeen ? "text after the end of the <gpx> element"
@@ -395,16 +395,7 @@ struct GPXParser {
     }
 
     private mutating func checkDeclaration(_ start: Int, _ close: Int) throws {
-        guard hasPrefix("<?xml", at: start), start + 5 < close, Self.isSpace(buffer[start + 5]),
-              let key = find("encoding", from: start + 5, before: close) else { return }
-        var i = key + 8
-        while i < close, Self.isSpace(buffer[i]) || buffer[i] == UInt8(ascii: "=") { i += 1 }
-        guard i < close, buffer[i] == UInt8(ascii: "\"") || buffer[i] == UInt8(ascii: "'") else { return }
-        let quote = buffer[i]
-        var j = i + 1
-        while j < close, buffer[j] != quote { j += 1 }
-        let encoding = text(i + 1, j).lowercased()
-        if encoding.hasPrefix("utf-16") || encoding.hasPrefix("utf-32") || encoding.hasPrefix("ucs") {
+        if let encoding = XMLMarkup.unreadEncoding(in: buffer, start: start, close: close) {
             throw error("declared encoding '\(encoding)' is not read; re-save the file as UTF-8", at: start)
         }
     }
@@ -413,29 +404,11 @@ struct GPXParser {
     /// entities; an entity declaration stops the file, so no entity is ever expanded.
     private mutating func doctype(at start: Int) throws -> Int? {
         if rootSeen { throw error("a DOCTYPE inside the document", at: start) }
-        var i = start + 9
-        var quote: UInt8 = 0
-        var inSubset = false
-        while i < end {
-            let byte = buffer[i]
-            if quote != 0 {
-                if byte == quote { quote = 0 }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if inSubset {
-                if byte == UInt8(ascii: "]") {
-                    inSubset = false
-                } else if byte == UInt8(ascii: "<"), hasPrefix("<!ENTITY", at: i) {
-                    throw error("the DOCTYPE declares entities; entity expansion is refused (billion laughs, external entities)", at: i)
-                }
-            } else if byte == UInt8(ascii: "[") {
-                inSubset = true
-            } else if byte == UInt8(ascii: ">") {
-                return i + 1
-            }
-            i += 1
+        switch XMLMarkup.doctype(in: buffer, at: start, end: end) {
+        case .incomplete: return nil
+        case .ends(let next): return next
+        case .declaresEntity(let at): throw error("the DOCTYPE declares entities; entity expansion is refused (billion laughs, external entities)", at: at)
         }
-        return nil
     }
 
     // MARK: Fast paths
@@ -455,7 +428,7 @@ struct GPXParser {
         // The point's children and end tag, with white space between them.
         while pointDepth >= 0 && depth == pointDepth + 1 && problem == nil && depth < GPXReader.maximumDepth {
             var k = i
-            while k < end, Self.isSpace(buffer[k]) { k += 1 }
+            while k < end, XMLMarkup.isSpace(buffer[k]) { k += 1 }
             guard k + 1 < end, buffer[k] == UInt8(ascii: "<") else { break }
             if buffer[k + 1] == UInt8(ascii: "/") {
                 if let next = simplePointEnd(at: k) { i = next }
@@ -492,12 +465,12 @@ struct GPXParser {
             guard i < limit else { return nil }
             if buffer[i] == UInt8(ascii: ">") { break }
             // White space, then `name="value"` (or `'value'`) or the tag's end.
-            guard Self.isSpace(buffer[i]) else { return nil }
-            repeat { i += 1 } while i < limit && Self.isSpace(buffer[i])
+            guard XMLMarkup.isSpace(buffer[i]) else { return nil }
+            repeat { i += 1 } while i < limit && XMLMarkup.isSpace(buffer[i])
             guard i < limit else { return nil }
             if buffer[i] == UInt8(ascii: ">") { break }
             let nameStart = i
-            guard Self.isNameStart(buffer[i]) else { return nil }
+            guard XMLMarkup.isNameStart(buffer[i]) else { return nil }
             while i < limit, classes[Int(buffer[i])] & Self.nameByte != 0 { i += 1 }
             guard i + 1 < limit, buffer[i] == UInt8(ascii: "="),
                   buffer[i + 1] == UInt8(ascii: "\"") || buffer[i + 1] == UInt8(ascii: "'") else { return nil }
@@ -588,7 +561,7 @@ struct GPXParser {
         }
         guard i < end else { return nil }
         let nameStart = start + 1, nameEnd = i
-        guard nameEnd > nameStart, Self.isNameStart(buffer[nameStart]) else {
+        guard nameEnd > nameStart, XMLMarkup.isNameStart(buffer[nameStart]) else {
             throw error("'<' is not followed by an element name", at: start)
         }
         guard classes[Int(buffer[i])] & Self.space != 0 || buffer[i] == UInt8(ascii: ">") || buffer[i] == UInt8(ascii: "/") else {
@@ -604,8 +577,8 @@ struct GPXParser {
         var selfClosing = false
         var tagEnd = 0
         while true {
-            let spaced = i < end && Self.isSpace(buffer[i])
-            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            let spaced = i < end && XMLMarkup.isSpace(buffer[i])
+            while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
             guard i < end else { return nil }
             let byte = buffer[i]
             if byte == UInt8(ascii: ">") {
@@ -623,13 +596,13 @@ struct GPXParser {
             let attributeStart = i
             while i < end, classes[Int(buffer[i])] & Self.nameByte != 0 { i += 1 }
             let attributeEnd = i
-            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
             guard i < end else { return nil }
-            guard attributeEnd > attributeStart, Self.isNameStart(buffer[attributeStart]), buffer[i] == UInt8(ascii: "=") else {
+            guard attributeEnd > attributeStart, XMLMarkup.isNameStart(buffer[attributeStart]), buffer[i] == UInt8(ascii: "=") else {
                 throw error("attribute '\(text(attributeStart, attributeEnd))' in <\(text(nameStart, nameEnd))> has no value", at: start)
             }
             i += 1
-            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
             guard i < end else { return nil }
             let quote = buffer[i]
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
@@ -724,9 +697,9 @@ struct GPXParser {
 
     private mutating func endTag(at start: Int) throws -> Int? {
         var i = start + 2
-        while i < end, !Self.isSpace(buffer[i]), buffer[i] != UInt8(ascii: ">") { i += 1 }
+        while i < end, !XMLMarkup.isSpace(buffer[i]), buffer[i] != UInt8(ascii: ">") { i += 1 }
         let nameEnd = i
-        while i < end, Self.isSpace(buffer[i]) { i += 1 }
+        while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
         guard i < end else { return nil }
         guard buffer[i] == UInt8(ascii: ">") else { throw error("malformed end tag '\(text(start, i + 1))'", at: start) }
         guard depth > 0 else {
@@ -852,8 +825,8 @@ struct GPXParser {
     /// `capture`; nil when longer than ``maximumValueLength``. Valid until the next call.
     private mutating func valueBytes(_ start: Int, _ stop: Int) -> UnsafeRawBufferPointer? {
         var lower = start, upper = stop
-        while lower < upper, Self.isSpace(buffer[lower]) { lower += 1 }
-        while upper > lower, Self.isSpace(buffer[upper - 1]) { upper -= 1 }
+        while lower < upper, XMLMarkup.isSpace(buffer[lower]) { lower += 1 }
+        while upper > lower, XMLMarkup.isSpace(buffer[upper - 1]) { upper -= 1 }
         guard upper - lower <= Self.maximumValueLength else { return nil }
         var i = lower
         while i < upper, buffer[i] != UInt8(ascii: "&") { i += 1 }
@@ -910,8 +883,8 @@ struct GPXParser {
     private static func trimmed<T>(_ value: FixedBytes, _ body: (UnsafeRawBufferPointer) -> T) -> T {
         let all = value.bytes
         var lower = 0, upper = all.count
-        while lower < upper, isSpace(all[lower]) { lower += 1 }
-        while upper > lower, isSpace(all[upper - 1]) { upper -= 1 }
+        while lower < upper, XMLMarkup.isSpace(all[lower]) { lower += 1 }
+        while upper > lower, XMLMarkup.isSpace(all[upper - 1]) { upper -= 1 }
         return body(UnsafeRawBufferPointer(rebasing: all[lower..<upper]))
     }
 
@@ -954,14 +927,7 @@ struct GPXParser {
 
     /// True when the buffer at `start` holds `word` (ASCII; `caseInsensitive` folds letters).
     private mutating func equals(_ start: Int, _ word: StaticString, caseInsensitive: Bool = false) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard start + count <= end else { return false }
-        let expected = word.utf8Start
-        for k in 0..<count {
-            let byte = buffer[start + k]
-            if byte != expected[k] && !(caseInsensitive && byte | 0x20 == expected[k]) { return false }
-        }
-        return true
+        XMLMarkup.hasPrefix(word, in: buffer, at: start, end: end, caseInsensitive: caseInsensitive)
     }
 
     private mutating func hasPrefix(_ word: StaticString, at start: Int) -> Bool {
@@ -970,26 +936,10 @@ struct GPXParser {
 
     /// The offset of `word` at or after `from` (and before `before`), or nil.
     private mutating func find(_ word: StaticString, from: Int, before: Int? = nil) -> Int? {
-        let limit = before ?? end
-        let first = Int32(word.utf8Start[0])
-        var i = from
-        while i + word.utf8CodeUnitCount <= limit {
-            guard let hit = memchr(buffer + i, first, limit - i) else { return nil }
-            let offset = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
-            if offset + word.utf8CodeUnitCount > limit { return nil }
-            if equals(offset, word) { return offset }
-            i = offset + 1
-        }
-        return nil
+        XMLMarkup.find(word, in: buffer, from: from, limit: before ?? end)
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
-    }
 
-    private static func isNameStart(_ byte: UInt8) -> Bool {
-        (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
-    }
 }
 
 /// Bytes in one fixed allocation: the open elements' names, the value being read.

@@ -209,9 +209,9 @@ private struct KMLParser {
         let good = !value.overflow && value.withTrimmed { bytes -> Bool in
             var i = 0
             while i < bytes.count {
-                while i < bytes.count, XMLScanner.isSpace(bytes[i]) { i += 1 }
+                while i < bytes.count, XMLMarkup.isSpace(bytes[i]) { i += 1 }
                 var j = i
-                while j < bytes.count, !XMLScanner.isSpace(bytes[j]) { j += 1 }
+                while j < bytes.count, !XMLMarkup.isSpace(bytes[j]) { j += 1 }
                 if j > i {
                     guard found < 3, let number = DecimalNumber.parse(UnsafeRawBufferPointer(rebasing: bytes[i..<j])) else { return false }
                     switch found {
@@ -279,7 +279,7 @@ struct CoordinateTuples {
         var i = 0
         while i < piece.count {
             let byte = piece[i]
-            if XMLScanner.isSpace(byte) {
+            if XMLMarkup.isSpace(byte) {
                 if i > start { tuple.append(UnsafeRawBufferPointer(rebasing: piece[start..<i])) }
                 gap = true
                 i += 1

@@ -49,7 +49,7 @@ public enum NMEAReader {
             if line.contains(0) && log.summary.sentences + log.summary.otherSentences == 0 {
                 throw InputError(path: path, line: number, reason: "zero bytes in the text: UTF-16 or binary data, not an NMEA 0183 log (re-save it as ASCII/UTF-8)")
             }
-            if !log.line(line, number, &sink), firstText == nil, line.contains(where: { !XMLScanner.isSpace($0) }) {
+            if !log.line(line, number, &sink), firstText == nil, line.contains(where: { !XMLMarkup.isSpace($0) }) {
                 firstText = number
             }
         }
@@ -94,7 +94,7 @@ private struct NMEALog {
     mutating func line<Sink: TrackSink>(_ line: UnsafeRawBufferPointer, _ number: Int, _ sink: inout Sink) -> Bool {
         guard let dollar = line.firstIndex(of: UInt8(ascii: "$")) else { return false }
         var stop = line.count
-        while stop > dollar, XMLScanner.isSpace(line[stop - 1]) { stop -= 1 }
+        while stop > dollar, XMLMarkup.isSpace(line[stop - 1]) { stop -= 1 }
         let sentence = UnsafeRawBufferPointer(rebasing: line[(dollar + 1)..<stop])
         let star = sentence.lastIndex(of: UInt8(ascii: "*"))
         let body = UnsafeRawBufferPointer(rebasing: sentence[..<(star ?? sentence.count)])

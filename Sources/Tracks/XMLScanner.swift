@@ -291,7 +291,7 @@ struct XMLScanner {
             if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
                 throw error("byte 0x\(String(byte, radix: 16, uppercase: true)) is not allowed in XML text (binary data?)", at: i)
             }
-            if depth == 0 && !Self.isSpace(byte) {
+            if depth == 0 && !XMLMarkup.isSpace(byte) {
                 var stop = i
                 while stop < end, stop - i < 20, buffer[stop] != UInt8(ascii: "<"), buffer[stop] != 0x0A, buffer[stop] != 0x0D { stop += 1 }
                 throw error(rootSeen ? "text after the end of the <\(root)> element"
@@ -358,16 +358,7 @@ struct XMLScanner {
     }
 
     private mutating func checkDeclaration(_ start: Int, _ close: Int) throws {
-        guard hasPrefix("<?xml", at: start), start + 5 < close, Self.isSpace(buffer[start + 5]),
-              let key = find("encoding", from: start + 5, before: close) else { return }
-        var i = key + 8
-        while i < close, Self.isSpace(buffer[i]) || buffer[i] == UInt8(ascii: "=") { i += 1 }
-        guard i < close, buffer[i] == UInt8(ascii: "\"") || buffer[i] == UInt8(ascii: "'") else { return }
-        let quote = buffer[i]
-        var j = i + 1
-        while j < close, buffer[j] != quote { j += 1 }
-        let encoding = show(i + 1, j).lowercased()
-        if encoding.hasPrefix("utf-16") || encoding.hasPrefix("utf-32") || encoding.hasPrefix("ucs") {
+        if let encoding = XMLMarkup.unreadEncoding(in: buffer, start: start, close: close) {
             throw error("declared encoding '\(encoding)' is not read; re-save the file as UTF-8", at: start)
         }
     }
@@ -376,29 +367,11 @@ struct XMLScanner {
     /// is ever expanded.
     private mutating func doctype(at start: Int) throws -> Int? {
         if rootSeen { throw error("a DOCTYPE inside the document", at: start) }
-        var i = start + 9
-        var quote: UInt8 = 0
-        var inSubset = false
-        while i < end {
-            let byte = buffer[i]
-            if quote != 0 {
-                if byte == quote { quote = 0 }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if inSubset {
-                if byte == UInt8(ascii: "]") {
-                    inSubset = false
-                } else if byte == UInt8(ascii: "<"), hasPrefix("<!ENTITY", at: i) {
-                    throw error("the DOCTYPE declares entities; entity expansion is refused (billion laughs, external entities)", at: i)
-                }
-            } else if byte == UInt8(ascii: "[") {
-                inSubset = true
-            } else if byte == UInt8(ascii: ">") {
-                return i + 1
-            }
-            i += 1
+        switch XMLMarkup.doctype(in: buffer, at: start, end: end) {
+        case .incomplete: return nil
+        case .ends(let next): return next
+        case .declaresEntity(let at): throw error("the DOCTYPE declares entities; entity expansion is refused (billion laughs, external entities)", at: at)
         }
-        return nil
     }
 
     /// The end of the name starting at `start` (bytes of the name class).
@@ -410,7 +383,7 @@ struct XMLScanner {
 
     private mutating func startTag(at start: Int) throws -> Int? {
         let nameStart = start + 1
-        guard Self.isNameStart(buffer[nameStart]) else {
+        guard XMLMarkup.isNameStart(buffer[nameStart]) else {
             throw error("malformed tag '\(show(start, min(end, start + 20)))'", at: start)
         }
         let nameStop = nameEnd(from: nameStart)
@@ -423,7 +396,7 @@ struct XMLScanner {
         var selfClosing = false
         while true {
             let gapStart = i
-            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
             guard i < end else { return nil }
             let byte = buffer[i]
             if byte == UInt8(ascii: ">") { break }
@@ -434,17 +407,17 @@ struct XMLScanner {
                 i += 1
                 break
             }
-            guard i > gapStart, Self.isNameStart(byte) else {
+            guard i > gapStart, XMLMarkup.isNameStart(byte) else {
                 throw error("malformed attribute in <\(show(nameStart, nameStop))>", at: start)
             }
             let attributeStart = i
             let attributeStop = nameEnd(from: i)
             i = attributeStop
-            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
             guard i < end else { return nil }
             guard buffer[i] == UInt8(ascii: "=") else { throw error("attribute without a value in <\(show(nameStart, nameStop))>", at: start) }
             i += 1
-            while i < end, Self.isSpace(buffer[i]) { i += 1 }
+            while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
             guard i < end else { return nil }
             let quote = buffer[i]
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
@@ -499,9 +472,9 @@ struct XMLScanner {
             }
         }
         var i = start + 2
-        while i < end, !Self.isSpace(buffer[i]), buffer[i] != UInt8(ascii: ">") { i += 1 }
+        while i < end, !XMLMarkup.isSpace(buffer[i]), buffer[i] != UInt8(ascii: ">") { i += 1 }
         let nameStop = i
-        while i < end, Self.isSpace(buffer[i]) { i += 1 }
+        while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
         guard i < end else { return nil }
         guard buffer[i] == UInt8(ascii: ">") else { throw error("malformed end tag '\(show(start, i + 1))'", at: start) }
         guard depth > 0 else { throw error("end tag '\(show(start, i + 1))' without a matching start tag", at: start) }
@@ -582,36 +555,18 @@ struct XMLScanner {
     }
 
     private func hasPrefix(_ word: StaticString, at start: Int) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard start + count <= end else { return false }
-        return Self.same(UnsafeRawBufferPointer(start: buffer + start, count: count), word)
+        XMLMarkup.hasPrefix(word, in: buffer, at: start, end: end)
     }
 
     /// The offset of `word` at or after `from` (and before `before`), or nil.
     private func find(_ word: StaticString, from: Int, before: Int? = nil) -> Int? {
-        let limit = before ?? end
-        let first = Int32(word.utf8Start[0])
-        var i = from
-        while i + word.utf8CodeUnitCount <= limit {
-            guard let hit = memchr(buffer + i, first, limit - i) else { return nil }
-            let offset = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
-            if offset + word.utf8CodeUnitCount > limit { return nil }
-            if hasPrefix(word, at: offset) { return offset }
-            i = offset + 1
-        }
-        return nil
+        XMLMarkup.find(word, in: buffer, from: from, limit: before ?? end)
     }
 
-    static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
-    }
 
-    private static func isNameStart(_ byte: UInt8) -> Bool {
-        (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
-    }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        XMLMarkup.isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 }
 
@@ -648,7 +603,7 @@ struct XMLValue {
         guard !overflow else { return }
         var start = 0
         if count == 0 {
-            while start < piece.count, XMLScanner.isSpace(piece[start]) { start += 1 }
+            while start < piece.count, XMLMarkup.isSpace(piece[start]) { start += 1 }
         }
         let length = piece.count - start
         guard length > 0 else { return }
@@ -665,8 +620,8 @@ struct XMLValue {
     func withTrimmed<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         storage.withUnsafeBytes { all in
             var lower = 0, upper = count
-            while lower < upper, XMLScanner.isSpace(all[lower]) { lower += 1 }
-            while upper > lower, XMLScanner.isSpace(all[upper - 1]) { upper -= 1 }
+            while lower < upper, XMLMarkup.isSpace(all[lower]) { lower += 1 }
+            while upper > lower, XMLMarkup.isSpace(all[upper - 1]) { upper -= 1 }
             return body(UnsafeRawBufferPointer(rebasing: all[lower..<upper]))
         }
     }

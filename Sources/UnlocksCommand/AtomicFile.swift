@@ -64,8 +64,16 @@ enum AtomicFile {
     static func removeStaleTemporaries(of path: String, marker: String) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        let prefix = Array(((slash.map { String(path[path.index(after: $0)...]) } ?? path) + marker).utf8)
-        guard let handle = opendir(folder) else { return }
+        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + marker
+        for file in staleEntries(in: folder, prefix: prefix) { unlink(file) }
+    }
+
+    /// The paths of the entries of `folder` named `prefix` + a process id whose process no longer
+    /// runs (not this one; a live run answers `kill(pid, 0)`). Only names of exactly this form.
+    static func staleEntries(in folder: String, prefix: String) -> [String] {
+        guard let handle = opendir(folder) else { return [] }
+        defer { closedir(handle) }
+        let prefix = Array(prefix.utf8)
         var stale: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
@@ -75,8 +83,7 @@ enum AtomicFile {
                   let pid = pid_t(String(decoding: digits, as: UTF8.self)), pid > 0, pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { stale.append(folder + "/" + String(decoding: name, as: UTF8.self)) }
         }
-        closedir(handle)
-        for file in stale { unlink(file) }
+        return stale
     }
 
     static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {

@@ -47,19 +47,7 @@ struct AuditOutputSet {
 
     /// Staging folders `out/.audit-PID` whose process no longer runs.
     static func removeStaleStaging(in out: String) {
-        guard let handle = opendir(out) else { return }
-        var stale: [String] = []
-        let prefix = Array(stagingMarker.utf8)
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
-            guard name.count > prefix.count, name.starts(with: prefix) else { continue }
-            let digits = name[prefix.count...]
-            guard digits.count <= 10, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                  let pid = pid_t(String(decoding: digits, as: UTF8.self)), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(out + "/" + String(decoding: name, as: UTF8.self)) }
-        }
-        closedir(handle)
-        stale.forEach(removeContents(of:))
+        AtomicFile.staleEntries(in: out, prefix: stagingMarker).forEach(removeContents(of:))
     }
 
     /// Removes the audit's files (and their temporary and body files) from `folder`, then the
