@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "Tracks", dependencies: ["TextFormats"]),
         .target(name: "Unlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
 
+        // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
+        .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
+
         // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
         .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
 
@@ -41,7 +44,7 @@ let package = Package(
         .target(name: "TrackFuzzing"),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
         .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"]),
@@ -53,7 +56,8 @@ let package = Package(
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"]),
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing"]),
+        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"]),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"]),
         // The committed world table against the full-resolution source where it once went wrong.
         .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
     ]
