@@ -23,6 +23,24 @@ final class MapCommandTests: XCTestCase {
         return (report, geo, try String(contentsOfFile: out + "/footprint.html", encoding: .utf8))
     }
 
+    /// The same inputs in another order give the same bytes, and a killed run's staging folder
+    /// (a process id that no longer runs) is removed by the next run.
+    func testTheFilesAreDeterministicAndAStaleStagingFolderIsRemoved() throws {
+        let first = try temporaryDirectory(), second = try temporaryDirectory()
+        let stale = second + "/.map-999999999"
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+        try Data("half".utf8).write(to: URL(fileURLWithPath: stale + "/footprint.html"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: ClassifyCommandTests.samples).sorted().map { ClassifyCommandTests.samples + "/" + $0 }
+        for (out, inputs) in [(first, files), (second, files.reversed())] {
+            let result = try CommandRunner.run(["map"] + inputs + ["--tables", ClassifyCommandTests.tables, "--out", out])
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+        for name in ["footprint.geojson", "footprint.html"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: first + "/" + name)), try Data(contentsOf: URL(fileURLWithPath: second + "/" + name)), name)
+        }
+    }
+
     /// Zone area from the equator to φ on WGS-84 (Snyder eq. 3-12), independent of the package.
     func zone(_ degrees: Double) -> Double {
         let a = 6_378_137.0, f = 1 / 298.257223563, e2 = f * (2 - f), e = e2.squareRoot()
