@@ -3,9 +3,17 @@ import TextFormats
 import Unlocks
 
 extension Footprint {
-    /// Tolerance of the outlines in the GeoJSON, degrees (about 50 m): fine enough for a city
-    /// map on a phone, a fraction of the tables' own vertices.
-    public static let outlineTolerance = 0.0005
+    /// Tolerance of the outlines in the GeoJSON, degrees, by level: each fine enough for the
+    /// scale a phone shows that level at (a county's streets at about 50 m, a country at about
+    /// 1 km), a fraction of the tables' own vertices.
+    public static func outlineTolerance(_ level: RegionLevel) -> Double {
+        switch level {
+        case .country: return 0.01
+        case .province: return 0.002
+        case .city: return 0.001
+        default: return 0.0005
+        }
+    }
 
     /// A GeoJSON FeatureCollection (RFC 7946, WGS-84): for every place with explored cells one
     /// `explored` feature, the cells merged into polygons (``CellPolygons``); for every unlock one
@@ -45,7 +53,7 @@ extension Footprint {
             for unlock in report.unlocks[level] ?? [] {
                 let table = self.table(level)
                 guard let index = table.regions.first(where: { $0.level == level && $0.code == unlock.code })?.index else { continue }
-                let pieces = ((level == .country ? worldUnits : chinaUnits)[index] ?? []).flatMap { outline(table, unit: $0) }
+                let pieces = ((level == .country ? worldUnits : chinaUnits)[index] ?? []).flatMap { outline(table, unit: $0, tolerance: Self.outlineTolerance(level)) }
                 feature([("kind", .string("outline"))] + properties(level, index), pieces)
             }
         }
@@ -67,14 +75,14 @@ extension Footprint {
                 ("exploredPercent", unlock?.exploredPercent.map { .number(rounded($0, 6)) } ?? .null)]
     }
 
-    /// One unit's polygons in WGS-84, each ring simplified (``outlineTolerance``) and wound as
+    /// One unit's polygons in WGS-84, each ring simplified to `tolerance` degrees and wound as
     /// RFC 7946 asks (outer counterclockwise, holes clockwise); rings that vanish are dropped.
-    func outline(_ table: RegionTable, unit: Int32) -> [CellPolygons.Polygon] {
+    func outline(_ table: RegionTable, unit: Int32, tolerance: Double) -> [CellPolygons.Polygon] {
         table.unitPolygons(unit).compactMap { polygon in
             var rings: CellPolygons.Polygon = []
             for (k, ring) in polygon.enumerated() {
                 let points = ring.map { Self.wgs84(table, $0.x, $0.y) }.map { (x: $0.longitude, y: $0.latitude) }
-                guard let simple = LineSimplifier.simplifyRing(points, tolerance: Self.outlineTolerance) else {
+                guard let simple = LineSimplifier.simplifyRing(points, tolerance: tolerance) else {
                     if k == 0 { return nil } else { continue }
                 }
                 var lonLat = simple.map { (longitude: $0.x, latitude: $0.y) }
