@@ -3,8 +3,8 @@
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
 // Layering (checked by Scripts/check-layering and Scripts/check-portability on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks,
-//                                                    AdminUnlocks (all of them, plus the bundled tables)
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, FootprintMap,
+//                                                    AdminUnlocks (the first five, plus the bundled tables)
 //   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Tracks", targets: ["Tracks"]),
         .library(name: "ChinaDatum", targets: ["ChinaDatum"]),
         .library(name: "TextFormats", targets: ["TextFormats"]),
+        .library(name: "FootprintMap", targets: ["FootprintMap"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -43,6 +44,9 @@ let package = Package(
         .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
+        // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
+        .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
+
         // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
         .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
 
@@ -54,7 +58,7 @@ let package = Package(
         .target(name: "TrackFuzzing"),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         // The benchmark harness run by Scripts/bench (not shipped).
         .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"]),
@@ -66,7 +70,8 @@ let package = Package(
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"]),
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing"]),
+        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"]),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"]),
         // The repository itself: the portability check catches what it should, every doc link resolves.
         .testTarget(name: "RepositoryTests"),
         // The committed world table against the full-resolution source where it once went wrong.

@@ -30,6 +30,8 @@ public struct BoundaryBuilder {
     public var buffer: Double
     public var worldTolerance = defaultWorldTolerance
     public var allowUnpinned = false
+    /// The English names of the Chinese regions (``EnglishNames``).
+    public var englishNamesPath = EnglishNames.defaultPath
 
     public init(source: String, outputDirectory: String, tolerance: Double = defaultTolerance, buffer: Double = defaultBuffer) {
         self.source = source
@@ -44,7 +46,9 @@ public struct BoundaryBuilder {
         let started = Stopwatch.seconds()
         let archive = try SourceArchive(location: source, allowUnpinned: allowUnpinned)
         log("source: \(source) (sha256 \(archive.sha256))")
-        let catalog = try SourceCatalog(archive, includeWorld: true)
+        var catalog = try SourceCatalog(archive, includeWorld: true)
+        let englishNames = try EnglishNames(contentsOf: englishNamesPath)
+        try englishNames.apply(to: &catalog)
         log("catalog: \(catalog.china.count) Chinese regions, \(catalog.countries.count) countries (\(rounded(Stopwatch.seconds() - started, 1)) s)")
         // The two tables are independent: build them on both cores (each with its own GEOS context).
         let results = Results()
@@ -76,6 +80,7 @@ public struct BoundaryBuilder {
             ("source", .object([
                 ("release", .string(SourceArchive.pinnedRelease)),
                 ("sha256", .string(archive.sha256)),
+                ("chinaEnglishNamesSHA256", .string(englishNames.sha256)),
             ])),
             ("parameters", .object([
                 ("toleranceMetres", .number(tolerance)),

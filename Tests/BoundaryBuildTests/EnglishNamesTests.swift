@@ -1,0 +1,64 @@
+import Foundation
+import RegionTables
+import XCTest
+@testable import BoundaryBuild
+
+/// The English names of the Chinese regions (Data/names/china-english.tsv, read into china.bin).
+final class EnglishNamesTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+
+    /// Well-known spellings, checked by hand: provinces as ISO 3166-2:CN writes them (CN-SN
+    /// "Shaanxi Sheng" beside CN-SX "Shanxi Sheng": the one name pinyin cannot tell apart), cities
+    /// and districts as their governments' English sites spell them, polyphonic characters
+    /// included (重 chong, 长 chang, 厦 xia, 蚌 beng, 六 lu, 朝 chao, 番 pan), with the apostrophe
+    /// of Hanyu Pinyin before a syllable starting with a, o or e (Xi'an, Lu'an).
+    static let wellKnown: [(level: RegionLevel, code: String, english: String)] = [
+        (.province, "610000", "Shaanxi Province"), (.province, "140000", "Shanxi Province"),
+        (.province, "500000", "Chongqing Municipality"), (.province, "810000", "Hong Kong SAR"),
+        (.province, "450000", "Guangxi Zhuangzu Autonomous Region"),
+        (.city, "430100", "Changsha City"), (.city, "350200", "Xiamen City"), (.city, "610100", "Xi'an City"),
+        (.city, "340300", "Bengbu City"), (.city, "341500", "Lu'an City"),
+        (.county, "110105", "Chaoyang District"), (.county, "440113", "Panyu District"),
+        (.county, "310115", "Pudong New Area"), (.city, "532900", "Dali Baizu Autonomous Prefecture"),
+    ]
+
+    func testTheCommittedTableNamesEveryRegionAndTheWellKnownOnesAsPublished() throws {
+        let table = try RegionTable(contentsOf: Self.root + "/Data/regions/china.bin")
+        var byKey: [String: Region] = [:]
+        for region in table.regions { byKey["\(region.level.name)/\(region.code)"] = region }
+        for region in table.regions {
+            XCTAssertFalse(region.englishName.isEmpty, "\(region.code) \(region.name) has no English name")
+            XCTAssertTrue(region.englishName.allSatisfy { $0.isASCII || "üÜ".contains($0) }, region.englishName)
+        }
+        for (level, code, english) in Self.wellKnown {
+            XCTAssertEqual(byKey["\(level.name)/\(code)"]?.englishName, english, code)
+        }
+        // The table carries exactly the committed file's names (the build read it).
+        let text = try String(contentsOfFile: Self.root + "/" + EnglishNames.defaultPath, encoding: .utf8)
+        let rows = text.split(separator: "\n").dropFirst(2).map { $0.split(separator: "\t").map(String.init) }
+        XCTAssertEqual(rows.count, table.regionCount)
+        for row in rows {
+            let region = try XCTUnwrap(byKey[row[0] + "/" + row[1]], row.joined(separator: " "))
+            XCTAssertEqual([region.name, region.englishName], [row[2], row[3]])
+        }
+    }
+
+    func testABrokenNamesFileIsRefusedWithItsLine() throws {
+        let path = NSTemporaryDirectory() + "names-\(UUID().uuidString).tsv"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (text, expected) in [
+            ("# c\nlevel\tcode\tname\tenglish\ncity\t110100\t北京市\n", "\(path):3: expected 4 non-empty"),
+            ("level\tcode\tname\tenglish\ntown\t1\t甲\tJia\n", "\(path):2: level 'town'"),
+            ("level\tcode\tname\tenglish\ncity\t1\t甲\tJia\ncity\t1\t甲\tJia\n", "\(path):3: city 1 is named twice"),
+            ("level\tcode\n", "\(path):1: expected the header"),
+        ] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            XCTAssertThrowsError(try EnglishNames(contentsOf: path)) { error in
+                XCTAssertTrue("\(error)".hasPrefix(expected), "\(error)")
+            }
+        }
+        XCTAssertThrowsError(try EnglishNames(contentsOf: path + ".missing")) { error in
+            XCTAssertTrue("\(error)".contains("Scripts/make-english-names"), "\(error)")
+        }
+    }
+}
