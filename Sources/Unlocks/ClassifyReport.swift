@@ -47,16 +47,24 @@ public struct ClassifyReport {
     public let includePassedThrough: Bool
     /// Every file met, skipped ones included, sorted by path.
     public let inputs: [InputRecord]
+    /// How each input with a contribution fared in the combined view (superseded, overlaps), by fingerprint.
+    public let standing: [String: InputStanding]
+    /// Kept points of the counted moments (``CombinedLedger/pointsCounted``).
+    public let pointsCounted: Int64
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
 
+    /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
-                includePassedThrough: Bool = false) {
+                includePassedThrough: Bool = false) throws(LedgerOverflow) {
         self.options = options
         self.lenient = lenient
         self.includePassedThrough = includePassedThrough
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+        let combined = try ledger.combined()
+        standing = combined.standing
+        pointsCounted = combined.pointsCounted
 
         // Explored area per region, from each cell's first visitor.
         var rowArea: [Int64: Double] = [:]
@@ -64,7 +72,7 @@ public struct ClassifyReport {
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
-        for (key, visit) in ledger.cells {
+        for (key, visit) in combined.cells {
             let row = ExploredGrid.cell(ofKey: key).row
             let area: Double
             if let known = rowArea[row] { area = known } else {
@@ -94,7 +102,7 @@ public struct ClassifyReport {
         }
 
         var unlocks: [RegionLevel: [Unlock]] = [:]
-        for (key, evidence) in ledger.regions {
+        for (key, evidence) in combined.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
             let table = key.level == .country ? world : china
             let region = table.region(key.index)
@@ -111,7 +119,7 @@ public struct ClassifyReport {
         }
         self.unlocks = unlocks
 
-        let days = ledger.days.sorted()
+        let days = combined.days.sorted()
         var longest = 0, current = 0
         for (i, day) in days.enumerated() {
             current = i > 0 && days[i - 1] == day - 1 ? current + 1 : 1
@@ -120,19 +128,41 @@ public struct ClassifyReport {
         func count(_ level: RegionLevel) -> Int {
             (unlocks[level] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) }.count
         }
-        metrics = Metrics(totalDistanceKilometers: rounded(Double(ledger.distanceMillimetres) / 1e6, 3),
-                          flightDistanceKilometers: rounded(Double(ledger.flightDistanceMillimetres) / 1e6, 3),
-                          totalDurationHours: rounded(Double(ledger.durationMilliseconds) / 3.6e6, 3),
+        metrics = Metrics(totalDistanceKilometers: rounded(Double(combined.distanceMillimetres) / 1e6, 3),
+                          flightDistanceKilometers: rounded(Double(combined.flightDistanceMillimetres) / 1e6, 3),
+                          totalDurationHours: rounded(Double(combined.durationMilliseconds) / 3.6e6, 3),
                           recordedDays: days.count, currentStreakDays: current, longestStreakDays: longest,
                           countryCount: count(.country), chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(inChina / 1e6, 4), globalAreaKm2: rounded(total / 1e6, 4),
-                          exploredCellCount: ledger.cells.count)
+                          exploredCellCount: combined.cells.count)
     }
 
-    /// Inputs with `status`.
+    /// Inputs with `status` (superseded readings excluded).
     public func count(_ status: InputRecord.Status) -> Int {
-        inputs.reduce(0) { $0 + ($1.status == status ? 1 : 0) }
+        inputs.reduce(0) { $0 + ($1.status == status && !isSuperseded($1) ? 1 : 0) }
+    }
+
+    /// An earlier reading of a path whose later reading covers its span: it counts nothing.
+    public func isSuperseded(_ input: InputRecord) -> Bool {
+        standing[input.fingerprint]?.supersededBy != nil
+    }
+
+    /// Superseded readings.
+    public var supersededCount: Int { inputs.reduce(0) { $0 + (isSuperseded($1) ? 1 : 0) } }
+
+    /// The report's status of an input: its own, or `superseded`.
+    public func status(of input: InputRecord) -> String {
+        isSuperseded(input) ? "superseded" : input.status.rawValue
+    }
+
+    /// The other inputs that recorded some of the same minutes, by path, with the seconds shared.
+    public func overlaps(of input: InputRecord) -> [(path: String, seconds: Int64)] {
+        guard let shared = standing[input.fingerprint]?.overlaps, !shared.isEmpty else { return [] }
+        let paths = Dictionary(uniqueKeysWithValues: inputs.map { ($0.fingerprint, $0.path) })
+        return shared.map { (fingerprint: $0.key, path: paths[$0.key] ?? $0.key, seconds: $0.value * 60) }
+            .sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+            .map { (path: $0.path, seconds: $0.seconds) }
     }
 
     /// Skipped files per reason, by reason.
@@ -164,7 +194,7 @@ public struct ClassifyReport {
         let totals = pointTotals
         let inputsJSON: [JSONValue] = inputs.map { input in
             var members: [(key: String, value: JSONValue)] = [
-                ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(input.status.rawValue)),
+                ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(status(of: input))),
             ]
             if let reason = input.skipReason { members.append(("reason", .string(reason))) }
             if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
@@ -179,6 +209,11 @@ public struct ClassifyReport {
                 members += [("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
                             ("pins", .number(Double(input.pins)))]
                 if input.pointsPlanned > 0 { members.append(("pointsPlanned", .number(Double(input.pointsPlanned)))) }
+            }
+            let shared = overlaps(of: input)
+            if !shared.isEmpty, let s = standing[input.fingerprint] {
+                members.append(("overlaps", .array(shared.map { .object([("path", .string($0.path)), ("seconds", .number(Double($0.seconds)))]) })))
+                members.append(("countedShare", .number(rounded(s.minutes == 0 ? 1 : Double(s.countedMinutes) / Double(s.minutes), 4))))
             }
             if let error = input.error { members.append(("error", .string(error))) }
             return .object(members)
@@ -223,6 +258,7 @@ public struct ClassifyReport {
             ("rejected", .number(Double(count(.rejected)))),
             ("skipped", .number(Double(count(.skipped)))),
             ("planned", .number(Double(count(.planned)))),
+            ("superseded", .number(Double(supersededCount))),
             ("skippedByReason", .object(skippedByReason.map { (key: $0.reason, value: JSONValue.number(Double($0.count))) })),
             ("pins", .number(Double(inputs.reduce(0) { $0 + $1.pins }))),
             ("files", .array(inputsJSON)),
@@ -231,6 +267,7 @@ public struct ClassifyReport {
         let points: JSONValue = .object([
             ("read", .number(Double(totals.read))),
             ("kept", .number(Double(totals.kept))),
+            ("counted", .number(Double(pointsCounted))),
             ("inFlight", .number(Double(totals.inFlight))),
             ("dropped", .object(dropped)),
         ])
@@ -273,6 +310,7 @@ public struct ClassifyReport {
         for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped"), (.planned, "planned (unlocking nothing)")] where count(status) > 0 {
             out += ", \(count(status)) \(words)"
         }
+        if supersededCount > 0 { out += ", \(supersededCount) superseded by a later reading of the same path" }
         out += "\n"
         for input in inputs where input.status == .partial || input.status == .rejected {
             out += "  \(input.status.rawValue): \(input.path): \(input.error ?? "")\n"
@@ -289,6 +327,8 @@ public struct ClassifyReport {
         if pins > 0 { out += "Pins: \(pins) (waypoints and placemarks: counted, not classified)\n" }
         let drops = DropReason.allCases.compactMap { r in totals.dropped[r].map { "\(r.rawValue) \($0)" } }
         out += "Points: \(totals.read) read, \(totals.kept) kept (\(totals.inFlight) in flight)"
+        let overlapping = inputs.filter { !overlaps(of: $0).isEmpty }.count
+        if overlapping > 0 { out += ", \(pointsCounted) counted (\(overlapping) inputs recorded the same moments, counted once)" }
         out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
