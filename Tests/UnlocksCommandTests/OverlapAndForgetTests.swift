@@ -253,6 +253,16 @@ final class OverlapAndForgetTests: XCTestCase {
         XCTAssertEqual(shares.first { $0.0 == paths[2] }?.1, 1)
     }
 
+    /// A state kept inside the archive it records (whatever its name) is the tool's own output.
+    func testAStateInsideTheArchiveIsSkipped() throws {
+        let dir = try temporaryDirectory()
+        try Self.csv(Self.seconds(0, 600, step: 2)).write(toFile: dir + "/walk.csv", atomically: true, encoding: .utf8)
+        _ = try classify([dir, "--state", dir + "/state.csv"])
+        let again = try json(try classify([dir, "--state", dir + "/state.csv"]))
+        let entry = try XCTUnwrap(try files(again).first { $0["path"] as? String == dir + "/state.csv" })
+        XCTAssertEqual(entry["reason"] as? String, "the tool's own output")
+    }
+
     func testForgetIsInTheCommandList() throws {
         let help = try run(["--help"])
         XCTAssertTrue(help.stdout.contains("  forget "), help.stdout)
