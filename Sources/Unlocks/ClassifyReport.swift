@@ -25,6 +25,20 @@ public struct ClassifyReport {
         public var exploredSquareMetres: Double
     }
 
+    /// One local day of the series: what was new that day and what was counted on it.
+    public struct Day: Equatable {
+        /// Days since 1970-01-01 in the report's zone.
+        public var day: Int64
+        /// Cells whose first visit falls on the day, and their area.
+        public var newCells: Int = 0
+        public var newSquareMetres: Double = 0
+        /// Unlocks (those the metrics count) whose first visit falls on the day, per level.
+        public var newUnlocks: [RegionLevel: Int] = [:]
+        /// Distance and duration of the minutes counted on the day (each moment once).
+        public var distanceMillimetres: Int64 = 0
+        public var durationMilliseconds: Int64 = 0
+    }
+
     public struct Metrics: Equatable {
         public var totalDistanceKilometers: Double
         public var flightDistanceKilometers: Double
@@ -54,6 +68,9 @@ public struct ClassifyReport {
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
+    /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
+    /// counted minute, in order.
+    public let days: [Day]
 
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
@@ -72,6 +89,11 @@ public struct ClassifyReport {
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
+        var clock = LocalDayClock(zone: options.timeZone)
+        // Cells come in no order of time, which the clock's cache wants: their days by minute.
+        var dayOfMinute: [Int64: Int64] = [:]
+        var series: [Int64: Day] = [:]
+        for day in combined.days { series[day] = Day(day: day) }
         for (key, visit) in combined.cells {
             let row = ExploredGrid.cell(ofKey: key).row
             let area: Double
@@ -80,6 +102,16 @@ public struct ClassifyReport {
                 rowArea[row] = area
             }
             total += area
+            if visit.time != Int64.max {
+                let minute = visit.time / 60_000 - (visit.time % 60_000 < 0 ? 1 : 0)
+                let day: Int64
+                if let known = dayOfMinute[minute] { day = known } else {
+                    day = clock.day(of: minute &* 60_000)
+                    dayOfMinute[minute] = day
+                }
+                series[day, default: Day(day: day)].newCells += 1
+                series[day, default: Day(day: day)].newSquareMetres += area
+            }
             if visit.country >= 0 {
                 areaByRegion[RegionKey(level: .country, index: visit.country), default: 0] += area
                 if visit.country == chinaCountry { inChina += area }
@@ -118,6 +150,19 @@ public struct ClassifyReport {
             unlocks[level]!.sort { ($0.firstVisit, $0.code) < ($1.firstVisit, $1.code) }
         }
         self.unlocks = unlocks
+        for (level, list) in unlocks {
+            for unlock in list where unlock.counts(lenient: lenient, includePassedThrough: includePassedThrough) {
+                guard let time = unlock.firstVisit.time else { continue }
+                let day = clock.day(of: time)
+                series[day, default: Day(day: day)].newUnlocks[level, default: 0] += 1
+            }
+        }
+        for counted in combined.countedMinutes {
+            let day = clock.day(of: counted.minute &* 60_000)
+            series[day, default: Day(day: day)].distanceMillimetres += counted.distanceMillimetres
+            series[day, default: Day(day: day)].durationMilliseconds += counted.durationMilliseconds
+        }
+        self.days = series.values.sorted { $0.day < $1.day }
 
         let days = combined.days.sorted()
         var longest = 0, current = 0
@@ -287,6 +332,17 @@ public struct ClassifyReport {
             ("exploredCellCount", Double(m.exploredCellCount)),
         ]
         let metricsJSON: JSONValue = .object(counts.map { (key: $0.0, value: JSONValue.number($0.1)) })
+        let daysJSON: JSONValue = .array(days.map { d in
+            let date = Timestamp.civilDate(daysSinceEpoch: d.day)
+            return .object([
+                ("date", .string(String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day))),
+                ("newCells", .number(Double(d.newCells))),
+                ("newKm2", .number(rounded(d.newSquareMetres / 1e6, 4))),
+                ("newUnlocks", .object(levels.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) })),
+                ("distanceKilometers", .number(rounded(Double(d.distanceMillimetres) / 1e6, 3))),
+                ("durationHours", .number(rounded(Double(d.durationMilliseconds) / 3.6e6, 3))),
+            ])
+        })
         return .object([
             ("report", .string("adminunlocks-classify")),
             ("version", .number(2)),
@@ -295,6 +351,7 @@ public struct ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
+            ("days", daysJSON),
         ])
     }
 

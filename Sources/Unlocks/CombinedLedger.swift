@@ -24,6 +24,9 @@ public struct CombinedLedger: Sendable {
     public var pointsCounted: Int64 = 0
     /// How each input with a contribution fared, by fingerprint.
     public var standing: [String: InputStanding] = [:]
+    /// The counted timed minutes in order, with the distance and duration counted in each (for
+    /// the per-day series).
+    public var countedMinutes: [(minute: Int64, distanceMillimetres: Int64, durationMilliseconds: Int64)] = []
 
     public init() {}
 }
@@ -105,6 +108,7 @@ extension UnlockLedger {
                 if minute != MomentTally.untimedMinute {
                     guard claimer[minute] == Int32(i) else { continue }
                     standings[i].countedMinutes += 1
+                    view.countedMinutes.append((minute, tally.distanceMillimetres, tally.durationMilliseconds))
                 }
                 standings[i].pointsCounted = try LedgerOverflow.sum(standings[i].pointsCounted, tally.points, "point count")
                 view.distanceMillimetres = try LedgerOverflow.sum(view.distanceMillimetres, tally.distanceMillimetres, "distance")
@@ -153,6 +157,7 @@ extension UnlockLedger {
                 for (key, visit) in parts[i].cells { view.cells.explore(key, visit) }
             }
         }
+        view.countedMinutes.sort { $0.minute < $1.minute }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }
             standings[i].minutes = extents[i].minutes

@@ -253,6 +253,49 @@ final class OverlapAndForgetTests: XCTestCase {
         XCTAssertEqual(shares.first { $0.0 == paths[2] }?.1, 1)
     }
 
+    // MARK: The per-day series
+
+    func days(_ report: [String: Any]) throws -> [[String: Any]] {
+        try XCTUnwrap(report["days"] as? [[String: Any]])
+    }
+
+    /// Three recordings of a walk on 1 May, the same walk again on 2 May, and a walk from 23:50
+    /// to 00:20 local time: each day's distance and duration counted once, split at midnight;
+    /// new cells and unlocks on the day of their first visit.
+    func testTheDaySeriesCountsEachMomentOnceOnItsLocalDay() throws {
+        let dir = try temporaryDirectory()
+        let paths = try threeSources(in: dir)
+        let day = 86_400
+        try Self.csv(Self.seconds(0, 1800, step: 2), start: Self.start + day).write(toFile: dir + "/again.csv", atomically: true, encoding: .utf8)
+        // 2024-05-03T15:50:00Z is 23:50 in Beijing: 10 minutes on 3 May, 20 on 4 May, in Shanghai.
+        let late = 1_714_751_400
+        try Self.csv(Self.seconds(0, 1800, step: 2), start: late, latitude: 31.2304, longitude: 121.4737)
+            .write(toFile: dir + "/late.csv", atomically: true, encoding: .utf8)
+        let report = try json(try classify(paths + [dir + "/again.csv", dir + "/late.csv"]))
+        let series = try days(report)
+        XCTAssertEqual(series.map { $0["date"] as! String }, ["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04"])
+        func number(_ entry: [String: Any], _ key: String) -> Double { entry[key] as! Double }
+        let walk = Self.length(Self.gpxSeconds) / 1000, again = Self.length(Self.seconds(0, 1800, step: 2)) / 1000
+        XCTAssertEqual(number(series[0], "distanceKilometers"), walk, accuracy: walk * 0.05)
+        XCTAssertEqual(number(series[0], "durationHours"), 0.5, accuracy: 0.025)
+        XCTAssertEqual(number(series[1], "distanceKilometers"), again, accuracy: again * 0.01)
+        let beforeMidnight = Self.length(Self.seconds(0, 600, step: 2), latitude: 31.2304, longitude: 121.4737) / 1000
+        let afterMidnight = Self.length(Self.seconds(600, 1800, step: 2), latitude: 31.2304, longitude: 121.4737) / 1000
+        XCTAssertEqual(number(series[2], "distanceKilometers"), beforeMidnight, accuracy: beforeMidnight * 0.005)
+        XCTAssertEqual(number(series[3], "distanceKilometers"), afterMidnight, accuracy: afterMidnight * 0.005)
+        XCTAssertEqual(number(series[2], "durationHours"), 600.0 / 3600, accuracy: 0.001)
+        XCTAssertEqual(number(series[3], "durationHours"), 1200.0 / 3600, accuracy: 0.001)
+        // The walk repeated on 2 May reaches no new cell and unlocks nothing new; 1 May unlocks
+        // China, Beijing, its city and the county.
+        XCTAssertEqual(number(series[1], "newCells"), 0)
+        let first = try XCTUnwrap(series[0]["newUnlocks"] as? [String: Double])
+        XCTAssertEqual(first["countries"], 1)
+        XCTAssertEqual(first["provinces"], 1)
+        XCTAssertEqual(try XCTUnwrap(series[1]["newUnlocks"] as? [String: Double]).values.reduce(0, +), 0)
+        // Cells explored on the late walk: about one per 25 m walked, each on the day it was reached.
+        XCTAssertEqual(number(series[3], "newCells") / number(series[2], "newCells"), afterMidnight / beforeMidnight, accuracy: 0.35)
+    }
+
     /// A state kept inside the archive it records (whatever its name) is the tool's own output.
     func testAStateInsideTheArchiveIsSkipped() throws {
         let dir = try temporaryDirectory()
