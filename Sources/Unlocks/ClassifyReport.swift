@@ -65,6 +65,8 @@ public struct ClassifyReport {
     public let standing: [String: InputStanding]
     /// Kept points of the counted moments (``CombinedLedger/pointsCounted``).
     public let pointsCounted: Int64
+    /// Inputs' paths by fingerprint (to name the inputs an input overlaps).
+    private let pathByFingerprint: [String: String]
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
@@ -81,6 +83,7 @@ public struct ClassifyReport {
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
         let combined = try ledger.combined()
         standing = combined.standing
+        pathByFingerprint = Dictionary(inputs.map { ($0.fingerprint, $0.path) }, uniquingKeysWith: { a, _ in a })
         pointsCounted = combined.pointsCounted
 
         // Explored area per region, from each cell's first visitor.
@@ -204,8 +207,7 @@ public struct ClassifyReport {
     /// The other inputs that recorded some of the same minutes, by path, with the seconds shared.
     public func overlaps(of input: InputRecord) -> [(path: String, seconds: Int64)] {
         guard let shared = standing[input.fingerprint]?.overlaps, !shared.isEmpty else { return [] }
-        let paths = Dictionary(uniqueKeysWithValues: inputs.map { ($0.fingerprint, $0.path) })
-        return shared.map { (fingerprint: $0.key, path: paths[$0.key] ?? $0.key, seconds: $0.value * 60) }
+        return shared.map { (fingerprint: $0.key, path: pathByFingerprint[$0.key] ?? $0.key, seconds: $0.value * 60) }
             .sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
             .map { (path: $0.path, seconds: $0.seconds) }
     }

@@ -72,7 +72,8 @@ func earliest(_ a: Visit?, _ b: Visit?) -> Visit? {
 
 /// Who first explored a cell: the time of the point that reached it and that point's regions.
 public struct CellVisit: Equatable, Sendable {
-    /// Milliseconds since the epoch; `Int64.max` when untimed.
+    /// Milliseconds since the epoch, rounded down to the whole second (``second(of:)``: the state
+    /// then keeps a cell's time within an input in two or three bytes); `Int64.max` when untimed.
     public var time: Int64
     /// Index in the world table, -1 for none.
     public var country: Int32
@@ -83,6 +84,12 @@ public struct CellVisit: Equatable, Sendable {
         self.time = time
         self.country = country
         self.chinaRegion = chinaRegion
+    }
+
+    /// `milliseconds` rounded down to the whole second.
+    public static func second(of milliseconds: Int64) -> Int64 {
+        let remainder = milliseconds % 1000
+        return milliseconds &- (remainder < 0 ? remainder &+ 1000 : remainder)
     }
 
     /// The earlier visit wins; ties go to the smaller region indices, so merging is order-free.

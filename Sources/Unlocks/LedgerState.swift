@@ -29,8 +29,11 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// minute delta from the previous; flags: bit 0 in-flight points follow, bit 1 flight distance
 /// follows, the rest the number of place counts; points; distance mm; zig-zag of 60,000 minus the
 /// duration ms; in-flight points; flight mm; per place count its palette position and points),
-/// its cells sorted by key (key delta, zig-zag time delta, country + 1, China region + 1);
-/// finally XXH64 of everything before.
+/// its cells: a palette of (country + 1, China region + 1) pairs (its count first), the zig-zag
+/// second of its earliest timed cell, then per cell sorted by key the key delta, the seconds
+/// after that earliest one + 1 (0: untimed) and its pair's palette position; finally XXH64 of
+/// everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
+/// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
     static let magic = Array("AUSTATE3".utf8)
@@ -163,15 +166,25 @@ public enum LedgerState {
                     count(entry.points)
                 }
             }
-            var previousKey: Int64 = 0, previousTime: Int64 = 0
-            for key in part.cells.sortedKeys() {
-                let cell = part.cells[key]!
+            // Cells: the input's palette of (country, region) pairs, its first visit second, then
+            // per cell the key delta, the second after the first (+ 1; 0 untimed), the pair's position.
+            let keys = part.cells.sortedKeys()
+            let cells = keys.map { part.cells[$0]! }
+            let pairs = Set(cells.map { CellRegions(country: $0.country, chinaRegion: $0.chinaRegion) }).sorted()
+            let pairPosition = Dictionary(uniqueKeysWithValues: pairs.enumerated().map { ($1, UInt64($0)) })
+            varint(UInt64(pairs.count))
+            for pair in pairs {
+                varint(country(pair.country))
+                varint(chinaRegion(pair.chinaRegion))
+            }
+            let firstSecond = cells.lazy.filter { $0.time != Int64.max }.map { $0.time / 1000 }.min() ?? 0
+            varint(ZigZag.encode(firstSecond))
+            var previousKey: Int64 = 0
+            for (key, cell) in zip(keys, cells) {
                 varint(UInt64(bitPattern: key &- previousKey))
-                varint(ZigZag.encode(cell.time &- previousTime))
-                varint(country(cell.country))
-                varint(chinaRegion(cell.chinaRegion))
+                varint(cell.time == Int64.max ? 0 : UInt64(bitPattern: cell.time / 1000 &- firstSecond) &+ 1)
+                varint(pairPosition[CellRegions(country: cell.country, chinaRegion: cell.chinaRegion)]!)
                 previousKey = key
-                previousTime = cell.time
             }
         }
         append(bytes.withUnsafeBytes { XXH64.hash($0) }, to: &bytes)
@@ -362,14 +375,28 @@ public enum LedgerState {
                     part.moments[minute] = t
                 }
                 part.cells = CellTable(minimumCapacity: Int(cellCount))
-                var key: Int64 = 0, time: Int64 = 0
-                for _ in 0..<cellCount {
-                    key &+= Int64(bitPattern: try next("cell key"))
-                    time &+= ZigZag.decode(try next("cell time"))
+                let pairCount = try next("cell region count")
+                guard pairCount <= UInt64(end - offset) / 2 else { throw fail("input \(path): \(pairCount) cell regions do not fit in the file") }
+                var pairs: [CellRegions] = []
+                for _ in 0..<pairCount {
                     let country = try position("cell country", within: countryMap.count)
                     let region = try position("cell region", within: chinaMap.count)
-                    part.cells.explore(key, CellVisit(time: time, country: country == 0 ? -1 : countryMap[country - 1],
-                                                      chinaRegion: region == 0 ? -1 : chinaMap[region - 1]))
+                    pairs.append(CellRegions(country: country == 0 ? -1 : countryMap[country - 1], chinaRegion: region == 0 ? -1 : chinaMap[region - 1]))
+                }
+                let firstSecond = ZigZag.decode(try next("first cell second"))
+                let largestSecond = Int64(largestNumber) / 1000
+                guard abs(firstSecond) <= largestSecond else { throw fail("input \(path): first cell second \(firstSecond) beyond ±2^53 ms") }
+                var key: Int64 = 0
+                for _ in 0..<cellCount {
+                    key &+= Int64(bitPattern: try next("cell key"))
+                    let second = try next("cell time")
+                    guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
+                        throw fail("input \(path): cell time at byte \(offset) beyond 2^53 ms")
+                    }
+                    let pair = try next("cell region pair")
+                    guard pair < UInt64(pairs.count) else { throw fail("input \(path): cell region pair \(pair) at byte \(offset) is not in its palette") }
+                    let time = second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000
+                    part.cells.explore(key, CellVisit(time: time, country: pairs[Int(pair)].country, chinaRegion: pairs[Int(pair)].chinaRegion))
                 }
                 guard part.cells.count == Int(cellCount) else { throw fail("input \(path): a cell is listed twice") }
                 ledger.contributions[fingerprint] = part
@@ -382,6 +409,13 @@ public enum LedgerState {
             }
             return ledger
         }
+    }
+
+    /// A cell's regions, as the state's per-input palette lists them.
+    struct CellRegions: Hashable, Comparable {
+        var country: Int32
+        var chinaRegion: Int32
+        static func < (a: CellRegions, b: CellRegions) -> Bool { (a.country, a.chinaRegion) < (b.country, b.chinaRegion) }
     }
 
     /// A stored status; `ok` is what states written before skipped files were recorded call `read`.

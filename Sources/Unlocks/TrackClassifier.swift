@@ -438,7 +438,7 @@ public struct TrackClassifier: TrackSink {
 
     private func cellVisit(_ point: TrackPoint, _ placement: Placement) -> CellVisit {
         let finest = placement.county.region ?? placement.city.region ?? placement.province.region
-        return CellVisit(time: point.time ?? .max, country: placement.country.region ?? -1, chinaRegion: finest ?? -1)
+        return CellVisit(time: point.time.map(CellVisit.second(of:)) ?? .max, country: placement.country.region ?? -1, chinaRegion: finest ?? -1)
     }
 
     /// One more point in the region within the current segment: the segment's points confirm it
