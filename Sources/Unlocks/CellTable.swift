@@ -65,13 +65,20 @@ public struct CellTable: Equatable, Sendable, Sequence {
 
     private mutating func grow() {
         var bigger = CellTable(minimumCapacity: keys.count)
-        for (key, visit) in self { bigger.explore(key, visit) }
+        forEachCell { key, visit in bigger.explore(key, visit) }
         self = bigger
     }
 
     /// The keys in ascending order (for deterministic output).
     public func sortedKeys() -> [Int64] {
         keys.filter { $0 != Self.empty }.sorted()
+    }
+
+    /// Calls `body` with every cell, in no particular order: a plain loop over the slots, much
+    /// faster than the `Sequence` iterator where every cell of an archive is visited.
+    @inline(__always)
+    public func forEachCell(_ body: (Int64, CellVisit) throws -> Void) rethrows {
+        for i in keys.indices where keys[i] != Self.empty { try body(keys[i], values[i]) }
     }
 
     public func makeIterator() -> AnyIterator<(key: Int64, value: CellVisit)> {

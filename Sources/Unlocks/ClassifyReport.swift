@@ -93,11 +93,13 @@ public struct ClassifyReport {
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
         var clock = LocalDayClock(zone: options.timeZone)
-        // Cells come in no order of time, which the clock's cache wants: their days by minute.
+        // Cells come in no order of time, which the clock's cache wants: in a zone with daylight
+        // saving their days are kept by minute; a fixed offset needs no cache.
         var dayOfMinute: [Int64: Int64] = [:]
+        let fixedOffset = options.timeZone.fixedMinutes.map { Int64($0) * 60_000 }
         var series: [Int64: Day] = [:]
         for day in combined.days { series[day] = Day(day: day) }
-        for (key, visit) in combined.cells {
+        combined.cells.forEachCell { key, visit in
             let row = ExploredGrid.cell(ofKey: key).row
             let area: Double
             if let known = rowArea[row] { area = known } else {
@@ -106,11 +108,16 @@ public struct ClassifyReport {
             }
             total += area
             if visit.time != Int64.max {
-                let minute = visit.time / 60_000 - (visit.time % 60_000 < 0 ? 1 : 0)
                 let day: Int64
-                if let known = dayOfMinute[minute] { day = known } else {
-                    day = clock.day(of: minute &* 60_000)
-                    dayOfMinute[minute] = day
+                if let fixed = fixedOffset {
+                    let local = visit.time &+ fixed
+                    day = local / 86_400_000 - (local % 86_400_000 < 0 ? 1 : 0)
+                } else {
+                    let minute = visit.time / 60_000 - (visit.time % 60_000 < 0 ? 1 : 0)
+                    if let known = dayOfMinute[minute] { day = known } else {
+                        day = clock.day(of: minute &* 60_000)
+                        dayOfMinute[minute] = day
+                    }
                 }
                 series[day, default: Day(day: day)].newCells += 1
                 series[day, default: Day(day: day)].newSquareMetres += area

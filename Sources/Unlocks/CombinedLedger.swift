@@ -154,7 +154,7 @@ extension UnlockLedger {
         } else {
             view.cells = CellTable(minimumCapacity: order.map { parts[$0].cells.count }.max() ?? 0)
             for i in order {
-                for (key, visit) in parts[i].cells { view.cells.explore(key, visit) }
+                parts[i].cells.forEachCell { key, visit in view.cells.explore(key, visit) }
             }
         }
         view.countedMinutes.sort { $0.minute < $1.minute }

@@ -85,7 +85,7 @@ public enum LedgerState {
         // Only the regions cells and places name are listed; they refer to them by position.
         var countrySet = Set<Int32>(), chinaSet = Set<Int32>()
         for (_, part) in parts {
-            for (_, visit) in part.cells {
+            part.cells.forEachCell { _, visit in
                 if visit.country >= 0 { countrySet.insert(visit.country) }
                 if visit.chinaRegion >= 0 { chinaSet.insert(visit.chinaRegion) }
             }
