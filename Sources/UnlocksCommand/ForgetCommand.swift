@@ -27,8 +27,9 @@ enum ForgetCommand {
         ],
         discussion: """
         Each INPUT names inputs of the state: by their path as the report lists it (an archive's
-        path names all its members, 'archive.zip:member' one of them), or by a file whose content
-        is an input's (the same whole-content hash classify keeps; an archive's members with it).
+        path names all its members, 'archive.zip:member' one of them; a path read twice, such as a
+        file that grew, both readings), or by a file whose content is an input's (the same
+        whole-content hash classify keeps: that reading only; an archive's members with it).
         The state and the report are then exactly what 'unlocks classify --state' over the other
         inputs gives: each input's contribution is kept apart in the state, so where the forgotten
         input stood for minutes other inputs recorded too, or first reached a cell or a region, the
