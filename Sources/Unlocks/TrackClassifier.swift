@@ -87,7 +87,11 @@ public struct TrackClassifier: TrackSink {
     private var part = InputContribution()
     private var placePositions: [PlaceSignature: Int32] = [:]
     private var tallyMinute = Int64.min
+    /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
+    private var tallyStart = Int64.max
     private var tally = MomentTally()
+    /// The last place weighed and its palette position (consecutive points share a place).
+    private var lastPlace: (signature: PlaceSignature, position: Int32)?
     /// The palette positions of `lastLookup`'s placement for a point been there and one only
     /// passed (computed when first needed).
     private var reusedPlaces: (been: Int32?, passed: Int32?) = (nil, nil)
@@ -136,8 +140,10 @@ public struct TrackClassifier: TrackSink {
         part = InputContribution()
         placePositions = [:]
         tallyMinute = .min
+        tallyStart = .max
         tally = MomentTally()
         reusedPlaces = (nil, nil)
+        lastPlace = nil
     }
 
     /// Ends the input (deciding any open run), records it in the ledger and returns its record.
@@ -512,11 +518,13 @@ public struct TrackClassifier: TrackSink {
         foldTally()
         tally = part.moments.removeValue(forKey: minute) ?? MomentTally()
         tallyMinute = minute
+        tallyStart = minute == MomentTally.untimedMinute ? .max : minute &* 60_000
     }
 
     private mutating func foldTally() {
         if tallyMinute != .min, !tally.isEmpty { part.moments[tallyMinute] = tally }
         tallyMinute = .min
+        tallyStart = .max
         tally = MomentTally()
     }
 
@@ -528,6 +536,13 @@ public struct TrackClassifier: TrackSink {
             useMinute(MomentTally.untimedMinute)
             tally.distanceMillimetres += millimetres
             if flight { tally.flightDistanceMillimetres += millimetres }
+            return
+        }
+        // Most legs lie within the minute being written.
+        if t0 >= tallyStart, t1 > t0, t1 <= tallyStart &+ 60_000 {
+            tally.distanceMillimetres += millimetres
+            if flight { tally.flightDistanceMillimetres += millimetres }
+            tally.durationMilliseconds += t1 - t0
             return
         }
         let first = Self.minute(of: t0), last = t1 > t0 ? Self.minute(of: t1 - 1) : first
@@ -547,10 +562,16 @@ public struct TrackClassifier: TrackSink {
 
     /// The palette position of a place, added when new.
     private mutating func position(of signature: PlaceSignature) -> Int32 {
-        if let known = placePositions[signature] { return known }
-        let position = Int32(part.places.count)
-        part.places.append(signature)
-        placePositions[signature] = position
+        if let last = lastPlace, last.signature == signature { return last.position }
+        let position: Int32
+        if let known = placePositions[signature] {
+            position = known
+        } else {
+            position = Int32(part.places.count)
+            part.places.append(signature)
+            placePositions[signature] = position
+        }
+        lastPlace = (signature, position)
         return position
     }
 
