@@ -15,7 +15,7 @@
 public struct CombinedLedger: Sendable {
     /// Each region's earliest visits (over all inputs) and its point counts (each moment once).
     public var regions: [RegionKey: RegionEvidence] = [:]
-    public var cells = CellTable()
+    public var cells = CellList()
     public var days: Set<Int64> = []
     public var distanceMillimetres: Int64 = 0
     public var flightDistanceMillimetres: Int64 = 0
@@ -149,14 +149,7 @@ extension UnlockLedger {
             view.regions[key, default: RegionEvidence()].edgePoints = c.edge
             view.regions[key, default: RegionEvidence()].passedPoints = c.passed
         }
-        if order.count == 1 {
-            view.cells = parts[order[0]].cells
-        } else {
-            view.cells = CellTable(minimumCapacity: order.map { parts[$0].cells.count }.max() ?? 0)
-            for i in order {
-                parts[i].cells.forEachCell { key, visit in view.cells.explore(key, visit) }
-            }
-        }
+        view.cells = CellList.union(order.map { parts[$0].cells })
         view.countedMinutes.sort { $0.minute < $1.minute }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }

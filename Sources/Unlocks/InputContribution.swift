@@ -101,7 +101,7 @@ public struct InputContribution: Equatable, Sendable {
     /// ``moments`` in the combined view.
     public var regions: [RegionKey: RegionEvidence] = [:]
     /// The cells it explored, each with its earliest visit in this input.
-    public var cells = CellTable()
+    public var cells = CellList()
     /// Local days with a kept timed ground point.
     public var days: Set<Int64> = []
     /// Its tallies by UTC minute (milliseconds since the epoch / 60,000, rounded down).

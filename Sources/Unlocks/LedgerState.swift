@@ -168,8 +168,7 @@ public enum LedgerState {
             }
             // Cells: the input's palette of (country, region) pairs, its first visit second, then
             // per cell the key delta, the second after the first (+ 1; 0 untimed), the pair's position.
-            let keys = part.cells.sortedKeys()
-            let cells = keys.map { part.cells[$0]! }
+            let keys = part.cells.keys, cells = part.cells.visits
             let pairs = Set(cells.map { CellRegions(country: $0.country, chinaRegion: $0.chinaRegion) }).sorted()
             let pairPosition = Dictionary(uniqueKeysWithValues: pairs.enumerated().map { ($1, UInt64($0)) })
             varint(UInt64(pairs.count))
@@ -374,7 +373,9 @@ public enum LedgerState {
                     }
                     part.moments[minute] = t
                 }
-                part.cells = CellTable(minimumCapacity: Int(cellCount))
+                var keys: [Int64] = [], visits: [CellVisit] = []
+                keys.reserveCapacity(Int(cellCount))
+                visits.reserveCapacity(Int(cellCount))
                 let pairCount = try next("cell region count")
                 guard pairCount <= UInt64(end - offset) / 2 else { throw fail("input \(path): \(pairCount) cell regions do not fit in the file") }
                 var pairs: [CellRegions] = []
@@ -387,8 +388,9 @@ public enum LedgerState {
                 let largestSecond = Int64(largestNumber) / 1000
                 guard abs(firstSecond) <= largestSecond else { throw fail("input \(path): first cell second \(firstSecond) beyond ±2^53 ms") }
                 var key: Int64 = 0
-                for _ in 0..<cellCount {
+                for n in 0..<cellCount {
                     key &+= Int64(bitPattern: try next("cell key"))
+                    guard n == 0 || key > keys[keys.count - 1] else { throw fail("input \(path): cells out of order or listed twice at byte \(offset)") }
                     let second = try next("cell time")
                     guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
                         throw fail("input \(path): cell time at byte \(offset) beyond 2^53 ms")
@@ -396,9 +398,10 @@ public enum LedgerState {
                     let pair = try next("cell region pair")
                     guard pair < UInt64(pairs.count) else { throw fail("input \(path): cell region pair \(pair) at byte \(offset) is not in its palette") }
                     let time = second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000
-                    part.cells.explore(key, CellVisit(time: time, country: pairs[Int(pair)].country, chinaRegion: pairs[Int(pair)].chinaRegion))
+                    keys.append(key)
+                    visits.append(CellVisit(time: time, country: pairs[Int(pair)].country, chinaRegion: pairs[Int(pair)].chinaRegion))
                 }
-                guard part.cells.count == Int(cellCount) else { throw fail("input \(path): a cell is listed twice") }
+                part.cells = CellList(sortedKeys: keys, visits: visits)
                 ledger.contributions[fingerprint] = part
             }
             guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }

@@ -85,6 +85,9 @@ public struct TrackClassifier: TrackSink {
     /// The current input's contribution, its place palette, and the tally of the minute being
     /// written (folded into `part.moments` when another minute is written).
     private var part = InputContribution()
+    /// The current input's cells while it is read (a hash table: a track reaches a cell per
+    /// point), kept in the contribution as a sorted list once it ends.
+    private var partCells = CellTable()
     private var placePositions: [PlaceSignature: Int32] = [:]
     private var tallyMinute = Int64.min
     /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
@@ -138,6 +141,7 @@ public struct TrackClassifier: TrackSink {
         sawTimed = false
         untimedTrackKept = 0
         part = InputContribution()
+        partCells = CellTable()
         placePositions = [:]
         tallyMinute = .min
         tallyStart = .max
@@ -154,7 +158,12 @@ public struct TrackClassifier: TrackSink {
         flushReuse()
         foldTally()
         // No timed point came: the input is a plan, and what it contributed is let go.
-        if !sawTimed, !options.includePlans { part = InputContribution() }
+        if !sawTimed, !options.includePlans {
+            part = InputContribution()
+        } else {
+            part.cells = CellList(partCells)
+        }
+        partCells = CellTable()
         if !sawTimed {
             record.pointsPlanned += untimedTrackKept
             if record.status == .read, record.pointsPlanned > 0 { record.status = .planned }
@@ -338,7 +347,7 @@ public struct TrackClassifier: TrackSink {
             breakPending = false
             segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
-            part.cells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
+            partCells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
         } else if let from = anchor, let leg {
             let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
                                     : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
@@ -348,7 +357,7 @@ public struct TrackClassifier: TrackSink {
             if drawn {
                 let startCell = from.cell, endCell = located.cell
                 rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
-                    part.cells.explore(key, fraction < 0.5 ? startCell : endCell)
+                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                 }
             }
         }
