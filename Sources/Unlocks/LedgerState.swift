@@ -347,7 +347,7 @@ public enum LedgerState {
                 var minute: Int64 = 0, first = true
                 for _ in 0..<minuteCount {
                     let following = minute &+ ZigZag.decode(try next("minute"))
-                    guard following == MomentTally.untimedMinute || abs(following) <= largestMinute, first || following > minute else {
+                    guard following == MomentTally.untimedMinute || (following >= -largestMinute && following <= largestMinute), first || following > minute else {
                         throw fail("input \(path): minute \(following) out of order or beyond ±2^53 ms")
                     }
                     minute = following
@@ -386,7 +386,7 @@ public enum LedgerState {
                 }
                 let firstSecond = ZigZag.decode(try next("first cell second"))
                 let largestSecond = Int64(largestNumber) / 1000
-                guard abs(firstSecond) <= largestSecond else { throw fail("input \(path): first cell second \(firstSecond) beyond ±2^53 ms") }
+                guard firstSecond >= -largestSecond, firstSecond <= largestSecond else { throw fail("input \(path): first cell second \(firstSecond) beyond ±2^53 ms") }
                 var key: Int64 = 0
                 for n in 0..<cellCount {
                     key &+= Int64(bitPattern: try next("cell key"))

@@ -78,6 +78,34 @@ final class LedgerStateTests: XCTestCase {
         assertRefused(encoded { $0.places = [(place: 99, points: 1)] }, mentioning: "not in its palette")
     }
 
+    /// Random bytes of the binary part (places, minutes, cells) changed, the checksum made valid:
+    /// every such state decodes or is refused with an error naming it, never a trap.
+    func testDamagedBinaryPartsAreRefusedOrRead() {
+        var two = ledger()
+        var other = two.contributions["f1"]!
+        other.moments = Dictionary(uniqueKeysWithValues: other.moments.map { ($0.key + 100, $0.value) })
+        two.inputs["f2"] = InputRecord(path: "later.csv", fingerprint: "f2", format: "csv")
+        two.contributions["f2"] = other
+        let bytes = LedgerState.encode(two, options: ClassifyOptions(), world: Self.world, china: Self.china)
+        let start = 16 + Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+        var random = SystemRandomNumberGenerator()
+        var refused = 0
+        for _ in 0..<500 {
+            var damaged = Array(bytes[0..<(bytes.count - 8)])
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                damaged[Int.random(in: start..<damaged.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            withUnsafeBytes(of: damaged.withUnsafeBytes { XXH64.hash($0) }.littleEndian) { damaged += $0 }
+            do {
+                _ = try decode(damaged)
+            } catch {
+                XCTAssertTrue("\(error)".hasPrefix("crafted: "), "\(error)")
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 250, "most damage is caught")
+    }
+
     func testAVersionOneStateIsRefusedWithTheReason() {
         var bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), world: Self.world, china: Self.china)
         bytes.replaceSubrange(0..<8, with: Array("AUSTATE1".utf8))
