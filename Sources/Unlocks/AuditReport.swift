@@ -239,7 +239,7 @@ public final class AuditReport {
             DatumSuggestion(input: input, datumFlipPoints: datumFlipsByInput[input.path] ?? 0)
         }
         findings = []
-        for (key, evidence) in ledger.regions.sorted(by: { $0.key < $1.key }) {
+        for (key, evidence) in try ledger.combined().regions.sorted(by: { $0.key < $1.key }) {
             let kind: UnlockFinding.Kind
             if evidence.confirmedBy == nil, evidence.tentativeBy != nil {
                 kind = .tentative

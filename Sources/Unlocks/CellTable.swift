@@ -65,13 +65,20 @@ public struct CellTable: Equatable, Sendable, Sequence {
 
     private mutating func grow() {
         var bigger = CellTable(minimumCapacity: keys.count)
-        for (key, visit) in self { bigger.explore(key, visit) }
+        forEachCell { key, visit in bigger.explore(key, visit) }
         self = bigger
     }
 
     /// The keys in ascending order (for deterministic output).
     public func sortedKeys() -> [Int64] {
         keys.filter { $0 != Self.empty }.sorted()
+    }
+
+    /// Calls `body` with every cell, in no particular order: a plain loop over the slots, much
+    /// faster than the `Sequence` iterator where every cell of an archive is visited.
+    @inline(__always)
+    public func forEachCell(_ body: (Int64, CellVisit) throws -> Void) rethrows {
+        for i in keys.indices where keys[i] != Self.empty { try body(keys[i], values[i]) }
     }
 
     public func makeIterator() -> AnyIterator<(key: Int64, value: CellVisit)> {
@@ -89,5 +96,96 @@ public struct CellTable: Equatable, Sendable, Sequence {
     public static func == (a: CellTable, b: CellTable) -> Bool {
         guard a.count == b.count else { return false }
         return a.allSatisfy { b[$0.key] == $0.value }
+    }
+}
+
+/// Explored cells in ascending key order with their first visit: what an input keeps once it has
+/// been read, and the archive's union (``union(_:)``). 24 bytes a cell, against the 48 to 96 of a
+/// ``CellTable``'s slots, and merged without hashing.
+public struct CellList: Equatable, Sendable, Sequence {
+    public private(set) var keys: [Int64] = []
+    public private(set) var visits: [CellVisit] = []
+
+    public init() {}
+
+    /// The cells of a table, sorted by key.
+    public init(_ table: CellTable) {
+        var pairs: [(Int64, CellVisit)] = []
+        pairs.reserveCapacity(table.count)
+        table.forEachCell { pairs.append(($0, $1)) }
+        pairs.sort { $0.0 < $1.0 }
+        keys = pairs.map(\.0)
+        visits = pairs.map(\.1)
+    }
+
+    /// Cells already in ascending key order, each key once (the caller checks).
+    init(sortedKeys keys: [Int64], visits: [CellVisit]) {
+        self.keys = keys
+        self.visits = visits
+    }
+
+    public var count: Int { keys.count }
+
+    public subscript(key: Int64) -> CellVisit? {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? visits[low] : nil
+    }
+
+    /// Calls `body` with every cell in key order.
+    @inline(__always)
+    public func forEachCell(_ body: (Int64, CellVisit) throws -> Void) rethrows {
+        for i in keys.indices { try body(keys[i], visits[i]) }
+    }
+
+    public func makeIterator() -> AnyIterator<(key: Int64, value: CellVisit)> {
+        var i = 0
+        return AnyIterator {
+            guard i < keys.count else { return nil }
+            defer { i += 1 }
+            return (keys[i], visits[i])
+        }
+    }
+
+    /// Every cell of the lists, each with its earliest visit (``CellVisit/isEarlier(than:)``), by
+    /// merging pairs of lists until one is left: linear work per round, log₂ of the lists' count rounds.
+    public static func union(_ lists: [CellList]) -> CellList {
+        var round = lists.filter { $0.count > 0 }
+        guard !round.isEmpty else { return CellList() }
+        while round.count > 1 {
+            var next: [CellList] = []
+            next.reserveCapacity((round.count + 1) / 2)
+            var i = 0
+            while i + 1 < round.count {
+                next.append(merge(round[i], round[i + 1]))
+                i += 2
+            }
+            if i < round.count { next.append(round[i]) }
+            round = next
+        }
+        return round[0]
+    }
+
+    private static func merge(_ a: CellList, _ b: CellList) -> CellList {
+        var keys: [Int64] = [], visits: [CellVisit] = []
+        keys.reserveCapacity(a.count + b.count)
+        visits.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a.keys[i] < b.keys[j]) {
+                keys.append(a.keys[i]); visits.append(a.visits[i]); i += 1
+            } else if i == a.count || b.keys[j] < a.keys[i] {
+                keys.append(b.keys[j]); visits.append(b.visits[j]); j += 1
+            } else {
+                keys.append(a.keys[i])
+                visits.append(b.visits[j].isEarlier(than: a.visits[i]) ? b.visits[j] : a.visits[i])
+                i += 1
+                j += 1
+            }
+        }
+        return CellList(sortedKeys: keys, visits: visits)
     }
 }

@@ -34,6 +34,20 @@ public struct ClassifyReport {
         }
     }
 
+    /// One local day of the series: what was new that day and what was counted on it.
+    public struct Day: Equatable {
+        /// Days since 1970-01-01 in the report's zone.
+        public var day: Int64
+        /// Cells whose first visit falls on the day, and their area.
+        public var newCells: Int = 0
+        public var newSquareMetres: Double = 0
+        /// Unlocks (those the metrics count) whose first visit falls on the day, per level.
+        public var newUnlocks: [RegionLevel: Int] = [:]
+        /// Distance and duration of the minutes counted on the day (each moment once).
+        public var distanceMillimetres: Int64 = 0
+        public var durationMilliseconds: Int64 = 0
+    }
+
     public struct Metrics: Equatable {
         public var totalDistanceKilometers: Double
         public var flightDistanceKilometers: Double
@@ -56,16 +70,30 @@ public struct ClassifyReport {
     public let includePassedThrough: Bool
     /// Every file met, skipped ones included, sorted by path.
     public let inputs: [InputRecord]
+    /// How each input with a contribution fared in the combined view (superseded, overlaps), by fingerprint.
+    public let standing: [String: InputStanding]
+    /// Kept points of the counted moments (``CombinedLedger/pointsCounted``).
+    public let pointsCounted: Int64
+    /// Inputs' paths by fingerprint (to name the inputs an input overlaps).
+    private let pathByFingerprint: [String: String]
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
+    /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
+    /// counted minute, in order.
+    public let days: [Day]
 
+    /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
-                includePassedThrough: Bool = false) {
+                includePassedThrough: Bool = false) throws(LedgerOverflow) {
         self.options = options
         self.lenient = lenient
         self.includePassedThrough = includePassedThrough
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+        let combined = try ledger.combined()
+        standing = combined.standing
+        pathByFingerprint = Dictionary(inputs.map { ($0.fingerprint, $0.path) }, uniquingKeysWith: { a, _ in a })
+        pointsCounted = combined.pointsCounted
 
         // Explored area per region, from each cell's first visitor.
         var rowArea: [Int64: Double] = [:]
@@ -73,7 +101,14 @@ public struct ClassifyReport {
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
-        for (key, visit) in ledger.cells {
+        var clock = LocalDayClock(zone: options.timeZone)
+        // Cells come in no order of time, which the clock's cache wants: in a zone with daylight
+        // saving their days are kept by minute; a fixed offset needs no cache.
+        var dayOfMinute: [Int64: Int64] = [:]
+        let fixedOffset = options.timeZone.fixedMinutes.map { Int64($0) * 60_000 }
+        var series: [Int64: Day] = [:]
+        for day in combined.days { series[day] = Day(day: day) }
+        combined.cells.forEachCell { key, visit in
             let row = ExploredGrid.cell(ofKey: key).row
             let area: Double
             if let known = rowArea[row] { area = known } else {
@@ -81,6 +116,21 @@ public struct ClassifyReport {
                 rowArea[row] = area
             }
             total += area
+            if visit.time != Int64.max {
+                let day: Int64
+                if let fixed = fixedOffset {
+                    let local = visit.time &+ fixed
+                    day = local / 86_400_000 - (local % 86_400_000 < 0 ? 1 : 0)
+                } else {
+                    let minute = visit.time / 60_000 - (visit.time % 60_000 < 0 ? 1 : 0)
+                    if let known = dayOfMinute[minute] { day = known } else {
+                        day = clock.day(of: minute &* 60_000)
+                        dayOfMinute[minute] = day
+                    }
+                }
+                series[day, default: Day(day: day)].newCells += 1
+                series[day, default: Day(day: day)].newSquareMetres += area
+            }
             if visit.country >= 0 {
                 areaByRegion[RegionKey(level: .country, index: visit.country), default: 0] += area
                 if visit.country == chinaCountry { inChina += area }
@@ -105,7 +155,7 @@ public struct ClassifyReport {
         let worldAreas = world.areas(ofRegions: ledger.regions.keys.filter { $0.level == .country }.map(\.index))
         let chinaAreas = china.areas(ofRegions: ledger.regions.keys.filter { $0.level != .country }.map(\.index))
         var unlocks: [RegionLevel: [Unlock]] = [:]
-        for (key, evidence) in ledger.regions {
+        for (key, evidence) in combined.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
             let table = key.level == .country ? world : china
             let region = table.region(key.index)
@@ -122,8 +172,21 @@ public struct ClassifyReport {
             unlocks[level]!.sort { ($0.firstVisit, $0.code) < ($1.firstVisit, $1.code) }
         }
         self.unlocks = unlocks
+        for (level, list) in unlocks {
+            for unlock in list where unlock.counts(lenient: lenient, includePassedThrough: includePassedThrough) {
+                guard let time = unlock.firstVisit.time else { continue }
+                let day = clock.day(of: time)
+                series[day, default: Day(day: day)].newUnlocks[level, default: 0] += 1
+            }
+        }
+        for counted in combined.countedMinutes {
+            let day = clock.day(of: counted.minute &* 60_000)
+            series[day, default: Day(day: day)].distanceMillimetres += counted.distanceMillimetres
+            series[day, default: Day(day: day)].durationMilliseconds += counted.durationMilliseconds
+        }
+        self.days = series.values.sorted { $0.day < $1.day }
 
-        let days = ledger.days.sorted()
+        let days = combined.days.sorted()
         var longest = 0, current = 0
         for (i, day) in days.enumerated() {
             current = i > 0 && days[i - 1] == day - 1 ? current + 1 : 1
@@ -132,19 +195,40 @@ public struct ClassifyReport {
         func count(_ level: RegionLevel) -> Int {
             (unlocks[level] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) }.count
         }
-        metrics = Metrics(totalDistanceKilometers: rounded(Double(ledger.distanceMillimetres) / 1e6, 3),
-                          flightDistanceKilometers: rounded(Double(ledger.flightDistanceMillimetres) / 1e6, 3),
-                          totalDurationHours: rounded(Double(ledger.durationMilliseconds) / 3.6e6, 3),
+        metrics = Metrics(totalDistanceKilometers: rounded(Double(combined.distanceMillimetres) / 1e6, 3),
+                          flightDistanceKilometers: rounded(Double(combined.flightDistanceMillimetres) / 1e6, 3),
+                          totalDurationHours: rounded(Double(combined.durationMilliseconds) / 3.6e6, 3),
                           recordedDays: days.count, currentStreakDays: current, longestStreakDays: longest,
                           countryCount: count(.country), chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(inChina / 1e6, 4), globalAreaKm2: rounded(total / 1e6, 4),
-                          exploredCellCount: ledger.cells.count)
+                          exploredCellCount: combined.cells.count)
     }
 
-    /// Inputs with `status`.
+    /// Inputs with `status` (superseded readings excluded).
     public func count(_ status: InputRecord.Status) -> Int {
-        inputs.reduce(0) { $0 + ($1.status == status ? 1 : 0) }
+        inputs.reduce(0) { $0 + ($1.status == status && !isSuperseded($1) ? 1 : 0) }
+    }
+
+    /// An earlier reading of a path whose later reading covers its span: it counts nothing.
+    public func isSuperseded(_ input: InputRecord) -> Bool {
+        standing[input.fingerprint]?.supersededBy != nil
+    }
+
+    /// Superseded readings.
+    public var supersededCount: Int { inputs.reduce(0) { $0 + (isSuperseded($1) ? 1 : 0) } }
+
+    /// The report's status of an input: its own, or `superseded`.
+    public func status(of input: InputRecord) -> String {
+        isSuperseded(input) ? "superseded" : input.status.rawValue
+    }
+
+    /// The other inputs that recorded some of the same minutes, by path, with the seconds shared.
+    public func overlaps(of input: InputRecord) -> [(path: String, seconds: Int64)] {
+        guard let shared = standing[input.fingerprint]?.overlaps, !shared.isEmpty else { return [] }
+        return shared.map { (fingerprint: $0.key, path: pathByFingerprint[$0.key] ?? $0.key, seconds: $0.value * 60) }
+            .sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
+            .map { (path: $0.path, seconds: $0.seconds) }
     }
 
     /// Skipped files per reason, by reason.
@@ -176,7 +260,7 @@ public struct ClassifyReport {
         let totals = pointTotals
         let inputsJSON: [JSONValue] = inputs.map { input in
             var members: [(key: String, value: JSONValue)] = [
-                ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(input.status.rawValue)),
+                ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(status(of: input))),
             ]
             if let reason = input.skipReason { members.append(("reason", .string(reason))) }
             if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
@@ -191,6 +275,11 @@ public struct ClassifyReport {
                 members += [("pointsRead", .number(Double(input.pointsRead))), ("pointsKept", .number(Double(input.pointsKept))),
                             ("pins", .number(Double(input.pins)))]
                 if input.pointsPlanned > 0 { members.append(("pointsPlanned", .number(Double(input.pointsPlanned)))) }
+            }
+            let shared = overlaps(of: input)
+            if !shared.isEmpty, let s = standing[input.fingerprint] {
+                members.append(("overlaps", .array(shared.map { .object([("path", .string($0.path)), ("seconds", .number(Double($0.seconds)))]) })))
+                members.append(("countedShare", .number(rounded(s.minutes == 0 ? 1 : Double(s.countedMinutes) / Double(s.minutes), 4))))
             }
             if let error = input.error { members.append(("error", .string(error))) }
             return .object(members)
@@ -237,6 +326,7 @@ public struct ClassifyReport {
             ("rejected", .number(Double(count(.rejected)))),
             ("skipped", .number(Double(count(.skipped)))),
             ("planned", .number(Double(count(.planned)))),
+            ("superseded", .number(Double(supersededCount))),
             ("skippedByReason", .object(skippedByReason.map { (key: $0.reason, value: JSONValue.number(Double($0.count))) })),
             ("pins", .number(Double(inputs.reduce(0) { $0 + $1.pins }))),
             ("files", .array(inputsJSON)),
@@ -245,6 +335,7 @@ public struct ClassifyReport {
         let points: JSONValue = .object([
             ("read", .number(Double(totals.read))),
             ("kept", .number(Double(totals.kept))),
+            ("counted", .number(Double(pointsCounted))),
             ("inFlight", .number(Double(totals.inFlight))),
             ("dropped", .object(dropped)),
         ])
@@ -264,6 +355,17 @@ public struct ClassifyReport {
             ("exploredCellCount", Double(m.exploredCellCount)),
         ]
         let metricsJSON: JSONValue = .object(counts.map { (key: $0.0, value: JSONValue.number($0.1)) })
+        let daysJSON: JSONValue = .array(days.map { d in
+            let date = Timestamp.civilDate(daysSinceEpoch: d.day)
+            return .object([
+                ("date", .string(String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day))),
+                ("newCells", .number(Double(d.newCells))),
+                ("newKm2", .number(rounded(d.newSquareMetres / 1e6, 4))),
+                ("newUnlocks", .object(levels.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) })),
+                ("distanceKilometers", .number(rounded(Double(d.distanceMillimetres) / 1e6, 3))),
+                ("durationHours", .number(rounded(Double(d.durationMilliseconds) / 3.6e6, 3))),
+            ])
+        })
         return .object([
             ("report", .string("adminunlocks-classify")),
             ("version", .number(2)),
@@ -272,6 +374,7 @@ public struct ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
+            ("days", daysJSON),
         ])
     }
 
@@ -287,6 +390,7 @@ public struct ClassifyReport {
         for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped"), (.planned, "planned (unlocking nothing)")] where count(status) > 0 {
             out += ", \(count(status)) \(words)"
         }
+        if supersededCount > 0 { out += ", \(supersededCount) superseded by a later reading of the same path" }
         out += "\n"
         for input in inputs where input.status == .partial || input.status == .rejected {
             out += "  \(input.status.rawValue): \(input.path): \(input.error ?? "")\n"
@@ -303,6 +407,8 @@ public struct ClassifyReport {
         if pins > 0 { out += "Pins: \(pins) (waypoints and placemarks: counted, not classified)\n" }
         let drops = DropReason.allCases.compactMap { r in totals.dropped[r].map { "\(r.rawValue) \($0)" } }
         out += "Points: \(totals.read) read, \(totals.kept) kept (\(totals.inFlight) in flight)"
+        let overlapping = inputs.filter { !overlaps(of: $0).isEmpty }.count
+        if overlapping > 0 { out += ", \(pointsCounted) counted (\(overlapping) inputs recorded the same moments, counted once)" }
         out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "

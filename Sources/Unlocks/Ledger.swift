@@ -60,16 +60,6 @@ public struct RegionEvidence: Equatable, Sendable {
 
     public var isConfirmed: Bool { confirmedBy != nil }
 
-    /// Combines evidence from two parts of an archive; fails when a count would overflow.
-    public mutating func merge(_ other: RegionEvidence) throws(LedgerOverflow) {
-        confirmedBy = earliest(confirmedBy, other.confirmedBy)
-        tentativeBy = earliest(tentativeBy, other.tentativeBy)
-        insidePoints = try LedgerOverflow.sum(insidePoints, other.insidePoints, "inside point count")
-        edgePoints = try LedgerOverflow.sum(edgePoints, other.edgePoints, "edge point count")
-        passedBy = earliest(passedBy, other.passedBy)
-        passedPoints = try LedgerOverflow.sum(passedPoints, other.passedPoints, "passed point count")
-    }
-
     /// Only vehicle-speed points reached it: listed as passed through, not unlocked by default.
     public var isPassedThroughOnly: Bool { confirmedBy == nil && tentativeBy == nil && passedBy != nil }
 }
@@ -82,7 +72,8 @@ func earliest(_ a: Visit?, _ b: Visit?) -> Visit? {
 
 /// Who first explored a cell: the time of the point that reached it and that point's regions.
 public struct CellVisit: Equatable, Sendable {
-    /// Milliseconds since the epoch; `Int64.max` when untimed.
+    /// Milliseconds since the epoch, rounded down to the whole second (``second(of:)``: the state
+    /// then keeps a cell's time within an input in two or three bytes); `Int64.max` when untimed.
     public var time: Int64
     /// Index in the world table, -1 for none.
     public var country: Int32
@@ -93,6 +84,12 @@ public struct CellVisit: Equatable, Sendable {
         self.time = time
         self.country = country
         self.chinaRegion = chinaRegion
+    }
+
+    /// `milliseconds` rounded down to the whole second.
+    public static func second(of milliseconds: Int64) -> Int64 {
+        let remainder = milliseconds % 1000
+        return milliseconds &- (remainder < 0 ? remainder &+ 1000 : remainder)
     }
 
     /// The earlier visit wins; ties go to the smaller region indices, so merging is order-free.
@@ -196,49 +193,46 @@ public struct InputRecord: Equatable, Sendable {
     public var unreadablePoints: Int64 { dropped[.unreadable] ?? 0 }
 }
 
-/// Everything an archive contributes, in a form that merges associatively: the union of
-/// evidence with the earliest visits, the union of explored cells with the earliest visitor,
-/// the union of days, and exact integer sums. One run, several runs through a state file, or
-/// shards merged together give the same ledger, hence the same report.
+/// Everything an archive contributes, kept per input: every file met (``inputs``) and what each
+/// input that was read contributed (``contributions``: its regions' visits, cells, days and
+/// per-minute tallies). The report's numbers are computed from the contributions
+/// (``combined()``), so one moment recorded by several inputs counts once, and merging is the
+/// union of inputs: one run, several runs through a state file, or shards merged together give
+/// the same ledger, hence the same report, and forgetting an input gives the ledger a run without
+/// it gives.
 public struct UnlockLedger: Equatable, Sendable {
-    public var regions: [RegionKey: RegionEvidence] = [:]
-    public var cells = CellTable()
-    /// Local day numbers (days since 1970-01-01 at the report's UTC offset) with kept points.
-    public var days: Set<Int64> = []
-    /// Inputs by fingerprint.
+    /// Inputs by fingerprint (skipped files by ``InputRecord/pathKey(path:)``).
     public var inputs: [String: InputRecord] = [:]
-    /// Sum of leg lengths within segments, millimetres (integers, so sums merge exactly).
-    public var distanceMillimetres: Int64 = 0
-    /// Of which in flight.
-    public var flightDistanceMillimetres: Int64 = 0
-    /// Sum of leg durations within segments, milliseconds.
-    public var durationMilliseconds: Int64 = 0
+    /// What each input contributed, by fingerprint; inputs that contributed nothing have none.
+    public var contributions: [String: InputContribution] = [:]
 
     public init() {}
 
-    /// Adds another ledger (from another run or shard). Inputs already present are not counted
-    /// twice: a shard that repeats an input keeps the first copy's record and contributes nothing
-    /// for it — callers merge ledgers of disjoint inputs (`classify` skips known fingerprints).
-    /// Skipped files carry no counts; a repeated one keeps the first record too, and one that
-    /// another part read gives way to the reading.
-    /// Fails, leaving the ledger part-merged, when a sum would overflow (only crafted or absurd
-    /// states get there: a state's counts are checked to stay below 2^53 when read).
-    public mutating func merge(_ other: UnlockLedger) throws(LedgerOverflow) {
-        for (key, evidence) in other.regions { try regions[key, default: RegionEvidence()].merge(evidence) }
-        for (key, visit) in other.cells { cells.explore(key, visit) }
-        days.formUnion(other.days)
-        for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil { inputs[fingerprint] = record }
+    /// Adds another ledger (from another run or shard): the union of their inputs. Inputs already
+    /// present keep the first copy's record and contribution — callers merge ledgers of disjoint
+    /// inputs (`classify` skips known fingerprints, `merge` refuses shared ones). Skipped files
+    /// carry no counts; a repeated one keeps the first record too, and one that another part read
+    /// gives way to the reading.
+    public mutating func merge(_ other: UnlockLedger) {
+        for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil {
+            inputs[fingerprint] = record
+            if let part = other.contributions[fingerprint] { contributions[fingerprint] = part }
+        }
         // A file one part passed over by its path and another read (say, once its format had a
         // reader) is a file that was read, as in one run.
         let readPaths = Set(inputs.values.lazy.filter { $0.fingerprint != InputRecord.pathKey(path: $0.path) }.map(\.path))
         for path in readPaths where inputs[InputRecord.pathKey(path: path)] != nil {
             inputs.removeValue(forKey: InputRecord.pathKey(path: path))
         }
-        distanceMillimetres = try LedgerOverflow.sum(distanceMillimetres, other.distanceMillimetres, "distance")
-        flightDistanceMillimetres = try LedgerOverflow.sum(flightDistanceMillimetres, other.flightDistanceMillimetres, "flight distance")
-        durationMilliseconds = try LedgerOverflow.sum(durationMilliseconds, other.durationMilliseconds, "duration")
     }
 
+    /// Removes inputs, with their contributions, as if they had never been read.
+    public mutating func forget(_ fingerprints: Set<String>) {
+        for fingerprint in fingerprints {
+            inputs.removeValue(forKey: fingerprint)
+            contributions.removeValue(forKey: fingerprint)
+        }
+    }
 }
 
 /// A sum of two ledgers that does not fit in 64 bits: reported, never wrapped or trapped.

@@ -14,24 +14,35 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// The `--state` file: a ledger saved between runs, so a later run adds only new inputs and
-/// shards can be merged (`unlocks merge`).
+/// The `--state` file: a ledger saved between runs, so a later run adds only new inputs, shards
+/// can be merged (`unlocks merge`) and inputs forgotten (`unlocks forget`).
 ///
-/// Layout (little-endian): magic `AUSTATE2` (version 2: inputs known by a hash of their whole
-/// content; version 1 knew them by size, head and tail and is refused, see ``decode``); UInt64 length of a JSON document (options that
-/// change the evidence, the codes of the regions cells name, regions with their evidence by level
-/// and code, days, sums, inputs — every file met, skipped ones included, with status, reason,
-/// pins and labels; states from before skipped files were kept read as having none);
-/// the JSON; UInt64 cell count; cells sorted by key, each as varints: key delta from the previous
-/// key, zig-zag time delta from the previous cell's time, country + 1, China region + 1 (indices
-/// into the JSON's `countries` and `chinaRegions` lists, the latter as `level:code`); finally XXH64
-/// of everything before.
+/// Layout (little-endian): magic `AUSTATE3` (version 3: each input's own contribution; version 2
+/// kept one ledger for all inputs, version 1 knew inputs by size, head and tail; both are refused,
+/// see ``decode``); UInt64 length of a JSON document; the JSON (the options that change the
+/// evidence, the codes of the regions that cells and places name, and the inputs — every file met,
+/// skipped ones included, with status, reason, pins and labels, and for an input that contributed
+/// something its regions' visits by level and code, its days, and how many places, minutes and
+/// cells follow for it in the binary part); then for each such input, in the JSON's order, as
+/// varints: its places (country, province, city, county as positions + 1 in the JSON's
+/// `countries` and `chinaRegions` lists, 0 for none; the kinds byte), its minutes sorted (zig-zag
+/// minute delta from the previous; flags: bit 0 in-flight points follow, bit 1 flight distance
+/// follows, the rest the number of place counts; points; distance mm; zig-zag of 60,000 minus the
+/// duration ms; in-flight points; flight mm; per place count its palette position and points),
+/// its cells: a palette of (country + 1, China region + 1) pairs (its count first), the zig-zag
+/// second of its earliest timed cell, then per cell sorted by key the key delta, the seconds
+/// after that earliest one + 1 (0: untimed) and its pair's palette position; finally XXH64 of
+/// everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
+/// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
-    static let magic = Array("AUSTATE2".utf8)
+    static let magic = Array("AUSTATE3".utf8)
     /// The magic of states whose inputs were known by size, head and tail: their records cannot be
     /// matched to content hashes, so every input would be counted again.
     static let versionOneMagic = Array("AUSTATE1".utf8)
+    /// The magic of states that kept one ledger for all inputs: an input's share of it cannot be
+    /// told apart, so overlaps, superseded files and `forget` could not be computed.
+    static let versionTwoMagic = Array("AUSTATE2".utf8)
     /// The largest count, sum or time a state may hold: every integer up to it is exact as a JSON
     /// number, and sums of two stay far inside 64 bits.
     static let largestNumber: Double = 9_007_199_254_740_992  // 2^53
@@ -41,6 +52,9 @@ public enum LedgerState {
         if prefix.starts(with: magic) { return nil }
         if prefix.starts(with: versionOneMagic) {
             return "a state of version 1 (inputs known by size, head and tail), which this version cannot match to inputs; classify the inputs again into a new state"
+        }
+        if prefix.starts(with: versionTwoMagic) {
+            return "a state of version 2 (one ledger for all inputs), from which this version cannot tell each input's share; classify the inputs again into a new state"
         }
         return "not an unlocks state file (bad magic)"
     }
@@ -66,16 +80,27 @@ public enum LedgerState {
             guard let v else { return .null }
             return .array([v.time.map { .number(Double($0)) } ?? .null, .number(v.latitude), .number(v.longitude)])
         }
-        let regions: [JSONValue] = ledger.regions.keys.sorted().map { key in
-            let e = ledger.regions[key]!
-            let table = key.level == .country ? world : china
-            var entry: [JSONValue] = [.number(Double(key.level.rawValue)), .string(table.region(key.index).code), visitJSON(e.confirmedBy),
-                                      visitJSON(e.tentativeBy), .number(Double(e.insidePoints)), .number(Double(e.edgePoints))]
-            // Vehicle-only evidence, when there is some: the earliest such point and their count.
-            if e.passedBy != nil || e.passedPoints > 0 { entry += [visitJSON(e.passedBy), .number(Double(e.passedPoints))] }
-            return .array(entry)
+        let fingerprints = ledger.inputs.keys.sorted()
+        let parts = fingerprints.compactMap { fingerprint in ledger.contributions[fingerprint].map { (fingerprint, $0) } }
+        // Only the regions cells and places name are listed; they refer to them by position.
+        var countrySet = Set<Int32>(), chinaSet = Set<Int32>()
+        for (_, part) in parts {
+            part.cells.forEachCell { _, visit in
+                if visit.country >= 0 { countrySet.insert(visit.country) }
+                if visit.chinaRegion >= 0 { chinaSet.insert(visit.chinaRegion) }
+            }
+            for place in part.places {
+                if place.regions.0 >= 0 { countrySet.insert(place.regions.0) }
+                for region in [place.regions.1, place.regions.2, place.regions.3] where region >= 0 { chinaSet.insert(region) }
+            }
         }
-        let inputs: [JSONValue] = ledger.inputs.keys.sorted().map { fingerprint in
+        let countries = countrySet.sorted(), chinaRegions = chinaSet.sorted()
+        let countryPosition = Dictionary(uniqueKeysWithValues: countries.enumerated().map { ($1, UInt64($0) + 1) })
+        let chinaPosition = Dictionary(uniqueKeysWithValues: chinaRegions.enumerated().map { ($1, UInt64($0) + 1) })
+        func country(_ index: Int32) -> UInt64 { index < 0 ? 0 : countryPosition[index]! }
+        func chinaRegion(_ index: Int32) -> UInt64 { index < 0 ? 0 : chinaPosition[index]! }
+
+        let inputs: [JSONValue] = fingerprints.map { fingerprint in
             let r = ledger.inputs[fingerprint]!
             var members: [(key: String, value: JSONValue)] = [
                 ("fingerprint", .string(r.fingerprint)), ("path", .string(r.path)), ("format", .string(r.format)),
@@ -84,7 +109,6 @@ public enum LedgerState {
                 ("inFlight", .number(Double(r.pointsInFlight))),
                 ("dropped", .object(DropReason.allCases.compactMap { reason in r.dropped[reason].map { (reason.rawValue, .number(Double($0))) } })),
             ]
-            // Members added with the skipped files and labels (absent in older states, read as none).
             if r.pins > 0 { members.append(("pins", .number(Double(r.pins)))) }
             if r.pointsPlanned > 0 { members.append(("planned", .number(Double(r.pointsPlanned)))) }
             for (key, value) in [("reason", r.skipReason), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
@@ -93,50 +117,86 @@ public enum LedgerState {
             // The input's datum and hint (absent: WGS-84, no hint).
             if let datum = r.datum, datum != .wgs84 { members.append(("datum", .string(datum.rawValue))) }
             if let hint = r.datumHint { members.append(("datumHint", .array([.string(hint.datum.rawValue), .string(hint.reason)]))) }
+            if let part = ledger.contributions[fingerprint] {
+                let regions: [JSONValue] = part.regions.keys.sorted().map { key in
+                    let e = part.regions[key]!
+                    let table = key.level == .country ? world : china
+                    return .array([.number(Double(key.level.rawValue)), .string(table.region(key.index).code),
+                                   visitJSON(e.confirmedBy), visitJSON(e.tentativeBy), visitJSON(e.passedBy)])
+                }
+                members += [("regions", .array(regions)), ("days", .array(part.days.sorted().map { .number(Double($0)) })),
+                            ("places", .number(Double(part.places.count))), ("minutes", .number(Double(part.moments.count))),
+                            ("cells", .number(Double(part.cells.count)))]
+            }
             return .object(members)
         }
-        // Only the regions the cells name are listed; cells refer to them by position.
-        let countries = Set(ledger.cells.map(\.value.country)).filter { $0 >= 0 }.sorted()
-        let chinaRegions = Set(ledger.cells.map(\.value.chinaRegion)).filter { $0 >= 0 }.sorted()
-        let countryPosition = Dictionary(uniqueKeysWithValues: countries.enumerated().map { ($1, Int32($0)) })
-        let chinaPosition = Dictionary(uniqueKeysWithValues: chinaRegions.enumerated().map { ($1, Int32($0)) })
         let document: JSONValue = .object([
             ("rules", .object(ruleValues(options))),
             ("countries", .array(countries.map { .string(world.region($0).code) })),
             ("chinaRegions", .array(chinaRegions.map { let r = china.region($0); return .string("\(r.level.rawValue):\(r.code)") })),
-            ("regions", .array(regions)),
-            ("days", .array(ledger.days.sorted().map { .number(Double($0)) })),
-            ("distanceMillimetres", .number(Double(ledger.distanceMillimetres))),
-            ("flightDistanceMillimetres", .number(Double(ledger.flightDistanceMillimetres))),
-            ("durationMilliseconds", .number(Double(ledger.durationMilliseconds))),
             ("inputs", .array(inputs)),
         ])
-        var bytes = magic
         let json = Array(document.compactRendered().utf8)
+        var bytes = magic
         append(UInt64(json.count), to: &bytes)
         bytes += json
-        append(UInt64(ledger.cells.count), to: &bytes)
-        var previousKey: Int64 = 0, previousTime: Int64 = 0
-        for key in ledger.cells.sortedKeys() {
-            let cell = ledger.cells[key]!
-            UnsignedVarint.append(UInt64(key - previousKey), to: &bytes)
-            UnsignedVarint.append(ZigZag.encode(cell.time &- previousTime), to: &bytes)
-            UnsignedVarint.append(UInt64(cell.country < 0 ? 0 : countryPosition[cell.country]! + 1), to: &bytes)
-            UnsignedVarint.append(UInt64(cell.chinaRegion < 0 ? 0 : chinaPosition[cell.chinaRegion]! + 1), to: &bytes)
-            previousKey = key
-            previousTime = cell.time
+        func varint(_ value: UInt64) { UnsignedVarint.append(value, to: &bytes) }
+        func count(_ value: Int64) { varint(UInt64(max(0, value))) }
+        for (_, part) in parts {
+            for place in part.places {
+                varint(country(place.regions.0))
+                varint(chinaRegion(place.regions.1))
+                varint(chinaRegion(place.regions.2))
+                varint(chinaRegion(place.regions.3))
+                varint(UInt64(place.kinds))
+            }
+            var previousMinute: Int64 = 0
+            for minute in part.moments.keys.sorted() {
+                let t = part.moments[minute]!
+                varint(ZigZag.encode(minute &- previousMinute))
+                previousMinute = minute
+                varint((t.inFlight > 0 ? 1 : 0) | (t.flightDistanceMillimetres > 0 ? 2 : 0) | UInt64(t.places.count) << 2)
+                count(t.points)
+                count(t.distanceMillimetres)
+                varint(ZigZag.encode(60_000 &- t.durationMilliseconds))
+                if t.inFlight > 0 { count(t.inFlight) }
+                if t.flightDistanceMillimetres > 0 { count(t.flightDistanceMillimetres) }
+                for entry in t.places {
+                    varint(UInt64(entry.place))
+                    count(entry.points)
+                }
+            }
+            // Cells: the input's palette of (country, region) pairs, its first visit second, then
+            // per cell the key delta, the second after the first (+ 1; 0 untimed), the pair's position.
+            let keys = part.cells.keys, cells = part.cells.visits
+            let pairs = Set(cells.map { CellRegions(country: $0.country, chinaRegion: $0.chinaRegion) }).sorted()
+            let pairPosition = Dictionary(uniqueKeysWithValues: pairs.enumerated().map { ($1, UInt64($0)) })
+            varint(UInt64(pairs.count))
+            for pair in pairs {
+                varint(country(pair.country))
+                varint(chinaRegion(pair.chinaRegion))
+            }
+            let firstSecond = cells.lazy.filter { $0.time != Int64.max }.map { $0.time / 1000 }.min() ?? 0
+            varint(ZigZag.encode(firstSecond))
+            var previousKey: Int64 = 0
+            for (key, cell) in zip(keys, cells) {
+                varint(UInt64(bitPattern: key &- previousKey))
+                varint(cell.time == Int64.max ? 0 : UInt64(bitPattern: cell.time / 1000 &- firstSecond) &+ 1)
+                varint(pairPosition[CellRegions(country: cell.country, chinaRegion: cell.chinaRegion)]!)
+                previousKey = key
+            }
         }
         append(bytes.withUnsafeBytes { XXH64.hash($0) }, to: &bytes)
         return bytes
     }
 
     /// Reads a state written by `encode`, mapping region codes to the given tables' indices.
-    /// Fails with a clear error on damage, on other rules than `options`, or on a region the
-    /// tables do not have.
+    /// Fails with a clear error on damage, on other rules than `options`, on a number out of
+    /// range, or on a region the tables do not have.
     public static func decode(_ bytes: [UInt8], path: String, options: ClassifyOptions, world: RegionTable, china: RegionTable) throws -> UnlockLedger {
         func fail(_ reason: String) -> StateError { StateError(path: path, reason: reason) }
         if let problem = headerProblem(Array(bytes.prefix(magic.count))) { throw fail(problem) }
-        guard bytes.count >= magic.count + 24 else { throw fail("truncated: \(bytes.count) bytes") }
+        guard bytes.count >= magic.count + 16 else { throw fail("truncated: \(bytes.count) bytes") }
         let stored = bytes.withUnsafeBytes { raw -> UInt64 in raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
         guard bytes.withUnsafeBytes({ XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<(bytes.count - 8)])) }) == UInt64(littleEndian: stored) else {
             throw fail("checksum mismatch: the state file is damaged")
@@ -198,34 +258,13 @@ public enum LedgerState {
                 let time = parts[0] == .null ? nil : try integer(parts[0], "visit time", signed: true)
                 return Visit(time: time, latitude: lat, longitude: lon)
             }
-            for item in document["regions"]?.arrayValue ?? [] {
-                guard let parts = item.arrayValue, parts.count == 6 || parts.count == 8, let code = parts[1].stringValue,
-                      let level = RegionLevel(rawValue: UInt8(clamping: try integer(parts[0], "region level"))) else {
-                    throw fail("bad region entry \(item.compactRendered())")
-                }
-                let index = level == .country ? try lookup(code, worldIndex, "country") : try lookup("\(level.rawValue):\(code)", chinaIndex, "region")
-                var evidence = RegionEvidence()
-                evidence.confirmedBy = try visit(parts[2])
-                evidence.tentativeBy = try visit(parts[3])
-                evidence.insidePoints = try integer(parts[4], "inside point count of \(code)", optional: false)
-                evidence.edgePoints = try integer(parts[5], "edge point count of \(code)", optional: false)
-                if parts.count == 8 {
-                    evidence.passedBy = try visit(parts[6])
-                    evidence.passedPoints = try integer(parts[7], "passed point count of \(code)", optional: false)
-                }
-                ledger.regions[RegionKey(level: level, index: index)] = evidence
-            }
-            ledger.days = Set(try (document["days"]?.arrayValue ?? []).map { try integer($0, "day", signed: true) })
-            ledger.distanceMillimetres = try integer(document["distanceMillimetres"], "distance")
-            ledger.flightDistanceMillimetres = try integer(document["flightDistanceMillimetres"], "flight distance")
-            ledger.durationMilliseconds = try integer(document["durationMilliseconds"], "duration")
-            guard ledger.flightDistanceMillimetres <= ledger.distanceMillimetres else {
-                throw fail("flight distance \(ledger.flightDistanceMillimetres) mm exceeds the distance \(ledger.distanceMillimetres) mm")
-            }
+            /// Inputs with a contribution, in order, with the counts of what follows for each.
+            var sized: [(fingerprint: String, places: Int64, minutes: Int64, cells: Int64)] = []
             for item in document["inputs"]?.arrayValue ?? [] {
                 guard let fingerprint = item["fingerprint"]?.stringValue, let path = item["path"]?.stringValue,
                       let format = item["format"]?.stringValue,
                       let status = item["status"]?.stringValue.flatMap(Self.status) else { throw fail("bad input entry") }
+                guard ledger.inputs[fingerprint] == nil else { throw fail("input \(path) is listed twice") }
                 var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
                 record.pins = try integer(item["pins"], "pins of \(path)")
                 record.pointsPlanned = try integer(item["planned"], "planned points of \(path)")
@@ -252,25 +291,134 @@ public enum LedgerState {
                     throw fail("input \(path) keeps more points than it read")
                 }
                 ledger.inputs[fingerprint] = record
+                guard let regions = item["regions"] else { continue }
+                var part = InputContribution()
+                for entry in regions.arrayValue ?? [] {
+                    guard let fields = entry.arrayValue, fields.count == 5, let code = fields[1].stringValue,
+                          let level = RegionLevel(rawValue: UInt8(clamping: try integer(fields[0], "region level"))) else {
+                        throw fail("input \(path): bad region entry \(entry.compactRendered())")
+                    }
+                    let index = level == .country ? try lookup(code, worldIndex, "country") : try lookup("\(level.rawValue):\(code)", chinaIndex, "region")
+                    var evidence = RegionEvidence()
+                    evidence.confirmedBy = try visit(fields[2])
+                    evidence.tentativeBy = try visit(fields[3])
+                    evidence.passedBy = try visit(fields[4])
+                    part.regions[RegionKey(level: level, index: index)] = evidence
+                }
+                part.days = Set(try (item["days"]?.arrayValue ?? []).map { try integer($0, "day of \(path)", signed: true) })
+                ledger.contributions[fingerprint] = part
+                sized.append((fingerprint, try integer(item["places"], "place count of \(path)", optional: false),
+                              try integer(item["minutes"], "minute count of \(path)", optional: false),
+                              try integer(item["cells"], "cell count of \(path)", optional: false)))
             }
 
-            let count = try word()
-            guard count <= UInt64(end - offset) / 4 else { throw fail("cell count \(count) beyond the file") }
-            ledger.cells = CellTable(minimumCapacity: Int(count))
-            var key: Int64 = 0, time: Int64 = 0
-            for _ in 0..<Int(count) {
-                guard let dk = UnsignedVarint.read(raw, &offset, end: end), let dt = UnsignedVarint.read(raw, &offset, end: end),
-                      let country = UnsignedVarint.read(raw, &offset, end: end), let region = UnsignedVarint.read(raw, &offset, end: end),
-                      country <= UInt64(countryMap.count), region <= UInt64(chinaMap.count)
-                else { throw fail("bad cell record at byte \(offset)") }
-                key &+= Int64(bitPattern: dk)
-                time &+= ZigZag.decode(dt)
-                ledger.cells.explore(key, CellVisit(time: time, country: country == 0 ? -1 : countryMap[Int(country - 1)],
-                                                    chinaRegion: region == 0 ? -1 : chinaMap[Int(region - 1)]))
+            func next(_ what: String) throws -> UInt64 {
+                guard let value = UnsignedVarint.read(raw, &offset, end: end) else { throw fail("bad \(what) at byte \(offset)") }
+                return value
+            }
+            /// A count or sum as a varint: at most 2^53.
+            func amount(_ what: String) throws -> Int64 {
+                let value = try next(what)
+                guard value <= UInt64(largestNumber) else { throw fail("\(what) \(value) at byte \(offset) is beyond 2^53") }
+                return Int64(value)
+            }
+            func position(_ what: String, within count: Int) throws -> Int {
+                let value = try next(what)
+                guard value <= UInt64(count) else { throw fail("\(what) \(value) at byte \(offset) names no listed region") }
+                return Int(value)
+            }
+            let largestMinute = Int64(largestNumber) / 60_000
+            for (fingerprint, placeCount, minuteCount, cellCount) in sized {
+                let path = ledger.inputs[fingerprint]!.path
+                // Each place, minute and cell takes at least 2 bytes: counts beyond the file are damage.
+                guard placeCount + minuteCount + cellCount <= Int64(end - offset) / 2 else {
+                    throw fail("input \(path): \(placeCount) places, \(minuteCount) minutes and \(cellCount) cells do not fit in the file")
+                }
+                var part = ledger.contributions[fingerprint]!
+                part.places.reserveCapacity(Int(placeCount))
+                for _ in 0..<placeCount {
+                    func china() throws -> Int32 { let p = try position("place region", within: chinaMap.count); return p == 0 ? -1 : chinaMap[p - 1] }
+                    let c = try position("place country", within: countryMap.count)
+                    let regions = (c == 0 ? -1 : countryMap[c - 1], try china(), try china(), try china())
+                    let kinds = try next("place kinds")
+                    guard kinds <= 255 else { throw fail("input \(path): place kinds \(kinds) is not a byte") }
+                    part.places.append(PlaceSignature(regions: regions, kinds: UInt8(kinds)))
+                }
+                var minute: Int64 = 0, first = true
+                for _ in 0..<minuteCount {
+                    let following = minute &+ ZigZag.decode(try next("minute"))
+                    guard following == MomentTally.untimedMinute || (following >= -largestMinute && following <= largestMinute), first || following > minute else {
+                        throw fail("input \(path): minute \(following) out of order or beyond ±2^53 ms")
+                    }
+                    minute = following
+                    first = false
+                    var t = MomentTally()
+                    let flags = try next("minute flags")
+                    guard flags >> 2 <= UInt64(max(part.places.count, 0)) else { throw fail("input \(path): minute \(minute) counts more places than it has") }
+                    t.points = try amount("points of minute \(minute)")
+                    t.distanceMillimetres = try amount("distance of minute \(minute)")
+                    t.durationMilliseconds = 60_000 &- ZigZag.decode(try next("duration"))
+                    guard t.durationMilliseconds >= 0, t.durationMilliseconds <= (minute == MomentTally.untimedMinute ? 0 : 60_000) else {
+                        throw fail("input \(path): duration \(t.durationMilliseconds) ms of minute \(minute) is not within the minute")
+                    }
+                    if flags & 1 != 0 { t.inFlight = try amount("in-flight points of minute \(minute)") }
+                    if flags & 2 != 0 { t.flightDistanceMillimetres = try amount("flight distance of minute \(minute)") }
+                    guard t.inFlight <= t.points, t.flightDistanceMillimetres <= t.distanceMillimetres else {
+                        throw fail("input \(path): minute \(minute) has more in flight than in all")
+                    }
+                    for _ in 0..<(flags >> 2) {
+                        let place = try next("place position")
+                        guard place < UInt64(part.places.count) else { throw fail("input \(path): place \(place) of minute \(minute) is not in its palette") }
+                        t.places.append((Int32(place), try amount("place points of minute \(minute)")))
+                    }
+                    part.moments[minute] = t
+                }
+                var keys: [Int64] = [], visits: [CellVisit] = []
+                keys.reserveCapacity(Int(cellCount))
+                visits.reserveCapacity(Int(cellCount))
+                let pairCount = try next("cell region count")
+                guard pairCount <= UInt64(end - offset) / 2 else { throw fail("input \(path): \(pairCount) cell regions do not fit in the file") }
+                var pairs: [CellRegions] = []
+                for _ in 0..<pairCount {
+                    let country = try position("cell country", within: countryMap.count)
+                    let region = try position("cell region", within: chinaMap.count)
+                    pairs.append(CellRegions(country: country == 0 ? -1 : countryMap[country - 1], chinaRegion: region == 0 ? -1 : chinaMap[region - 1]))
+                }
+                let firstSecond = ZigZag.decode(try next("first cell second"))
+                let largestSecond = Int64(largestNumber) / 1000
+                guard firstSecond >= -largestSecond, firstSecond <= largestSecond else { throw fail("input \(path): first cell second \(firstSecond) beyond ±2^53 ms") }
+                var key: Int64 = 0
+                for n in 0..<cellCount {
+                    key &+= Int64(bitPattern: try next("cell key"))
+                    guard n == 0 || key > keys[keys.count - 1] else { throw fail("input \(path): cells out of order or listed twice at byte \(offset)") }
+                    let second = try next("cell time")
+                    guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
+                        throw fail("input \(path): cell time at byte \(offset) beyond 2^53 ms")
+                    }
+                    let pair = try next("cell region pair")
+                    guard pair < UInt64(pairs.count) else { throw fail("input \(path): cell region pair \(pair) at byte \(offset) is not in its palette") }
+                    let time = second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000
+                    keys.append(key)
+                    visits.append(CellVisit(time: time, country: pairs[Int(pair)].country, chinaRegion: pairs[Int(pair)].chinaRegion))
+                }
+                part.cells = CellList(sortedKeys: keys, visits: visits)
+                ledger.contributions[fingerprint] = part
             }
             guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
+            do {
+                _ = try ledger.combined()
+            } catch {
+                throw fail("\(error)")
+            }
             return ledger
         }
+    }
+
+    /// A cell's regions, as the state's per-input palette lists them.
+    struct CellRegions: Hashable, Comparable {
+        var country: Int32
+        var chinaRegion: Int32
+        static func < (a: CellRegions, b: CellRegions) -> Bool { (a.country, a.chinaRegion) < (b.country, b.chinaRegion) }
     }
 
     /// A stored status; `ok` is what states written before skipped files were recorded call `read`.

@@ -26,9 +26,12 @@ import Tracks
 ///    a place the person has been; one between two vehicle-speed legs only passed through.
 ///    Untimed points are tentative evidence.
 /// 6. **Plans**: GPX route points (``TrackAnnotation/route``) and inputs with no time at all are
-///    plans. While an input has given no timed point, its untimed points are classified into a
-///    held ledger of their own; the first timed point merges it into the run's ledger, the end of
-///    the input discards it (the input is `planned`) unless ``ClassifyOptions/includePlans``.
+///    plans. Each input is classified into a contribution of its own (``InputContribution``); the
+///    end of an input that gave no timed point discards it (the input is `planned`) unless
+///    ``ClassifyOptions/includePlans``.
+/// 7. **Moments**: every kept point, leg, and point count per place is tallied by UTC minute
+///    (``MomentTally``), a leg split between the minutes it spans in proportion to time, so that
+///    minutes several inputs recorded count once (``UnlockLedger/combined()``).
 public struct TrackClassifier: TrackSink {
     private let locator: RegionLocator
     private let options: ClassifyOptions
@@ -77,11 +80,24 @@ public struct TrackClassifier: TrackSink {
     private var inRoute = false
     /// A timed point of this input has passed the filter: it is a recording, not a plan.
     private var sawTimed = false
-    /// While the input has given only untimed points, the run's ledger waits here and `ledger`
-    /// holds those points' contributions (see step 6).
-    private var heldRunLedger: UnlockLedger?
     /// Untimed track points (not route points) kept in this input.
     private var untimedTrackKept: Int64 = 0
+    /// The current input's contribution, its place palette, and the tally of the minute being
+    /// written (folded into `part.moments` when another minute is written).
+    private var part = InputContribution()
+    /// The current input's cells while it is read (a hash table: a track reaches a cell per
+    /// point), kept in the contribution as a sorted list once it ends.
+    private var partCells = CellTable()
+    private var placePositions: [PlaceSignature: Int32] = [:]
+    private var tallyMinute = Int64.min
+    /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
+    private var tallyStart = Int64.max
+    private var tally = MomentTally()
+    /// The last place weighed and its palette position (consecutive points share a place).
+    private var lastPlace: (signature: PlaceSignature, position: Int32)?
+    /// The palette positions of `lastLookup`'s placement for a point been there and one only
+    /// passed (computed when first needed).
+    private var reusedPlaces: (been: Int32?, passed: Int32?) = (nil, nil)
     /// Called with every kept ground point, after it is weighed (the audit listens here; nil for
     /// `classify`, which then pays one nil check per point).
     public var observer: ((ObservedPoint) -> Void)?
@@ -123,8 +139,15 @@ public struct TrackClassifier: TrackSink {
         passedReuseFirst = nil
         inRoute = false
         sawTimed = false
-        heldRunLedger = nil
         untimedTrackKept = 0
+        part = InputContribution()
+        partCells = CellTable()
+        placePositions = [:]
+        tallyMinute = .min
+        tallyStart = .max
+        tally = MomentTally()
+        reusedPlaces = (nil, nil)
+        lastPlace = nil
     }
 
     /// Ends the input (deciding any open run), records it in the ledger and returns its record.
@@ -133,11 +156,14 @@ public struct TrackClassifier: TrackSink {
         flushRun()
         resolvePending(outgoingAtHumanSpeed: true)
         flushReuse()
-        if let runLedger = heldRunLedger {
-            // No timed point came: the input is a plan, and what it held is let go.
-            ledger = runLedger
-            heldRunLedger = nil
+        foldTally()
+        // No timed point came: the input is a plan, and what it contributed is let go.
+        if !sawTimed, !options.includePlans {
+            part = InputContribution()
+        } else {
+            part.cells = CellList(partCells)
         }
+        partCells = CellTable()
         if !sawTimed {
             record.pointsPlanned += untimedTrackKept
             if record.status == .read, record.pointsPlanned > 0 { record.status = .planned }
@@ -146,6 +172,8 @@ public struct TrackClassifier: TrackSink {
         // is replaced by its reading.
         ledger.inputs.removeValue(forKey: InputRecord.pathKey(path: record.path))
         ledger.inputs[record.fingerprint] = record
+        if !part.isEmpty { ledger.contributions[record.fingerprint] = part }
+        part = InputContribution()
         return record
     }
 
@@ -225,17 +253,7 @@ public struct TrackClassifier: TrackSink {
             record.pointsPlanned += 1
             return
         }
-        if point.time != nil {
-            if !sawTimed {
-                sawTimed = true
-                releaseHeldPoints()
-            }
-        } else if !sawTimed, !options.includePlans, heldRunLedger == nil {
-            // Nothing of this input has been committed yet (every earlier point was untimed and
-            // held too), so the run's ledger can step aside at once.
-            heldRunLedger = ledger
-            ledger = UnlockLedger()
-        }
+        if point.time != nil { sawTimed = true }
         if let last = previous, let t = point.time, let lastTime = last.time {
             if t == lastTime { return drop(.duplicateTime) }
             if t < lastTime || t - lastTime > options.segmentGap {
@@ -254,18 +272,6 @@ public struct TrackClassifier: TrackSink {
         flushRun()
         commit(point, legMetres: fromAnchor)
         previous = point
-    }
-
-    /// The input has a timed point: the untimed points held before it are part of a recording.
-    private mutating func releaseHeldPoints() {
-        guard var runLedger = heldRunLedger else { return }
-        resolvePending(outgoingAtHumanSpeed: true)
-        flushReuse()
-        // Cannot overflow: a state's numbers are at most 2^53 (LedgerState) and one run's counts
-        // are bounded by the points it read, so every sum stays far below Int64.max.
-        try! runLedger.merge(ledger)
-        ledger = runLedger
-        heldRunLedger = nil
     }
 
     // MARK: Runs of fast legs
@@ -290,10 +296,12 @@ public struct TrackClassifier: TrackSink {
             let inner = Int64(run.count - 1)
             record.pointsKept += inner
             record.pointsInFlight += inner
-            let millimetres = Int64((runMetres * 1000).rounded())
-            ledger.distanceMillimetres += millimetres
-            ledger.flightDistanceMillimetres += millimetres
-            ledger.durationMilliseconds += t1 - t0
+            for point in run.dropLast() {
+                useMinute(Self.minute(of: point.time!))
+                tally.points += 1
+                tally.inFlight += 1
+            }
+            addLeg(from: t0, to: t1, millimetres: Int64((runMetres * 1000).rounded()), flight: true)
             breakPending = true
             commit(landing, legAlreadyCounted: true)
         } else {
@@ -331,31 +339,32 @@ public struct TrackClassifier: TrackSink {
             record.pointsKept -= 1
             return drop(.invalidCoordinate)
         }
+        useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
+        tally.points += 1
         let located = Located(point: point, placement: placement, cell: cellVisit(point, placement),
                               row: rows.rowCoordinate(latitude: point.latitude))
         if breakPending {
             breakPending = false
             segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
-            ledger.cells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
+            partCells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
         } else if let from = anchor, let leg {
             let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
                                     : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
             if !legAlreadyCounted, !leg.untimed || drawn {
-                ledger.distanceMillimetres += Int64((leg.metres * 1000).rounded())
-                if let t0 = from.point.time, let t1 = point.time { ledger.durationMilliseconds += t1 - t0 }
+                addLeg(from: from.point.time, to: point.time, millimetres: Int64((leg.metres * 1000).rounded()))
             }
             if drawn {
                 let startCell = from.cell, endCell = located.cell
                 rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
-                    ledger.cells.explore(key, fraction < 0.5 ? startCell : endCell)
+                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                 }
             }
         }
         if let time = point.time {
             let day = dayClock.day(of: time)
             if day != lastDay {
-                ledger.days.insert(day)
+                part.days.insert(day)
                 lastDay = day
             }
         }
@@ -383,6 +392,9 @@ public struct TrackClassifier: TrackSink {
                 passedReuseCount += 1
                 passedReuseFirst = earliest(passedReuseFirst, visit)
             }
+            let place = reusedPlace(been: been)
+            useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
+            tally.count(place: place)
         } else {
             weigh(located, been: been)
         }
@@ -417,6 +429,7 @@ public struct TrackClassifier: TrackSink {
         } else {
             lastLookup = nil
         }
+        reusedPlaces = (nil, nil)
         return (placement, false)
     }
 
@@ -427,16 +440,10 @@ public struct TrackClassifier: TrackSink {
         for (level, found) in [(RegionLevel.country, placement.country), (.province, placement.province), (.city, placement.city), (.county, placement.county)] {
             guard let region = found.region else { continue }
             let key = RegionKey(level: level, index: region)
-            var evidence = ledger.regions[key] ?? RegionEvidence()
-            if let first = reuseFirst {
-                evidence.insidePoints += reuseCount
-                evidence.confirmedBy = earliest(evidence.confirmedBy, first)
-            }
-            if let first = passedReuseFirst {
-                evidence.passedPoints += passedReuseCount
-                evidence.passedBy = earliest(evidence.passedBy, first)
-            }
-            ledger.regions[key] = evidence
+            var evidence = part.regions[key] ?? RegionEvidence()
+            if let first = reuseFirst { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
+            if let first = passedReuseFirst { evidence.passedBy = earliest(evidence.passedBy, first) }
+            part.regions[key] = evidence
         }
         reuseCount = 0
         reuseFirst = nil
@@ -446,7 +453,7 @@ public struct TrackClassifier: TrackSink {
 
     private func cellVisit(_ point: TrackPoint, _ placement: Placement) -> CellVisit {
         let finest = placement.county.region ?? placement.city.region ?? placement.province.region
-        return CellVisit(time: point.time ?? .max, country: placement.country.region ?? -1, chinaRegion: finest ?? -1)
+        return CellVisit(time: point.time.map(CellVisit.second(of:)) ?? .max, country: placement.country.region ?? -1, chinaRegion: finest ?? -1)
     }
 
     /// One more point in the region within the current segment: the segment's points confirm it
@@ -468,43 +475,128 @@ public struct TrackClassifier: TrackSink {
         let accuracy = point.accuracy ?? options.assumedAccuracy
         let levels: [(RegionLevel, LevelPlacement)] = [(.country, located.placement.country), (.province, located.placement.province),
                                                        (.city, located.placement.city), (.county, located.placement.county)]
-        for (level, placement) in levels {
-            guard let region = placement.region else { continue }
+        var kinds: UInt8 = 0
+        for (position, (level, placement)) in levels.enumerated() {
+            guard let region = placement.region, placement.status != .outside else { continue }
+            let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
+            kinds |= kind.rawValue << (2 * UInt8(position))
             let key = RegionKey(level: level, index: region)
-            var evidence = ledger.regions[key] ?? RegionEvidence()
-            if placement.status == .outside { continue }
+            var evidence = part.regions[key] ?? RegionEvidence()
             if !been {
-                evidence.passedPoints += 1
                 evidence.passedBy = earliest(evidence.passedBy, visit)
-                ledger.regions[key] = evidence
-                continue
-            }
-            if point.time == nil {
-                if placement.status == .inside { evidence.insidePoints += 1 } else { evidence.edgePoints += 1 }
+            } else if point.time == nil {
                 evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-                ledger.regions[key] = evidence
-                continue
-            }
-            switch placement.status {
-            case .inside:
-                evidence.insidePoints += 1
+            } else if placement.status == .inside {
                 if (placement.marginMetres ?? .infinity) >= accuracy {
                     evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
                 } else {
                     evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
                     countTowardsSegment(key, visit, &evidence)
                 }
-            case .edge:
-                evidence.edgePoints += 1
+            } else {
                 evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
                 // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
                 // count like points inside near a border: enough of them in one segment confirm.
                 if placement.uncontested { countTowardsSegment(key, visit, &evidence) }
-            case .outside:
-                continue
             }
-            ledger.regions[key] = evidence
+            part.regions[key] = evidence
         }
+        let p = located.placement
+        let signature = PlaceSignature(regions: (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1),
+                                       kinds: kinds)
+        let place = position(of: signature)
+        useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
+        tally.count(place: place)
+    }
+
+    // MARK: Moments
+
+    /// The UTC minute of a time (rounded down, before 1970 too).
+    static func minute(of time: Int64) -> Int64 {
+        let q = time / 60_000
+        return time % 60_000 < 0 ? q - 1 : q
+    }
+
+    /// Makes `tally` the tally of `minute`.
+    @inline(__always)
+    private mutating func useMinute(_ minute: Int64) {
+        if minute != tallyMinute { switchMinute(to: minute) }
+    }
+
+    private mutating func switchMinute(to minute: Int64) {
+        foldTally()
+        tally = part.moments.removeValue(forKey: minute) ?? MomentTally()
+        tallyMinute = minute
+        tallyStart = minute == MomentTally.untimedMinute ? .max : minute &* 60_000
+    }
+
+    private mutating func foldTally() {
+        if tallyMinute != .min, !tally.isEmpty { part.moments[tallyMinute] = tally }
+        tallyMinute = .min
+        tallyStart = .max
+        tally = MomentTally()
+    }
+
+    /// Adds a leg's distance and duration to the minutes it spans, split in proportion to time
+    /// (the pieces' millimetres add up to the leg's); a leg with an untimed end goes to the
+    /// untimed tally, without duration.
+    private mutating func addLeg(from t0: Int64?, to t1: Int64?, millimetres: Int64, flight: Bool = false) {
+        guard let t0, let t1 else {
+            useMinute(MomentTally.untimedMinute)
+            tally.distanceMillimetres += millimetres
+            if flight { tally.flightDistanceMillimetres += millimetres }
+            return
+        }
+        // Most legs lie within the minute being written.
+        if t0 >= tallyStart, t1 > t0, t1 <= tallyStart &+ 60_000 {
+            tally.distanceMillimetres += millimetres
+            if flight { tally.flightDistanceMillimetres += millimetres }
+            tally.durationMilliseconds += t1 - t0
+            return
+        }
+        let first = Self.minute(of: t0), last = t1 > t0 ? Self.minute(of: t1 - 1) : first
+        var minute = first, counted: Int64 = 0
+        while true {
+            let end = minute == last ? t1 : (minute &+ 1) &* 60_000
+            let cumulative = minute == last ? millimetres : Int64((Double(millimetres) * Double(end - t0) / Double(t1 - t0)).rounded())
+            useMinute(minute)
+            tally.distanceMillimetres += cumulative - counted
+            if flight { tally.flightDistanceMillimetres += cumulative - counted }
+            tally.durationMilliseconds += max(0, end - max(t0, minute &* 60_000))
+            counted = cumulative
+            if minute == last { break }
+            minute += 1
+        }
+    }
+
+    /// The palette position of a place, added when new.
+    private mutating func position(of signature: PlaceSignature) -> Int32 {
+        if let last = lastPlace, last.signature == signature { return last.position }
+        let position: Int32
+        if let known = placePositions[signature] {
+            position = known
+        } else {
+            position = Int32(part.places.count)
+            part.places.append(signature)
+            placePositions[signature] = position
+        }
+        lastPlace = (signature, position)
+        return position
+    }
+
+    /// The palette position of `lastLookup`'s placement: inside at every level it has, or passed.
+    private mutating func reusedPlace(been: Bool) -> Int32 {
+        if let known = been ? reusedPlaces.been : reusedPlaces.passed { return known }
+        let p = lastLookup!.reusable
+        let regions = (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1)
+        var kinds: UInt8 = 0
+        let kind = been ? PlaceSignature.Kind.inside : .passed
+        for (position, region) in [regions.0, regions.1, regions.2, regions.3].enumerated() where region >= 0 {
+            kinds |= kind.rawValue << (2 * UInt8(position))
+        }
+        let position = position(of: PlaceSignature(regions: regions, kinds: kinds))
+        if been { reusedPlaces.been = position } else { reusedPlaces.passed = position }
+        return position
     }
 
 }

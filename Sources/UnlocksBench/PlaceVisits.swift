@@ -75,7 +75,7 @@ enum PlaceVisits {
             classifier.begin(InputRecord(path: place.name, fingerprint: place.id, format: "walk"))
             for point in walk(place) { classifier.point(point) }
             classifier.finish()
-            let ledger = classifier.takeLedger()
+            let ledger = try classifier.takeLedger().combined()
             let evidence = ledger.regions.first { $0.key.level == .country && locator.world.region($0.key.index).code == country }?.value
             if evidence?.isConfirmed == true {
                 result.confirmed += 1

@@ -102,7 +102,7 @@ enum ClassifyCommand {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
         }
         withExtendedLifetime(lock) {}
-        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
+        let report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
                                     includePassedThrough: arguments.flags.contains("include-passed-through"))
         try emit(report, format: format, to: arguments.value("out"))
         return run.conclude(ledger, includePlans: options.includePlans)

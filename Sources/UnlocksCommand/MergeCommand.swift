@@ -21,8 +21,9 @@ enum MergeCommand {
         ],
         discussion: """
         Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
-        order-free (earliest first visits, union of explored cells and days, exact sums), so the
-        report equals the one a single run over all the shards' inputs would give. An input that
+        order-free (the union of the inputs, each with its own contribution; the report is computed
+        from them), so it equals the one a single run over all the shards' inputs would give,
+        overlapping inputs in different shards counted once. An input that
         appears in two states would be counted twice: merge refuses it and names it. Each STATE
         must be a regular file of this state version with numbers in range (docs/report-format.md,
         "State and shards"); sums that would overflow are refused. --state and --out must differ. Every state
@@ -53,19 +54,20 @@ enum MergeCommand {
                 }
                 owner[fingerprint] = path
             }
-            do {
-                try merged.merge(ledger)
-            } catch {
-                throw StateError(path: path, reason: "\(error) (the states' numbers are too large to add)")
-            }
+            merged.merge(ledger)
+        }
+        let report: ClassifyReport
+        do {
+            report = try ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
+                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
+        } catch {
+            throw StateError(path: arguments.positionals.joined(separator: ", "), reason: "\(error) (the states' numbers are too large to add)")
         }
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }
         withExtendedLifetime(lock) {}
-        try ClassifyCommand.emit(ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
-                                                 includePassedThrough: arguments.flags.contains("include-passed-through")),
-                                 format: format, to: arguments.value("out"))
+        try ClassifyCommand.emit(report, format: format, to: arguments.value("out"))
         return .success
     }
 }

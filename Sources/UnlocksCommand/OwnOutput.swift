@@ -1,13 +1,14 @@
 /// Recognises the files this tool writes, so that `classify` and `audit` never read them back as
 /// tracks (`unlocks audit .` writes `./audit/` inside the archive it reads). By content, not by
 /// name or place, since `--out` can put them anywhere: within the first bytes,
-/// - a state file's magic `AUSTATE1`;
+/// - a state file's magic, `AUSTATE` and its version digit (every version: an old state left in
+///   an archive is no track either);
 /// - a JSON object whose `report` member (the first member of every report: classify, audit,
 ///   table audit) or `generator` member (audit.geojson's second) is a string starting with
 ///   `adminunlocks-`. The app backup format's `"format": "adminunlocks-backup"` is a track
 ///   format and is not matched.
 enum OwnOutput {
-    static let stateMagic = Array("AUSTATE1".utf8)
+    static let stateMagic = Array("AUSTATE".utf8)
 
     static func recognises(_ prefix: [UInt8]) -> Bool {
         if prefix.starts(with: stateMagic) { return true }

@@ -75,9 +75,9 @@ enum StateFile {
         }
         try fill(to: min(size, 16))
         if let problem = LedgerState.headerProblem(Array(bytes.prefix(8))) { throw StateError(path: path, reason: problem) }
-        guard size >= 16 + 16 else { throw StateError(path: path, reason: "truncated: \(size) bytes") }
+        guard size >= 16 + 8 else { throw StateError(path: path, reason: "truncated: \(size) bytes") }
         let jsonLength = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-        guard jsonLength <= UInt64(size - 32) else {
+        guard jsonLength <= UInt64(size - 24) else {
             throw StateError(path: path, reason: "header gives \(jsonLength) bytes of JSON, beyond the file's \(size) bytes")
         }
         try fill(to: size)

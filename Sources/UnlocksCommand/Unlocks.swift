@@ -26,6 +26,7 @@ enum Unlocks {
         (LocateCommand.spec, LocateCommand.run),
         (ClassifyCommand.spec, ClassifyCommand.run),
         (MergeCommand.spec, MergeCommand.run),
+        (ForgetCommand.spec, ForgetCommand.run),
         (AuditCommand.spec, AuditCommand.run),
         (MapCommand.spec, MapCommand.run),
         (BuildCommand.spec, BuildCommand.run),

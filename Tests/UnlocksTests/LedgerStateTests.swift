@@ -55,33 +55,78 @@ final class LedgerStateTests: XCTestCase {
     }
 
     func testHugeNegativeAndFractionalCountsAreRefused() {
-        assertRefused(replacing("\"distanceMillimetres\":[0-9]+", with: "\"distanceMillimetres\":1e300"), mentioning: "distance")
         assertRefused(replacing("\"read\":[0-9]+", with: "\"read\":-5"), mentioning: "points read")
-        assertRefused(replacing("\"durationMilliseconds\":[0-9]+", with: "\"durationMilliseconds\":1.5"), mentioning: "duration")
         assertRefused(replacing("\"kept\":[0-9]+", with: "\"kept\":9223372036854775807"), mentioning: "points kept")
-        // A region's inside count (the fifth member of its entry) and its level.
-        assertRefused(replacing(",([0-9]+),([0-9]+)\\]\\]", with: ",1e300,0]]"), mentioning: "inside point count")
+        assertRefused(replacing("\"minutes\":[0-9]+", with: "\"minutes\":1.5"), mentioning: "minute count")
+        assertRefused(replacing("\"cells\":[0-9]+", with: "\"cells\":4503599627370496"), mentioning: "do not fit in the file")
         assertRefused(replacing("\"regions\":\\[\\[[0-9]+", with: "\"regions\":[[1e300"), mentioning: "region level")
         assertRefused(replacing("\"days\":\\[[0-9]+", with: "\"days\":[-1e300"), mentioning: "day")
         assertRefused(replacing("(\"regions\":\\[\\[[0-9]+,\"[^\"]*\",\\[)[0-9]+", with: "$11e300"), mentioning: "visit time")
+    }
+
+    /// Numbers of the binary part (a minute's tally) no run can write: refused by name.
+    func testOutOfRangeMinutesAreRefused() {
+        func encoded(_ edit: (inout MomentTally) -> Void) -> [UInt8] {
+            var l = ledger()
+            let minute = l.contributions["f1"]!.moments.keys.min()!
+            edit(&l.contributions["f1"]!.moments[minute]!)
+            return LedgerState.encode(l, options: ClassifyOptions(), world: Self.world, china: Self.china)
+        }
+        assertRefused(encoded { $0.distanceMillimetres = 1 << 60 }, mentioning: "distance of minute")
+        assertRefused(encoded { $0.durationMilliseconds = 70_000 }, mentioning: "not within the minute")
+        assertRefused(encoded { $0.inFlight = $0.points + 1 }, mentioning: "more in flight")
+        assertRefused(encoded { $0.places = [(place: 99, points: 1)] }, mentioning: "not in its palette")
+    }
+
+    /// Random bytes of the binary part (places, minutes, cells) changed, the checksum made valid:
+    /// every such state decodes or is refused with an error naming it, never a trap.
+    func testDamagedBinaryPartsAreRefusedOrRead() {
+        var two = ledger()
+        var other = two.contributions["f1"]!
+        other.moments = Dictionary(uniqueKeysWithValues: other.moments.map { ($0.key + 100, $0.value) })
+        two.inputs["f2"] = InputRecord(path: "later.csv", fingerprint: "f2", format: "csv")
+        two.contributions["f2"] = other
+        let bytes = LedgerState.encode(two, options: ClassifyOptions(), world: Self.world, china: Self.china)
+        let start = 16 + Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
+        var random = SystemRandomNumberGenerator()
+        var refused = 0
+        for _ in 0..<500 {
+            var damaged = Array(bytes[0..<(bytes.count - 8)])
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                damaged[Int.random(in: start..<damaged.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            withUnsafeBytes(of: damaged.withUnsafeBytes { XXH64.hash($0) }.littleEndian) { damaged += $0 }
+            do {
+                _ = try decode(damaged)
+            } catch {
+                XCTAssertTrue("\(error)".hasPrefix("crafted: "), "\(error)")
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 250, "most damage is caught")
     }
 
     func testAVersionOneStateIsRefusedWithTheReason() {
         var bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), world: Self.world, china: Self.china)
         bytes.replaceSubrange(0..<8, with: Array("AUSTATE1".utf8))
         assertRefused(bytes, mentioning: "version 1")
+        bytes.replaceSubrange(0..<8, with: Array("AUSTATE2".utf8))
+        assertRefused(bytes, mentioning: "version 2")
     }
 
-    func testMergesThatWouldOverflowAreRefused() {
-        var a = ledger(), b = ledger()
-        b.inputs = [:]
-        a.distanceMillimetres = Int64.max - 10
-        b.distanceMillimetres = Int64.max - 10
-        XCTAssertThrowsError(try a.merge(b)) { XCTAssertEqual("\($0)", "the merged distance overflows 64 bits") }
-        var c = ledger(), d = ledger()
-        let key = c.regions.keys.first!
-        c.regions[key]!.insidePoints = Int64.max
-        d.regions[key]!.insidePoints = 1
-        XCTAssertThrowsError(try c.merge(d)) { XCTAssertEqual("\($0)", "the merged inside point count overflows 64 bits") }
+    /// Sums of the combined view that do not fit in 64 bits are an error naming the quantity.
+    func testCombinedSumsThatWouldOverflowAreRefused() {
+        var a = ledger()
+        var other = a.contributions["f1"]!
+        let minute = other.moments.keys.min()!
+        other.moments = [minute - 10: other.moments[minute]!]
+        other.moments[minute - 10]!.distanceMillimetres = Int64.max - 10
+        a.contributions["f1"]!.moments[minute]!.distanceMillimetres = Int64.max - 10
+        a.inputs["f2"] = InputRecord(path: "other.csv", fingerprint: "f2", format: "csv")
+        a.contributions["f2"] = other
+        XCTAssertThrowsError(try a.combined()) { XCTAssertEqual("\($0)", "the merged distance overflows 64 bits") }
+        var b = ledger()
+        b.contributions["f1"]!.moments[minute]!.places = [(place: 0, points: Int64.max), (place: 0, points: 1)]
+        XCTAssertThrowsError(try b.combined()) { XCTAssertTrue("\($0)".hasSuffix("point count overflows 64 bits"), "\($0)") }
     }
 }

@@ -39,20 +39,20 @@ extension TrackClassifierTests {
         let clock = Date()
         let c = classify(points, options: options)
         XCTAssertLessThan(Date().timeIntervalSince(clock), 3)
-        XCTAssertEqual(c.ledger.cells.count, 1)
-        XCTAssertEqual(c.ledger.distanceMillimetres, 0)
-        XCTAssertEqual(c.ledger.durationMilliseconds, 0)
-        XCTAssertTrue(c.ledger.days.isEmpty)
-        XCTAssertTrue(c.ledger.regions.values.allSatisfy { !$0.isConfirmed }, "untimed evidence is tentative")
-        XCTAssertFalse(c.ledger.regions.isEmpty)
+        XCTAssertEqual(c.ledger.view.cells.count, 1)
+        XCTAssertEqual(c.ledger.view.distanceMillimetres, 0)
+        XCTAssertEqual(c.ledger.view.durationMilliseconds, 0)
+        XCTAssertTrue(c.ledger.view.days.isEmpty)
+        XCTAssertTrue(c.ledger.view.regions.values.allSatisfy { !$0.isConfirmed }, "untimed evidence is tentative")
+        XCTAssertFalse(c.ledger.view.regions.isEmpty)
         XCTAssertEqual(c.record.status, .planned)
 
         let plan = classify(points)
         XCTAssertEqual(plan.record.status, .planned)
         XCTAssertEqual(plan.record.pointsKept, 40)
         XCTAssertEqual(plan.record.pointsPlanned, 40)
-        XCTAssertTrue(plan.ledger.regions.isEmpty)
-        XCTAssertEqual(plan.ledger.cells.count, 0)
+        XCTAssertTrue(plan.ledger.view.regions.isEmpty)
+        XCTAssertEqual(plan.ledger.view.cells.count, 0)
     }
 
     /// An untimed walk sampled every ~11 m is drawn (its legs are under 200 m) once plans count;
@@ -65,16 +65,16 @@ extension TrackClassifierTests {
         options.includePlans = true
         let drawn = classify(walkPoints, options: options)
         let length = haversine(walkPoints.first!, walkPoints.last!)
-        XCTAssertEqual(Double(drawn.ledger.cells.count), length / 25, accuracy: 3)
-        XCTAssertEqual(Double(drawn.ledger.distanceMillimetres) / 1000, length, accuracy: length * 0.005)
+        XCTAssertEqual(Double(drawn.ledger.view.cells.count), length / 25, accuracy: 3)
+        XCTAssertEqual(Double(drawn.ledger.view.distanceMillimetres) / 1000, length, accuracy: length * 0.005)
 
         let timed = TrackPoint(latitude: 39.9121, longitude: 116.3975, time: Self.start, accuracy: 5)
         let recording = classify(walkPoints + [timed])
         XCTAssertEqual(recording.record.status, .read)
         XCTAssertEqual(recording.record.pointsPlanned, 0)
-        XCTAssertEqual(Double(recording.ledger.cells.count), length / 25, accuracy: 3)
-        XCTAssertEqual(recording.ledger.durationMilliseconds, 0, "untimed legs add no duration")
-        XCTAssertEqual(recording.ledger.days.count, 1)
+        XCTAssertEqual(Double(recording.ledger.view.cells.count), length / 25, accuracy: 3)
+        XCTAssertEqual(recording.ledger.view.durationMilliseconds, 0, "untimed legs add no duration")
+        XCTAssertEqual(recording.ledger.view.days.count, 1)
         XCTAssertEqual(codes(recording.ledger, .county), [county((39.9121, 116.3975))!], "only the timed point confirms")
     }
 
@@ -96,20 +96,20 @@ extension TrackClassifierTests {
         XCTAssertEqual(plan.record.status, .planned)
         XCTAssertEqual(plan.record.pointsRead, 3)
         XCTAssertEqual(plan.record.pointsPlanned, 3)
-        XCTAssertTrue(plan.ledger.regions.isEmpty)
-        XCTAssertEqual(plan.ledger.cells.count, 0)
-        XCTAssertEqual(plan.ledger.distanceMillimetres, 0)
+        XCTAssertTrue(plan.ledger.view.regions.isEmpty)
+        XCTAssertEqual(plan.ledger.view.cells.count, 0)
+        XCTAssertEqual(plan.ledger.view.distanceMillimetres, 0)
 
         var include = ClassifyOptions()
         include.includePlans = true
         let counted = try run(include)
         XCTAssertEqual(codes(counted.ledger, .province, confirmed: false), ["110000"], "a plan counted is tentative")
-        XCTAssertEqual(counted.ledger.distanceMillimetres, 0, "its legs are kilometres long")
+        XCTAssertEqual(counted.ledger.view.distanceMillimetres, 0, "its legs are kilometres long")
     }
 
     /// A walk before and after a 300 km/h train ride: the walks' counties are unlocked, the train
     /// explores nothing, and a county only the train crossed is passed through.
-    func testAWalkAtEachEndOfATrainRideUnlocksThoseCountiesOnly() {
+    func testAWalkAtEachEndOfATrainRideUnlocksThoseCountiesOnly() throws {
         let beijing = (39.8650, 116.3790), tianjin = (39.1350, 117.2100)
         let before = walk(from: (39.8690, 116.3790), to: beijing, count: 120)
         let railStart = Self.start + 119_000
@@ -129,12 +129,12 @@ extension TrackClassifierTests {
         XCTAssertTrue(passed(c.ledger, .county).contains(middle))
         // Cells: the two walks' swaths only (each ~440 m), nothing along the 100 km in between.
         let walked = haversine(before[0], before.last!) + haversine(after[0], after.last!)
-        XCTAssertEqual(Double(c.ledger.cells.count), walked / 25, accuracy: 6)
+        XCTAssertEqual(Double(c.ledger.view.cells.count), walked / 25, accuracy: 6)
 
-        let report = ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
+        let report = try ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
         XCTAssertEqual(report.metrics.countyUnlockCount, ends.count)
         XCTAssertEqual(report.unlocks[.county]?.first { $0.code == middle }?.evidence, "passedThrough")
-        let including = ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(),
+        let including = try ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(),
                                        lenient: false, includePassedThrough: true)
         XCTAssertEqual(including.metrics.countyUnlockCount, ends.count + passed(c.ledger, .county).count)
     }
@@ -146,12 +146,12 @@ extension TrackClassifierTests {
         let ride = walk(from: (39.9030, 116.3975), to: (39.9228, 116.3975), count: 401)
         let length = haversine(ride[0], ride.last!)
         XCTAssertEqual(length / 400 * 3.6, 20, accuracy: 0.5)
-        XCTAssertEqual(Double(classify(ride).ledger.cells.count), length / 25, accuracy: 3)
+        XCTAssertEqual(Double(classify(ride).ledger.view.cells.count), length / 25, accuracy: 3)
         let car = walk(from: (39.9030, 116.3975), to: (39.9228, 116.3975), count: 201, step: 1)
-        XCTAssertEqual(classify(car).ledger.cells.count, 1)
+        XCTAssertEqual(classify(car).ledger.view.cells.count, 1)
         var options = ClassifyOptions()
         options.exploreMaxSpeed = 50 / 3.6
-        XCTAssertEqual(Double(classify(car, options: options).ledger.cells.count), length / 25, accuracy: 3)
+        XCTAssertEqual(Double(classify(car, options: options).ledger.view.cells.count), length / 25, accuracy: 3)
     }
 }
 

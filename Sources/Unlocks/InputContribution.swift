@@ -1,0 +1,127 @@
+import RegionTables
+
+/// Where one kept point was placed, as the point counts of the regions see it: the region at
+/// each level (-1 for none) and how the point counts there. Points of one minute share a few of
+/// these, so each input keeps them in a palette and its minutes count points per palette entry.
+public struct PlaceSignature: Hashable, Sendable {
+    /// How a point counts in a level's region.
+    public enum Kind: UInt8, Sendable {
+        case none = 0, inside = 1, edge = 2, passed = 3
+    }
+
+    /// Region indices: the country in the world table, then province, city and county in the
+    /// China table; -1 for none.
+    public var regions: (Int32, Int32, Int32, Int32)
+    /// Two bits per level (country lowest): a ``Kind``.
+    public var kinds: UInt8
+
+    public init(regions: (Int32, Int32, Int32, Int32), kinds: UInt8) {
+        self.regions = regions
+        self.kinds = kinds
+    }
+
+    public static func == (a: PlaceSignature, b: PlaceSignature) -> Bool {
+        a.regions == b.regions && a.kinds == b.kinds
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(regions.0)
+        hasher.combine(regions.1)
+        hasher.combine(regions.2)
+        hasher.combine(regions.3)
+        hasher.combine(kinds)
+    }
+
+    /// The region and kind at each level that has one.
+    public var entries: [(key: RegionKey, kind: Kind)] {
+        let levels: [(RegionLevel, Int32)] = [(.country, regions.0), (.province, regions.1), (.city, regions.2), (.county, regions.3)]
+        return levels.enumerated().compactMap { position, level in
+            let kind = Kind(rawValue: (kinds >> (2 * UInt8(position))) & 3) ?? .none
+            return level.1 < 0 || kind == .none ? nil : (RegionKey(level: level.0, index: level.1), kind)
+        }
+    }
+}
+
+/// What one input recorded in one UTC minute (or, for ``MomentTally/untimedMinute``, without a
+/// time): the unit in which overlapping inputs are compared. Legs that span minutes are split
+/// between them in proportion to time.
+public struct MomentTally: Equatable, Sendable {
+    /// The key of the tally of an input's untimed points and legs: they have no moment, so no
+    /// other input can overlap them.
+    public static let untimedMinute = Int64.max
+
+    /// Kept points (ground and in flight).
+    public var points: Int64 = 0
+    /// Of which in flight.
+    public var inFlight: Int64 = 0
+    public var distanceMillimetres: Int64 = 0
+    public var flightDistanceMillimetres: Int64 = 0
+    public var durationMilliseconds: Int64 = 0
+    /// Ground points per entry of the input's place palette, by palette position.
+    public var places: [(place: Int32, points: Int64)] = []
+
+    public init() {}
+
+    public static func == (a: MomentTally, b: MomentTally) -> Bool {
+        a.points == b.points && a.inFlight == b.inFlight && a.distanceMillimetres == b.distanceMillimetres
+            && a.flightDistanceMillimetres == b.flightDistanceMillimetres && a.durationMilliseconds == b.durationMilliseconds
+            && a.places.elementsEqual(b.places) { $0.place == $1.place && $0.points == $1.points }
+    }
+
+    @inline(__always)
+    mutating func count(place: Int32) {
+        for i in places.indices where places[i].place == place {
+            places[i].points += 1
+            return
+        }
+        places.append((place, 1))
+    }
+
+    /// Adds another tally of the same minute (an input whose time ran back into a minute it had left).
+    mutating func add(_ other: MomentTally) {
+        points += other.points
+        inFlight += other.inFlight
+        distanceMillimetres += other.distanceMillimetres
+        flightDistanceMillimetres += other.flightDistanceMillimetres
+        durationMilliseconds += other.durationMilliseconds
+        for entry in other.places {
+            if let i = places.firstIndex(where: { $0.place == entry.place }) { places[i].points += entry.points } else { places.append(entry) }
+        }
+    }
+
+    /// Nothing recorded.
+    public var isEmpty: Bool { points == 0 && distanceMillimetres == 0 && durationMilliseconds == 0 && places.isEmpty }
+}
+
+/// Everything one input contributes, kept apart from every other input's so that the archive's
+/// view can be recomputed when inputs overlap in time (one moment counts once), are superseded
+/// (a file that grew) or are forgotten (`unlocks forget`). See ``UnlockLedger/combined()``.
+public struct InputContribution: Equatable, Sendable {
+    /// Its regions' earliest visits (confirming, tentative, passed); the point counts come from
+    /// ``moments`` in the combined view.
+    public var regions: [RegionKey: RegionEvidence] = [:]
+    /// The cells it explored, each with its earliest visit in this input.
+    public var cells = CellList()
+    /// Local days with a kept timed ground point.
+    public var days: Set<Int64> = []
+    /// Its tallies by UTC minute (milliseconds since the epoch / 60,000, rounded down).
+    public var moments: [Int64: MomentTally] = [:]
+    /// The places its minutes count points in, by palette position.
+    public var places: [PlaceSignature] = []
+
+    public init() {}
+
+    /// Nothing at all (a plan, a file without a usable point).
+    public var isEmpty: Bool { regions.isEmpty && cells.count == 0 && days.isEmpty && moments.isEmpty }
+
+    /// Timed minutes and kept points in them: the input's density decides which input stands
+    /// for a minute that several recorded.
+    var timedExtent: (minutes: Int64, points: Int64) {
+        var minutes: Int64 = 0, points: Int64 = 0
+        for (minute, tally) in moments where minute != MomentTally.untimedMinute {
+            minutes += 1
+            points += tally.points
+        }
+        return (minutes, points)
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import RegionTables
+import Unlocks
+
+/// `unlocks forget`: removes inputs from a state, leaving the state and report a run without them
+/// would have made.
+enum ForgetCommand {
+    static let spec = CommandSpec(
+        name: "forget",
+        abstract: "Remove inputs from a classify state, as if they had never been read.",
+        usage: "INPUT... --state FILE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
+        options: [
+            .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
+            .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
+            .value("format", "FORMAT", "json (default) or text."),
+            .flag("lenient", "Count tentative unlocks too."),
+            .value("time-zone", "NAME", "The IANA zone the state was made with (default: +08:00)."),
+            .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default +08:00)."),
+            .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
+            .flag("include-plans", "The state was made with --include-plans."),
+            .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+        ],
+        discussion: """
+        Each INPUT names inputs of the state: by their path as the report lists it (an archive's
+        path names all its members, 'archive.zip:member' one of them; a path read twice, such as a
+        file that grew, both readings), or by a file whose content is an input's (the same
+        whole-content hash classify keeps: that reading only; an archive's members with it).
+        The state and the report are then exactly what 'unlocks classify --state' over the other
+        inputs gives: each input's contribution is kept apart in the state, so where the forgotten
+        input stood for minutes other inputs recorded too, or first reached a cell or a region, the
+        others take over. Files skipped as duplicates of a forgotten input are forgotten with it (a
+        note names them: classify them again to count them). An INPUT that matches nothing is an
+        error (exit 1) and the state is left as it was.
+        """
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, or files)") }
+        guard let statePath = arguments.value("state") else { throw UsageError(message: "give the state to edit with --state FILE") }
+        let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
+        let options = try ClassifyCommand.ruleOptions(arguments)
+        try ClassifyCommand.refuseSameFile(state: statePath, out: arguments.value("out"))
+        let lock = try StateFile.Lock(statePath: statePath)
+        let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
+        let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
+        guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
+        var ledger = try LedgerState.decode(bytes, path: statePath, options: options, world: world, china: china)
+
+        var forgotten = Set<String>()
+        for name in arguments.positionals {
+            let matched = try matches(name, in: ledger)
+            guard !matched.isEmpty else {
+                throw StateError(path: statePath, reason: "no input has the path or the content of '\(name)' (the report lists the inputs' paths); nothing was forgotten")
+            }
+            forgotten.formUnion(matched)
+        }
+        let paths = Set(forgotten.compactMap { ledger.inputs[$0]?.path })
+        let duplicates = ledger.inputs.filter { $0.value.duplicateOf.map(paths.contains) == true && !forgotten.contains($0.key) }
+        for (key, record) in duplicates.sorted(by: { $0.value.path < $1.value.path }) {
+            forgotten.insert(key)
+            reportError("note: \(record.path) was skipped as a duplicate of \(record.duplicateOf!): forgotten with it; classify it again to count it")
+        }
+        ledger.forget(forgotten)
+        let report: ClassifyReport
+        do {
+            report = try ClassifyReport(ledger: ledger, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
+                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
+        } catch {
+            throw StateError(path: statePath, reason: "\(error)")
+        }
+        try AtomicFile.write(LedgerState.encode(ledger, options: options, world: world, china: china), to: statePath)
+        withExtendedLifetime(lock) {}
+        reportError("note: forgot \(forgotten.count) input\(forgotten.count == 1 ? "" : "s")")
+        try ClassifyCommand.emit(report, format: format, to: arguments.value("out"))
+        return .success
+    }
+
+    /// The keys of the records `name` names: by path (an archive's path names its members too),
+    /// and, when `name` is a regular file, by its content's fingerprint (an archive's members keyed
+    /// under it too).
+    static func matches(_ name: String, in ledger: UnlockLedger) throws -> Set<String> {
+        var keys = Set(ledger.inputs.filter { $0.value.path == name || $0.value.path.hasPrefix(name + ":") }.keys)
+        var status = stat()
+        if stat(name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
+            let fingerprint = try InputWalk.fingerprint(InputPath(name), size: Int64(status.st_size))
+            keys.formUnion(ledger.inputs.keys.filter { $0 == fingerprint || $0.hasPrefix(fingerprint + ":") })
+        }
+        return keys
+    }
+}
