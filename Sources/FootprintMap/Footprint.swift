@@ -3,7 +3,7 @@ import RegionTables
 import Unlocks
 
 /// What `unlocks map` draws: the classify report, the explored cells grouped by the finest region
-/// of their first visitor, and the day-by-day growth, over the two region tables. Rendered as
+/// of their first visitor, and the day-by-day growth (the report's `days`), over the two region tables. Rendered as
 /// GeoJSON (``geoJSON()``) and as one self-contained HTML page (``html()``). Schema and
 /// choices: docs/footprint-format.md.
 public struct Footprint {
@@ -22,14 +22,16 @@ public struct Footprint {
     public let china: RegionTable
     /// Explored cell keys per place, each sorted.
     public let cellsByPlace: [Place: [Int64]]
-    public let growth: [DailyGrowth.Day]
+    /// The report's days on which cells were first explored, for the growth chart.
+    public let growth: [ClassifyReport.Day]
 
-    public init(report: ClassifyReport, ledger: UnlockLedger, world: RegionTable, china: RegionTable) {
+    /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is of).
+    public init(report: ClassifyReport, cells: CellList, world: RegionTable, china: RegionTable) {
         self.report = report
         self.world = world
         self.china = china
         var groups: [Place: [Int64]] = [:]
-        for (key, visit) in ledger.cells {
+        for (key, visit) in cells {
             let place: Place
             if visit.chinaRegion >= 0 {
                 place = Place(level: china.region(visit.chinaRegion).level, index: visit.chinaRegion)
@@ -42,7 +44,7 @@ public struct Footprint {
         }
         for place in groups.keys { groups[place]!.sort() }
         cellsByPlace = groups
-        growth = DailyGrowth.series(cells: ledger.cells, zone: report.options.timeZone)
+        growth = report.days.filter { $0.newCells > 0 }
     }
 
     /// The table of a level.

@@ -152,8 +152,8 @@ public struct ClassifyReport {
             }
         }
 
-        let worldAreas = world.areas(ofRegions: ledger.regions.keys.filter { $0.level == .country }.map(\.index))
-        let chinaAreas = china.areas(ofRegions: ledger.regions.keys.filter { $0.level != .country }.map(\.index))
+        let worldAreas = world.areas(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index))
+        let chinaAreas = china.areas(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index))
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in combined.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }

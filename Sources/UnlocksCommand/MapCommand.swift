@@ -47,9 +47,9 @@ enum MapCommand {
         for file in found { run.classify(file) }
         run.progress.clear()
         let ledger = run.takeLedger()
-        let report = ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options,
+        let report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options,
                                     lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let footprint = Footprint(report: report, ledger: ledger, world: locator.world, china: locator.china)
+        let footprint = Footprint(report: report, cells: try ledger.combined().cells, world: locator.world, china: locator.china)
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
 
         try AuditCommand.prepareFolder(out)
