@@ -79,7 +79,7 @@ public struct TrackClassifier: TrackSink {
     /// The current segment is a GPX route (a plan).
     private var inRoute = false
     /// A timed point of this input has passed the filter: it is a recording, not a plan.
-    private var sawTimed = false
+    private(set) var sawTimed = false
     /// Untimed track points (not route points) kept in this input.
     private var untimedTrackKept: Int64 = 0
     /// The current input's contribution, its place palette, and the tally of the minute being
@@ -101,6 +101,11 @@ public struct TrackClassifier: TrackSink {
     /// Called with every kept ground point, after it is weighed (the audit listens here; nil for
     /// `classify`, which then pays one nil check per point).
     public var observer: ((ObservedPoint) -> Void)?
+    /// When set, the keys of the cells the current input explores for the first time are
+    /// appended to `exploredKeys` (``LiveLedger`` reads and empties it after each point; classify
+    /// leaves it off and pays one check per leg).
+    var collectsExploredKeys = false
+    var exploredKeys: [Int64] = []
 
     struct Located {
         var point: TrackPoint
@@ -347,7 +352,10 @@ public struct TrackClassifier: TrackSink {
             breakPending = false
             segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
-            partCells.explore(rows.key(rowCoordinate: located.row, longitude: point.longitude), located.cell)
+            let key = rows.key(rowCoordinate: located.row, longitude: point.longitude)
+            let known = partCells.count
+            partCells.explore(key, located.cell)
+            if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
         } else if let from = anchor, let leg {
             let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
                                     : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
@@ -356,8 +364,16 @@ public struct TrackClassifier: TrackSink {
             }
             if drawn {
                 let startCell = from.cell, endCell = located.cell
-                rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
-                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                if collectsExploredKeys {
+                    rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                        let known = partCells.count
+                        partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                        if partCells.count != known { exploredKeys.append(key) }
+                    }
+                } else {
+                    rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                        partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                    }
                 }
             }
         }
@@ -431,6 +447,28 @@ public struct TrackClassifier: TrackSink {
         }
         reusedPlaces = (nil, nil)
         return (placement, false)
+    }
+
+    /// Calls `body` with the current input's evidence of each region so far, the points that
+    /// reused the last lookup included (they are added to `part` only when the lookup changes).
+    /// For ``LiveLedger``, after each point.
+    func forEachRegionSoFar(_ body: (RegionKey, RegionEvidence) -> Void) {
+        let reused = reuseCount > 0 || passedReuseCount > 0 ? lastLookup?.reusable : nil
+        func withReuse(_ key: RegionKey, _ evidence: RegionEvidence) -> RegionEvidence {
+            guard let reused, reused.level(key.level).region == key.index else { return evidence }
+            var evidence = evidence
+            evidence.confirmedBy = earliest(evidence.confirmedBy, reuseFirst)
+            evidence.passedBy = earliest(evidence.passedBy, passedReuseFirst)
+            return evidence
+        }
+        for (key, evidence) in part.regions { body(key, withReuse(key, evidence)) }
+        if let reused {
+            for level in RegionLevel.allCases {
+                guard let region = reused.level(level).region else { continue }
+                let key = RegionKey(level: level, index: region)
+                if part.regions[key] == nil { body(key, withReuse(key, RegionEvidence())) }
+            }
+        }
     }
 
     /// Adds the points that reused the last lookup to the ledger: inside, confirmed, at every level.
