@@ -62,16 +62,19 @@ public struct LiveLedger {
     /// The id of the recording in progress, nil between recordings.
     public var recordingID: String? { recording?.record.fingerprint }
 
-    /// Starts a recording: one new input of the ledger. `id` is its key (a session id the app
-    /// keeps unique: ``forget(ids:)`` names it); `name` is its path in the report (default: the
-    /// id); `datum` the datum of the coordinates fed (default ``ClassifyOptions/inputDatum``;
-    /// GCJ-02 for the coordinates of a Chinese map SDK).
+    /// Starts a recording: one new input of the ledger. `id` is its key and its path in the
+    /// report (a session id the app keeps unique, say `live/<UUID>`: ``forget(ids:)`` names it);
+    /// `name` is shown as its activity name (not its path: two readings of one path are one file
+    /// that grew, of which the later supersedes the earlier — docs/report-format.md); `datum` the
+    /// datum of the coordinates fed (default ``ClassifyOptions/inputDatum``; GCJ-02 for the
+    /// coordinates of a Chinese map SDK).
     public mutating func beginRecording(id: String, name: String? = nil, activityType: String? = nil, datum: Datum? = nil) throws(LiveLedgerError) {
         if let current = recordingID { throw .recordingInProgress(id: current) }
         guard !id.isEmpty else { throw .emptyID }
         if finished.inputs[id] != nil { throw .duplicateID(id) }
         do { try useAsBaseline(finished) } catch { throw .overflow(error) }
-        var record = InputRecord(path: name ?? id, fingerprint: id, format: Self.format)
+        var record = InputRecord(path: id, fingerprint: id, format: Self.format)
+        record.activityName = name
         record.activityType = activityType
         record.datum = datum
         var classifier = TrackClassifier(locator: locator, options: options)
@@ -196,13 +199,15 @@ public struct LiveLedger {
         defer { recording = classifier }
         var result = LiveChanges()
         func weigh(_ key: RegionKey, _ evidence: RegionEvidence) {
+            // Most regions of a recording are confirmed early: one lookup then.
+            let previous = standings[key]
+            if previous == .confirmed { return }
             let base = baselineRegions[key]
             var visits = RegionEvidence()
             visits.confirmedBy = earliest(base?.confirmedBy, evidence.confirmedBy)
             visits.tentativeBy = earliest(base?.tentativeBy, evidence.tentativeBy)
             visits.passedBy = earliest(base?.passedBy, evidence.passedBy)
             guard let standing = RegionStanding(merging: base, evidence), let first = visits.confirmedBy ?? visits.tentativeBy ?? visits.passedBy else { return }
-            let previous = standings[key]
             guard previous.map({ standing > $0 }) ?? true else { return }
             standings[key] = standing
             let region = (key.level == .country ? locator.world : locator.china).region(key.index)

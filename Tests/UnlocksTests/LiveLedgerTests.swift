@@ -10,7 +10,8 @@ import XCTest
 final class LiveLedgerTests: XCTestCase {
     static var locator: RegionLocator { TrackClassifierTests.locator }
 
-    /// One input as its reader delivers it: points, and nil for a segment break.
+    /// One input as its reader delivers it: points, and nil for a segment break; its file name
+    /// is the recording's name.
     struct Recording {
         var id: String
         var path: String
@@ -48,7 +49,9 @@ final class LiveLedgerTests: XCTestCase {
     func batch(_ recordings: [Recording], options: ClassifyOptions = ClassifyOptions()) -> UnlockLedger {
         var classifier = TrackClassifier(locator: Self.locator, options: options)
         for recording in recordings {
-            classifier.begin(InputRecord(path: recording.path, fingerprint: recording.id, format: LiveLedger.format))
+            var record = InputRecord(path: recording.id, fingerprint: recording.id, format: LiveLedger.format)
+            record.activityName = recording.path
+            classifier.begin(record)
             for event in recording.events {
                 if let point = event { classifier.point(point) } else { classifier.segmentBreak() }
             }
