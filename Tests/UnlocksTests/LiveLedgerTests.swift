@@ -1,3 +1,4 @@
+import ChinaDatum
 import Foundation
 import RegionTables
 import TextFormats
@@ -16,6 +17,7 @@ final class LiveLedgerTests: XCTestCase {
         var id: String
         var path: String
         var events: [TrackPoint?]
+        var datum: Datum? = nil
     }
 
     /// A sink that keeps what a reader delivers (annotations and unreadable records are left out
@@ -51,6 +53,7 @@ final class LiveLedgerTests: XCTestCase {
         for recording in recordings {
             var record = InputRecord(path: recording.id, fingerprint: recording.id, format: LiveLedger.format)
             record.activityName = recording.path
+            record.datum = recording.datum
             classifier.begin(record)
             for event in recording.events {
                 if let point = event { classifier.point(point) } else { classifier.segmentBreak() }
@@ -63,7 +66,7 @@ final class LiveLedgerTests: XCTestCase {
     /// Feeds a recording point by point; the changes of every call, the last one's included.
     @discardableResult
     func feed(_ recording: Recording, into live: inout LiveLedger) throws -> [LiveChanges] {
-        try live.beginRecording(id: recording.id, name: recording.path)
+        try live.beginRecording(id: recording.id, name: recording.path, datum: recording.datum)
         var changes: [LiveChanges] = []
         for event in recording.events {
             if let point = event { changes.append(try live.feed(point)) } else { try live.breakSegment() }
@@ -82,10 +85,16 @@ final class LiveLedgerTests: XCTestCase {
     }
 
     func testFeedingPointByPointGivesTheBatchLedger() throws {
-        let expected = batch(Self.samples)
-        XCTAssertGreaterThan(expected.contributions.count, 2)
+        // The samples, and the Beijing walk once more as a map SDK's GCJ-02 coordinates.
+        var shifted = Self.samples[0]
+        shifted.id = "gcj02"
+        shifted.datum = .gcj02
+        let recordings = Self.samples + [shifted]
+        let expected = batch(recordings)
+        XCTAssertEqual(expected.contributions.count, 4)
+        XCTAssertNotEqual(expected.contributions["gcj02"]?.cells, expected.contributions[Self.samples[0].id]?.cells)
         var live = try LiveLedger(locator: Self.locator)
-        for recording in Self.samples { try feed(recording, into: &live) }
+        for recording in recordings { try feed(recording, into: &live) }
         XCTAssertEqual(live.ledger, expected)
         XCTAssertEqual(live.encodedState(), state(expected))
         XCTAssertEqual(try live.report().json().rendered(), try reportJSON(expected))
@@ -118,16 +127,37 @@ final class LiveLedgerTests: XCTestCase {
             let order = confirmed.filter { $0.level == level }.map(\.firstVisit)
             XCTAssertEqual(order, order.sorted(), level.name)
         }
+        // Decided promptly: each confirmation arrives within a few points of the point it rests on
+        // (the next point decides a point; the third inside point of a segment near a border).
+        let points = Self.samples.flatMap { $0.events.compactMap { $0 } }
+        var call = 0, fed = 0, delays: [Int] = []
+        for recording in Self.samples {
+            let count = recording.events.compactMap { $0 }.count
+            for k in 0...count {  // a call per point, then endRecording
+                let fedSoFar = fed + min(k + 1, count)
+                for change in changes[call].regions where change.standing == .confirmed {
+                    let position = try XCTUnwrap(points[..<fedSoFar].lastIndex { $0.time == change.firstVisit.time })
+                    delays.append(fedSoFar - 1 - position)
+                }
+                call += 1
+            }
+            fed += count
+        }
+        XCTAssertEqual(delays.count, confirmed.count)
+        XCTAssertLessThanOrEqual(delays.max() ?? 0, ClassifyOptions().minimumPointsPerSegment, "\(delays)")
+
         // New cells add up to the explored cells.
         XCTAssertEqual(changes.reduce(0) { $0 + $1.newCells }, report.metrics.exploredCellCount)
         XCTAssertGreaterThan(report.metrics.exploredCellCount, 100)
 
-        // The same walk again, as another recording: nothing new.
+        // The same walk again, as another recording of the same name: nothing new, and neither
+        // recording supersedes the other (a name is not a path).
         var again = Self.samples[0]
         again.id = "again"
-        again.path = "again.gpx"
         let repeated = try feed(again, into: &live)
         XCTAssertTrue(repeated.allSatisfy(\.isEmpty), "\(repeated.filter { !$0.isEmpty })")
+        XCTAssertEqual(try live.report().supersededCount, 0)
+        XCTAssertEqual(live.ledger.inputs["again"]?.activityName, Self.samples[0].path)
     }
 
     /// Across the Beijing–Hebei border (Tongzhou to Yanjiao): Hebei is first tentative (the first
@@ -166,6 +196,32 @@ final class LiveLedgerTests: XCTestCase {
         XCTAssertEqual(seen[0].index, firstInHebei + 1)
         XCTAssertEqual(seen[1].index, confirming + 1)
         XCTAssertEqual(seen[1].change.unlocksCount, 1)
+    }
+
+    /// Driven into Hebei at 50 km/h (passed through: faster than a walk), then walking there: the
+    /// point where the car stopped confirms it, and the change comes with the next point, though
+    /// the walk's points reuse the last lookup (their evidence is folded in when it changes).
+    func testAPassedRegionIsConfirmedWhereTheWalkBegins() throws {
+        let start = TrackClassifierTests.start
+        let drive = (0..<215).map { i in
+            TrackPoint(latitude: 39.94, longitude: 116.765 + 0.035 * Double(i) / 214, time: start + Int64(i) * 1000, accuracy: 5)
+        }
+        let walk = (1...300).map { i in
+            TrackPoint(latitude: 39.94, longitude: 116.800 + 0.0000164 * Double(i), time: start + Int64(214 + i) * 1000, accuracy: 5)
+        }
+        let points = drive + walk
+        let hebei = try XCTUnwrap(try Self.locator.locate(latitude: 39.94, longitude: 116.800).province.region)
+        XCTAssertEqual(Self.locator.china.region(hebei).code, "130000")
+        var live = try LiveLedger(locator: Self.locator)
+        try live.beginRecording(id: "drive")
+        var seen: [(index: Int, change: RegionChange)] = []
+        for (i, point) in points.enumerated() {
+            for change in try live.feed(point).regions where change.key == RegionKey(level: .province, index: hebei) { seen.append((i, change)) }
+        }
+        for change in try live.endRecording().regions where change.key == RegionKey(level: .province, index: hebei) { seen.append((points.count, change)) }
+        XCTAssertEqual(seen.map(\.change.standing), [.passedThrough, .confirmed])
+        XCTAssertEqual(seen.last?.change.firstVisit.time, drive.last?.time)
+        XCTAssertEqual(seen.last?.index, drive.count)
     }
 
     func testStateRoundTripAndForget() throws {
