@@ -240,6 +240,17 @@ final class LiveLedgerTests: XCTestCase {
         let cellsOfA = try first.report().metrics.exploredCellCount
         XCTAssertEqual(changes.reduce(0) { $0 + $1.newCells }, try uninterrupted.report().metrics.exploredCellCount - cellsOfA)
 
+        // Mergeable: a phone's state and another's, joined as `unlocks merge` joins shards.
+        var other = try LiveLedger(locator: Self.locator)
+        try feed(b, into: &other)
+        try feed(c, into: &other)
+        func decoded(_ bytes: [UInt8]) throws -> UnlockLedger {
+            try LedgerState.decode(bytes, path: "shard", options: ClassifyOptions(), world: Self.locator.world, china: Self.locator.china)
+        }
+        var merged = try decoded(first.encodedState())
+        merged.merge(try decoded(other.encodedState()))
+        XCTAssertEqual(state(merged), uninterrupted.encodedState())
+
         // Saved in the middle of a recording: the recording as if it ended there.
         var middle = try LiveLedger(locator: Self.locator)
         try middle.beginRecording(id: b.id, name: b.path)
