@@ -224,6 +224,48 @@ final class LiveLedgerTests: XCTestCase {
         XCTAssertEqual(seen.last?.index, drive.count)
     }
 
+    /// A walk in Beijing, a flight to Shanghai (a point a minute at 900 km/h), a walk in
+    /// Shanghai: nothing is reported while the plane is up (the run of fast legs waits for its
+    /// end), the regions flown over never change, and Shanghai comes with the first point after
+    /// the landing.
+    func testAFlightReportsNothingUntilTheLanding() throws {
+        let start = TrackClassifierTests.start
+        func walk(from a: (Double, Double), count: Int, at t0: Int64) -> [TrackPoint] {
+            (0..<count).map { TrackPoint(latitude: a.0 + 0.0000126 * Double($0), longitude: a.1, time: t0 + Int64($0) * 1000, accuracy: 5) }
+        }
+        let beijing = walk(from: (39.9030, 116.3975), count: 100, at: start)
+        let shanghai = (31.2304, 121.4737)
+        let takeoff = beijing.last!
+        let flight = (1...72).map { i in
+            let f = Double(i) / 72
+            return TrackPoint(latitude: takeoff.latitude + (shanghai.0 - takeoff.latitude) * f, longitude: takeoff.longitude + (shanghai.1 - takeoff.longitude) * f,
+                              time: takeoff.time! + Int64(i) * 60_000, accuracy: 5)
+        }
+        let arrival = walk(from: shanghai, count: 100, at: flight.last!.time! + 1000)
+        let points = beijing + flight + arrival
+        // Independently: the regions of the ground points.
+        var ground = Set<RegionKey>()
+        for point in beijing + arrival {
+            let placement = try Self.locator.locate(latitude: point.latitude, longitude: point.longitude)
+            for level in RegionLevel.allCases where placement.level(level).status != .outside {
+                if let region = placement.level(level).region { ground.insert(RegionKey(level: level, index: region)) }
+            }
+        }
+        let shanghaiKey = try XCTUnwrap(ground.first { $0.level == .province && Self.locator.china.region($0.index).code == "310000" })
+
+        var live = try LiveLedger(locator: Self.locator)
+        try live.beginRecording(id: "flight")
+        var changes = try points.map { try live.feed($0) }
+        changes.append(try live.endRecording())
+        for (i, change) in changes.enumerated() {
+            XCTAssertTrue(Set(change.regions.map(\.key)).isSubset(of: ground), "\(i): \(change.regions.map(\.code))")
+        }
+        let landing = beijing.count + flight.count - 1
+        XCTAssertTrue(changes[beijing.count...landing].allSatisfy(\.isEmpty))
+        let arrivedAt = changes.firstIndex { $0.regions.contains { $0.key == shanghaiKey && $0.standing == .confirmed } }
+        XCTAssertEqual(arrivedAt, landing + 1)
+    }
+
     func testStateRoundTripAndForget() throws {
         let (a, b, c) = (Self.samples[0], Self.samples[1], Self.samples[2])
         var uninterrupted = try LiveLedger(locator: Self.locator)
