@@ -24,9 +24,9 @@ import Glibc
 /// of their candidates (a lower bound, whatever becomes of them); "boundary that stays" is the
 /// non-candidate outer boundary plus the candidates already kept or specked.
 ///
-/// Points on a dropped or specked island lie in no polygon, within the tolerance of their own
-/// unit's stored outer boundary and nearer to it than to any other, so with a buffer ≥ the
-/// tolerance they are `edge` for their own region. Arcs are renumbered; the specks go last,
+/// Points on a dropped or specked island lie within the tolerance of their own unit's stored
+/// outer boundary and nearer to it than to any other, so with a buffer ≥ the tolerance they are
+/// `edge` for their own region, or `inside` it where its stored coast runs seaward of them. Arcs are renumbered; the specks go last,
 /// unit by unit, west to east.
 struct SmallIslands {
     private(set) var dropped = 0, specks = 0

@@ -23,8 +23,9 @@ enum MergeCommand {
         Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
         order-free (the union of the inputs, each with its own contribution; the report is computed
         from them), so it equals the one a single run over all the shards' inputs would give,
-        overlapping inputs in different shards counted once. An input that
-        appears in two states would be counted twice: merge refuses it and names it. Each STATE
+        overlapping inputs in different shards counted once. An input in two states counts once
+        when both read it alike (a shard given twice); one read differently (another path or
+        datum) is refused, naming both. Each STATE
         must be a regular file of this state version with numbers in range (docs/report-format.md,
         "State and shards"); sums that would overflow are refused. --state and --out must differ. Every state
         must have been made with the zone given (days are local days): a state made in another zone is
@@ -47,12 +48,14 @@ enum MergeCommand {
         for path in arguments.positionals {
             guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
             let ledger = try LedgerState.decode(bytes, path: path, options: options, world: world, china: china)
-            // Skipped files carry no counts: the same one in two shards is harmless.
+            // An input in two states counts once when both read it alike (a shard given twice,
+            // shards that overlap); read differently (another path, another datum) the result
+            // would depend on the order of the states, so it is refused. Skipped files carry no counts.
             for (fingerprint, input) in ledger.inputs where input.status != .skipped {
-                if let other = owner[fingerprint] {
-                    throw StateError(path: path, reason: "input \(input.path) is also in \(other); shards must not share inputs")
+                if let other = owner[fingerprint], merged.inputs[fingerprint] != input || merged.contributions[fingerprint] != ledger.contributions[fingerprint] {
+                    throw StateError(path: path, reason: "input \(input.path) is also in \(other), read differently there (path, datum or rules); shards must agree on a shared input")
                 }
-                owner[fingerprint] = path
+                owner[fingerprint] = owner[fingerprint] ?? path
             }
             merged.merge(ledger)
         }

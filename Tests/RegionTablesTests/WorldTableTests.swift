@@ -73,7 +73,7 @@ final class WorldTableTests: XCTestCase {
         XCTAssertGreaterThan(world.vertices.count / 2, 100_000)
     }
 
-    func testSpecksBelongToNoPolygonAndAreEdgeOfTheirCountry() throws {
+    func testSpecksBelongToNoRingAndAnswerTheirCountry() throws {
         let world = Self.world
         // No ring uses a speck (the arc references of section 8: zigzag varint deltas).
         let references = RegionTableTests.sectionRange(Self.fileBytes, id: 8)
@@ -96,14 +96,16 @@ final class WorldTableTests: XCTestCase {
         XCTAssertGreaterThan(specks.count, 10_000)
         XCTAssertLessThan(Self.pointArcs.count - specks.count, specks.count / 50, "too many rings through zero-length arcs")
         // Specks have their country on one side and the outside on the other; a point on one is in
-        // no polygon, but in its country's edge zone.
+        // its country: in its edge zone, or inside where the stored coast runs seaward of the
+        // island (a coast simplified 2 km out, or refined near a larger island, can cover it).
         for arc in stride(from: 0, to: specks.count, by: specks.count / 40).map({ specks[$0] }) {
             let unit = max(world.arcLeft[arc], world.arcRight[arc])
             XCTAssertEqual(min(world.arcLeft[arc], world.arcRight[arc]), -1)
             let p = world.arcVertices(arc)[0]
             let placement = try Self.locator.locate(latitude: Double(p.y) * TableFormat.quantum, longitude: Double(p.x) * TableFormat.quantum)
             XCTAssertEqual(placement.country.region, world.region(ofUnit: unit, at: .country), "speck \(arc)")
-            XCTAssertEqual(placement.country.status, .edge, "speck \(arc)")
+            XCTAssertTrue(placement.country.status == .edge || placement.country.status == .inside,
+                          "speck \(arc) at \(Double(p.y) * TableFormat.quantum), \(Double(p.x) * TableFormat.quantum): \(placement.country.status)")
         }
         // Malé (the Maldives' capital, an island about 2 km across): the Maldives, at the edge.
         let male = try Self.locator.locate(latitude: 4.1755, longitude: 73.5093)
