@@ -170,44 +170,19 @@ final class AuditCommandTests: XCTestCase {
     /// screenshot (ADMINUNLOCKS_SCREENSHOT names where to keep it). Scripts/test installs
     /// Chromium (Scripts/bootstrap --audit) and sets ADMINUNLOCKS_REQUIRE_CHROMIUM, so CI cannot skip it.
     func testTheReportRendersInHeadlessChromium() throws {
-        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            if ProcessInfo.processInfo.environment["ADMINUNLOCKS_REQUIRE_CHROMIUM"] == "1" { return XCTFail("chromium is not installed (Scripts/bootstrap --audit)") }
-            throw XCTSkip("chromium is not installed (Scripts/bootstrap --audit)")
-        }
         let out = try temporaryDirectory()
+        let chromium = try HeadlessChromium(profile: out + "/profile")
         let result = try CommandRunner.run(["audit", Self.samples, "--tables", Self.tables, "--out", out, "--source", ""])
         XCTAssertEqual(result.status, 0, result.stderr)
         let episodes = try XCTUnwrap(try json(out + "/audit.json")["episodes"] as? [[String: Any]]).count
         let page = "file://" + out + "/audit.html"
-        let flags = ["--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + out + "/profile"]
-        let dom = try run(chromium, flags + ["--dump-dom", page])
-        XCTAssertEqual(dom.status, 0, dom.stderr)
+        let (dom, console) = try chromium.dom(of: page)
         // The DOM as the browser built it: one SVG element per episode.
-        XCTAssertEqual(dom.stdout.components(separatedBy: "<svg ").count - 1, episodes)
-        let console = dom.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }
+        XCTAssertEqual(dom.components(separatedBy: "<svg ").count - 1, episodes)
         XCTAssertEqual(console, [], "console messages")
-        let screenshot = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SCREENSHOT"] ?? out + "/audit.png"
-        let shot = try run(chromium, flags + ["--hide-scrollbars", "--window-size=1200,1700", "--screenshot=" + screenshot, page])
-        XCTAssertEqual(shot.status, 0, shot.stderr)
-        let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
+        let png = try chromium.screenshot(of: page, width: 1200, height: 1700,
+                                          to: ProcessInfo.processInfo.environment["ADMINUNLOCKS_SCREENSHOT"] ?? out + "/audit.png")
         XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
         XCTAssertGreaterThan(png.count, 20_000)
-    }
-
-    /// Runs a program to completion, its output captured in files (no pipe to drain concurrently).
-    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let directory = try temporaryDirectory()
-        let outPath = directory + "/stdout", errPath = directory + "/stderr"
-        guard FileManager.default.createFile(atPath: outPath, contents: nil), FileManager.default.createFile(atPath: errPath, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOfFile: outPath, encoding: .utf8), try String(contentsOfFile: errPath, encoding: .utf8))
     }
 }

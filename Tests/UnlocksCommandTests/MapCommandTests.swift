@@ -99,51 +99,27 @@ final class MapCommandTests: XCTestCase {
     }
 
     func testThePageRendersInHeadlessChromium() throws {
-        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            if ProcessInfo.processInfo.environment["ADMINUNLOCKS_REQUIRE_CHROMIUM"] == "1" { return XCTFail("chromium is not installed (Scripts/bootstrap --audit)") }
-            throw XCTSkip("chromium is not installed (Scripts/bootstrap --audit)")
-        }
         let out = try temporaryDirectory()
+        let chromium = try HeadlessChromium(profile: out + "/profile")
         let (report, _, html) = try map(out)
         // Self-contained: nothing to fetch.
         for pattern in ["http://", "https://", "src=", "@import", "url("] { XCTAssertFalse(html.contains(pattern), pattern) }
         XCTAssertLessThan(html.utf8.count, 5_000_000)
         let page = "file://" + out + "/footprint.html"
-        let flags = ["--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + out + "/profile"]
-        let dom = try run(chromium, flags + ["--dump-dom", page])
-        XCTAssertEqual(dom.status, 0, dom.stderr)
+        let (dom, console) = try chromium.dom(of: page)
         // Five maps (China by province, city and county, the world, the close-up), each marked
         // by the page's script once it ran, and the growth chart.
-        XCTAssertEqual(dom.stdout.components(separatedBy: "<svg class=\"map\"").count - 1, 5)
-        XCTAssertEqual(dom.stdout.components(separatedBy: "data-ready=\"1\"").count - 1, 5)
-        XCTAssertTrue(dom.stdout.contains("id=\"growth\""))
+        XCTAssertEqual(dom.components(separatedBy: "<svg class=\"map\"").count - 1, 5)
+        XCTAssertEqual(dom.components(separatedBy: "data-ready=\"1\"").count - 1, 5)
+        XCTAssertTrue(dom.contains("id=\"growth\""))
         // Every unlock in a table row, with its English name.
         let unlocks = try XCTUnwrap(report["unlocks"] as? [String: [[String: Any]]])
-        XCTAssertEqual(dom.stdout.components(separatedBy: "<tr><td>").count - 1, unlocks.values.reduce(0) { $0 + $1.count })
-        XCTAssertTrue(dom.stdout.contains("<td>东城区</td><td>Dongcheng District</td>"))
-        let console = dom.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }
+        XCTAssertEqual(dom.components(separatedBy: "<tr><td>").count - 1, unlocks.values.reduce(0) { $0 + $1.count })
+        XCTAssertTrue(dom.contains("<td>东城区</td><td>Dongcheng District</td>"))
         XCTAssertEqual(console, [], "console messages")
-        let screenshot = ProcessInfo.processInfo.environment["ADMINUNLOCKS_FOOTPRINT_SCREENSHOT"] ?? out + "/footprint.png"
-        let shot = try run(chromium, flags + ["--hide-scrollbars", "--window-size=940,1400", "--screenshot=" + screenshot, page])
-        XCTAssertEqual(shot.status, 0, shot.stderr)
-        let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
+        let png = try chromium.screenshot(of: page, width: 940, height: 1400,
+                                          to: ProcessInfo.processInfo.environment["ADMINUNLOCKS_FOOTPRINT_SCREENSHOT"] ?? out + "/footprint.png")
         XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
         XCTAssertGreaterThan(png.count, 20_000)
-    }
-
-    /// Runs a program to completion, its output captured in files (no pipe to drain concurrently).
-    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let directory = try temporaryDirectory()
-        let outPath = directory + "/stdout", errPath = directory + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOfFile: outPath, encoding: .utf8), try String(contentsOfFile: errPath, encoding: .utf8))
     }
 }
