@@ -22,7 +22,23 @@ if CommandLine.arguments.count > 1 {
     classifier.begin(InputRecord(path: path, fingerprint: path, format: "gpx"))
     try GPXReader.read(MemorySource(Array(data)), path: path, into: &classifier)
     let record = classifier.finish()
-    let report = ClassifyReport(ledger: classifier.takeLedger(), world: locator.world, china: locator.china, options: options, lenient: false)
+    let report = try ClassifyReport(ledger: classifier.takeLedger(), world: locator.world, china: locator.china, options: options, lenient: false)
     let provinces = (report.unlocks[.province] ?? []).filter(\.confirmed).map(\.name)
     print("walk: \(record.pointsRead) points read, provinces \(provinces.joined(separator: ","))")
 }
+
+// The live API: ten minutes of walking east along Chang'an Avenue from Tiananmen, a point every
+// 5 s at 1.4 m/s, fed one by one as a phone delivers them.
+var live = try LiveLedger(locator: locator, options: ClassifyOptions())
+try live.beginRecording(id: "live/tiananmen-walk", name: "Walk")
+var unlocked: [String] = [], newCells = 0
+for k in 0..<120 {
+    let point = TrackPoint(latitude: 39.9087, longitude: 116.3975 + Double(k) * 7.0 / 85_300, time: 1_714_550_400_000 + Int64(k) * 5_000, accuracy: 10)
+    let changes = try live.feed(point)
+    unlocked += changes.unlocks().map(\.code)
+    newCells += changes.newCells
+}
+let last = try live.endRecording()
+unlocked += last.unlocks().map(\.code)
+newCells += last.newCells
+print("live: unlocked \(unlocked.joined(separator: ",")); \(newCells) new cells; report \(try live.report().metrics.exploredCellCount) cells")
