@@ -106,7 +106,7 @@ final class AuditCommandTests: XCTestCase {
         let failed = try XCTUnwrap((audit["summary"] as? [String: Any])?["inputsWithErrors"] as? [[String: Any]])
         XCTAssertEqual(failed.first?["path"] as? String, dir + "/broken.gpx")
 
-        let missing = try CommandRunner.run(["audit", dir + "/nothing.gpx", "--tables", Self.tables, "--out", dir + "/out2"])
+        let missing = try CommandRunner.run(["audit", dir + "/nothing.gpx", "--tables", Self.tables, "--out", dir + "/out2", "--source", ""])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.contains("nothing.gpx"), missing.stderr)
 
