@@ -263,18 +263,10 @@ extension Footprint {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    /// `YYYY-MM-DD` of a day count since 1970-01-01 (proleptic Gregorian, Hinnant's algorithm).
+    /// `YYYY-MM-DD` of a day count since 1970-01-01.
     static func date(_ days: Int64) -> String {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02d", Int(y), Int(m), Int(d))
+        let c = Timestamp.civilDate(daysSinceEpoch: days)
+        return String(format: "%04d-%02d-%02d", Int(c.year), Int(c.month), Int(c.day))
     }
 }
 
