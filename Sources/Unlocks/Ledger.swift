@@ -226,6 +226,19 @@ public struct UnlockLedger: Equatable, Sendable {
         }
     }
 
+    /// Adds the ledger of inputs that come next in the same run, made by another classifier
+    /// (`classify --jobs`: one input's), as if this ledger's classifier had read them itself: a
+    /// reading replaces the record of a file passed over at the same path, and every record and
+    /// contribution of `later` replaces one of the same key. Unlike ``merge(_:)``, which joins
+    /// ledgers of disjoint inputs whatever their order, this is a step of one run.
+    public mutating func append(_ later: UnlockLedger) {
+        for record in later.inputs.values where record.status != .skipped {
+            inputs.removeValue(forKey: InputRecord.pathKey(path: record.path))
+        }
+        inputs.merge(later.inputs) { _, newer in newer }
+        contributions.merge(later.contributions) { _, newer in newer }
+    }
+
     /// Removes inputs, with their contributions, as if they had never been read.
     public mutating func forget(_ fingerprints: Set<String>) {
         for fingerprint in fingerprints {

@@ -679,3 +679,13 @@ struct LocalScale {
         return (north * north + east * east).squareRoot()
     }
 }
+
+// MARK: Inputs classified by other classifiers (`classify --jobs`)
+
+extension TrackClassifier {
+    /// Adds the ledger another classifier made of the inputs that come next, as if this one had
+    /// read them (``UnlockLedger/append(_:)``); call it between inputs.
+    public mutating func append(_ later: UnlockLedger) {
+        ledger.append(later)
+    }
+}

@@ -19,6 +19,7 @@ struct ClassifierFeed {
         case fail(String)
         case discard
         case finish
+        indirect case append(UnlockLedger)
     }
 
     /// The classifier the worker thread owns (nil once handed back).
@@ -67,6 +68,7 @@ struct ClassifierFeed {
         case let .fail(error): classifier.fail(error)
         case .discard: classifier.discard()
         case .finish: classifier.finish()
+        case let .append(later): classifier.append(later)
         }
     }
 
@@ -92,6 +94,16 @@ struct ClassifierFeed {
     mutating func setFormat(_ format: String) { send(.setFormat(format)) }
     mutating func fail(_ error: String) { send(.fail(error)) }
     mutating func discard() { send(.discard) }
+
+    /// The paths of the inputs in the ledger so far, by fingerprint.
+    var knownPaths: [String: String] { known }
+
+    /// Adds the ledger another classifier made of the inputs that come next (`classify --jobs`),
+    /// as if this one had read them.
+    mutating func append(_ later: UnlockLedger) {
+        for (fingerprint, record) in later.inputs where record.status != .skipped { known[fingerprint] = record.path }
+        send(.append(later))
+    }
 
     /// Ends the input that began with `fingerprint` at `path`.
     mutating func finish(_ fingerprint: String, path: String) {

@@ -13,7 +13,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR] [--jobs N]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
@@ -28,6 +28,7 @@ enum ClassifyCommand {
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
+            .value("jobs", "N", "Classify up to N inputs at once, each on a core of its own (default: this machine's active processors; 1 reads one input after another). The report and the state are the same bytes for every N."),
         ],
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
@@ -84,16 +85,26 @@ enum ClassifyCommand {
         let lock = try statePath.map(StateFile.Lock.init(statePath:))
         let found = try InputWalk.files(under: arguments.positionals)
         let includeVirtual = arguments.flags.contains("include-virtual")
+        let jobs = try jobCount(arguments)
+        // Reading and classifying overlap on two threads within an input whenever there is a second core.
+        let threaded = ProcessInfo.processInfo.activeProcessorCount > 1
         // The state's ledger goes straight into the classifier: a second reference to it would
         // make the first new cell copy every stored one.
         var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
                                                           ledger: try statePath.flatMap(StateFile.read).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
                                                           } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found, includeVirtual: includeVirtual,
+                              threaded: threaded, found: found, includeVirtual: includeVirtual,
                               timeZone: options.timeZone, datums: datums)
-        for file in found {
-            run.classify(file)
+        if jobs == 1 {
+            for file in found { run.classify(file) }
+        } else {
+            let state = run.sink.classifier.knownPaths
+            run.classify(found, jobs: jobs) { job in
+                var worker = ClassifyRun(readingFor: TrackClassifier(locator: locator, options: options), threaded: threaded,
+                                         includeVirtual: includeVirtual, timeZone: options.timeZone, datums: datums)
+                return worker.read(alone: job, skipping: state)
+            }
         }
         run.progress.clear()
         let ledger = run.takeLedger()
@@ -120,6 +131,16 @@ enum ClassifyCommand {
         }
         options.includePlans = arguments.flags.contains("include-plans")
         return options
+    }
+
+    /// `--jobs N`: how many inputs are classified at once; by default one per active processor
+    /// (laptops have 8 to 16), capped at 256 (each job holds one input).
+    static func jobCount(_ arguments: ParsedArguments) throws -> Int {
+        guard let text = arguments.value("jobs") else { return min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 256) }
+        guard let jobs = Int(text), jobs >= 1, jobs <= 256 else {
+            throw UsageError(message: "--jobs '\(text)' is not a number of jobs from 1 to 256 (e.g. --jobs 4; by default one per processor)")
+        }
+        return jobs
     }
 
     /// `--state` and `--out` naming one file would replace the state with the report: a usage
@@ -191,6 +212,7 @@ enum ClassifyCommand {
 struct RunSink: TrackSink {
     var classifier: ClassifierFeed
     let progress: ProgressLine
+    let messages: RunMessages
     var points: Int64 = 0
     /// Points (readable or not) of the current input, and of those the unreadable ones.
     var pointsInInput = 0
@@ -218,8 +240,7 @@ struct RunSink: TrackSink {
         classifier.annotate(annotation)
         if case let .creator(name) = annotation, !hinted, let hint = DatumHint(creator: name), hint.datum != inputDatum {
             hinted = true
-            progress.clear()
-            reportError("note: \(inputPath): \(hint.reason); read as \(inputDatum.displayName): if its points are \(hint.datum.displayName), classify it with --datum-for '\(inputPath)=\(hint.datum.rawValue)'")
+            messages.say("note: \(inputPath): \(hint.reason); read as \(inputDatum.displayName): if its points are \(hint.datum.displayName), classify it with --datum-for '\(inputPath)=\(hint.datum.rawValue)'")
         }
     }
 
@@ -230,8 +251,7 @@ struct RunSink: TrackSink {
         unreadableInInput += 1
         problemsShown += 1
         if problemsShown <= Self.problemsPerInput {
-            progress.clear()
-            reportError(problem.description + " (point skipped)")
+            messages.say(problem.description + " (point skipped)")
         }
     }
 }
@@ -249,7 +269,7 @@ struct ClassifyRun {
     var alreadyCounted = 0
     var failedInputs = 0
     /// The export bundles among the walk's files (with Strava's labels).
-    private var bundles: [ExportBundle] = []
+    private(set) var bundles: [ExportBundle] = []
 
     /// What becomes of one file or entry, decided from its name and its bundle.
     enum Plan {
@@ -267,14 +287,24 @@ struct ClassifyRun {
     init(classifier: TrackClassifier, threaded: Bool, found: [InputWalk.Found], includeVirtual: Bool = false, timeZone: LocalTimeZone, datums: DatumPatterns) {
         self.timeZone = timeZone
         self.datums = datums
-        sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded),
-                       progress: ProgressLine(inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size }))
+        let progress = ProgressLine(inputsTotal: found.count, bytesTotal: found.reduce(0) { $0 + $1.size })
+        sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded), progress: progress, messages: RunMessages(progress: progress))
         self.includeVirtual = includeVirtual
         bundles = ExportBundle.recognise(found.filter { !$0.explicit && $0.skipReason == nil }.map(\.path.display))
         for (index, bundle) in bundles.enumerated() where bundle.kind == .strava {
             guard let table = found.first(where: { $0.path.display == bundle.root + "activities.csv" }) else { continue }
             bundles[index].labels = labels(from: { try table.path.openFile() }, path: table.path.display)
         }
+    }
+
+    /// A run that reads single inputs for another (`classify --jobs`, ``read(alone:skipping:)``):
+    /// no progress line, its notes kept for the other run to show at the input's turn.
+    init(readingFor classifier: TrackClassifier, threaded: Bool, includeVirtual: Bool, timeZone: LocalTimeZone, datums: DatumPatterns) {
+        self.timeZone = timeZone
+        self.datums = datums
+        self.includeVirtual = includeVirtual
+        let progress = ProgressLine(inputsTotal: 0, bytesTotal: 0, enabled: false)
+        sink = RunSink(classifier: ClassifierFeed(classifier, threaded: threaded), progress: progress, messages: RunMessages(progress: progress, keep: true))
     }
 
     /// The ledger once every input read has been classified.
@@ -298,11 +328,17 @@ struct ClassifyRun {
         case let .read(format, label):
             guard let fingerprint = fingerprint(file, format: format?.rawValue ?? "unknown") else { return }
             guard isNew(path, fingerprint: fingerprint) else { return }
-            do {
-                try read(try file.path.openFile(), name: name, path: path, fingerprint: fingerprint, format: format, label: label, explicit: file.explicit)
-            } catch {
-                record(InputRecord(path: path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: Self.inputError(error, path: path))
-            }
+            read(file, name: name, fingerprint: fingerprint, format: format, label: label)
+        }
+    }
+
+    /// Reads a file found in the walk (not an archive) whose fingerprint is new.
+    mutating func read(_ file: InputWalk.Found, name: String, fingerprint: String, format: TrackFormat?, label: ActivityLabel?) {
+        let path = file.path.display
+        do {
+            try read(try file.path.openFile(), name: name, path: path, fingerprint: fingerprint, format: format, label: label, explicit: file.explicit)
+        } catch {
+            record(InputRecord(path: path, fingerprint: fingerprint, format: format?.rawValue ?? "unknown"), failure: Self.inputError(error, path: path))
         }
     }
 
@@ -410,7 +446,7 @@ struct ClassifyRun {
 
     /// The file's fingerprint, or nil when it cannot be opened (a dangling link, no permission):
     /// then it is recorded as rejected, by its path.
-    private mutating func fingerprint(_ file: InputWalk.Found, format: String) -> String? {
+    mutating func fingerprint(_ file: InputWalk.Found, format: String) -> String? {
         do {
             return try InputWalk.fingerprint(file.path, size: file.size)
         } catch {
@@ -422,7 +458,7 @@ struct ClassifyRun {
 
     /// False (and the file accounted) when an input with these bytes is in the ledger already:
     /// from the state at the same path ("already in the state"), else a `duplicate`.
-    private mutating func isNew(_ path: String, fingerprint: String) -> Bool {
+    mutating func isNew(_ path: String, fingerprint: String) -> Bool {
         guard let known = sink.classifier.knownPath(fingerprint) else { return true }
         if known == path {
             alreadyCounted += 1
@@ -475,8 +511,7 @@ struct ClassifyRun {
         do {
             return try StravaActivityTable.labels(try open(), path: path)
         } catch {
-            progress.clear()
-            reportError("note: \(error)")
+            sink.messages.say("note: \(error)")
             return [:]
         }
     }
@@ -526,19 +561,17 @@ struct ClassifyRun {
             }
             failedInputs += 1
             failed = true
-            progress.clear()
-            reportError("\(error)")
+            sink.messages.say("\(error)")
         }
         if sink.problemsShown > RunSink.problemsPerInput {
-            reportError("\(path): \(sink.problemsShown - RunSink.problemsPerInput) more unreadable points")
+            sink.messages.say("\(path): \(sink.problemsShown - RunSink.problemsPerInput) more unreadable points")
         }
         if sink.unreadableInInput > 0, sink.unreadableInInput == sink.pointsInInput, !failed {
             // Read to the end, but nothing in it could be used: not a file that was read.
             let reason = "no readable point: \(sink.unreadableInInput) unreadable"
             sink.classifier.fail(reason)
             failedInputs += 1
-            progress.clear()
-            reportError("\(path): \(reason)")
+            sink.messages.say("\(path): \(reason)")
         }
         sink.classifier.setFormat(formatName)
         sink.classifier.finish(fingerprint, path: path)
@@ -555,7 +588,6 @@ struct ClassifyRun {
         sink.classifier.fail(failure.reason)
         sink.classifier.finish(record.fingerprint, path: record.path)
         failedInputs += 1
-        progress.clear()
-        reportError(failure.description)
+        sink.messages.say(failure.description)
     }
 }

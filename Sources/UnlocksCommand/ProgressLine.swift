@@ -15,8 +15,9 @@ final class ProgressLine {
     private var inputsDone = 0
     private var bytesDone: Int64 = 0
 
-    init(inputsTotal: Int, bytesTotal: Int64) {
-        enabled = isatty(2) == 1
+    /// Shown when `enabled` (by default when standard error is a terminal).
+    init(inputsTotal: Int, bytesTotal: Int64, enabled: Bool = isatty(2) == 1) {
+        self.enabled = enabled
         started = Self.now()
         self.inputsTotal = inputsTotal
         self.bytesTotal = bytesTotal
