@@ -46,7 +46,8 @@ public enum TrackCSVReader {
         public init() {}
     }
 
-    /// Where each value is, as column indices, and how the file writes its fields.
+    /// Where each value is, as column indices, and how the file writes its fields. Plain values
+    /// only (the zone of unzoned times goes beside it): a line's parse copies it for nothing.
     struct Columns: Equatable {
         var latitude = 0
         var longitude = 1
@@ -57,8 +58,6 @@ public enum TrackCSVReader {
         var accuracy: Int? = 3
         var elevation: Int?
         var separator = UInt8(ascii: ",")
-        /// The zone of times written without an offset.
-        var timeZone = TrackCSVReader.defaultTimeZone
         /// The layout is one whose times are UTC whatever the run's offset: Columbus loggers'
         /// (`LATITUDE N/S`; their `DATE`,`TIME` are the GPS's UTC, as GPSBabel's v900 reader takes them).
         var timesAreUTC = false
@@ -107,6 +106,7 @@ public enum TrackCSVReader {
             default:
                 self.time = time
             }
+            last = max(latitude, longitude, self.time ?? 0, clock ?? 0, accuracy ?? 0, elevation ?? 0)
         }
 
         /// Positional: lat, lon, time, accuracy.
@@ -114,8 +114,8 @@ public enum TrackCSVReader {
             self.separator = separator
         }
 
-        /// The last column read.
-        var last: Int { max(latitude, longitude, time ?? 0, clock ?? 0, accuracy ?? 0, elevation ?? 0) }
+        /// The last column read (kept, not computed per line).
+        private(set) var last = 3
 
         /// A header name lower-cased, without spaces, `_`, `-`, `/`, `(`, `)`, `.` or quotes.
         static func fold(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -146,6 +146,8 @@ public enum TrackCSVReader {
         defer { reader.close() }
         var summary = Summary()
         var columns: Columns?
+        // The zone of times written without an offset: UTC for a layout whose times are UTC.
+        var zone = timeZone
         try reader.forEachLine { raw, number in
             var line = raw
             if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line = UnsafeRawBufferPointer(rebasing: line[3...]) }
@@ -153,19 +155,18 @@ public enum TrackCSVReader {
             if columns == nil {
                 let separator = detectSeparator(line)
                 if CoordinateCSV.isHeader(line, separator: separator), !startsWithHemisphereNumber(line, separator: separator) {
-                    guard var named = Columns(header: line, separator: separator) else {
+                    guard let named = Columns(header: line, separator: separator) else {
                         throw InputError(path: path, line: number, reason: "the header names no latitude and longitude columns (expected e.g. 'lat,lon,time,accuracy')")
                     }
-                    named.timeZone = named.timesAreUTC ? .utc : timeZone
+                    if named.timesAreUTC { zone = .utc }
                     columns = named
                     summary.hasHeader = true
                     return
                 }
                 columns = Columns(separator: separator)
-                columns!.timeZone = timeZone
             }
             do {
-                sink.point(try parseSimple(line, columns!) ?? parse(line, columns!))
+                sink.point(try parseSimple(line, columns!, zone: zone) ?? parse(line, columns!, zone: zone))
                 summary.points += 1
             } catch let problem as LineProblem {
                 sink.unreadablePoint(InputError(path: path, line: number, reason: problem.reason))
@@ -213,7 +214,7 @@ public enum TrackCSVReader {
     /// padded field, an epoch time, a hemisphere letter, a date + time pair, a value that does not
     /// parse): `parse` then reads the line and words its problem. A field this reads has no
     /// padding or quotes to remove, so `parse` would read the same bytes and find the same value.
-    static func parseSimple(_ line: UnsafeRawBufferPointer, _ columns: Columns) -> TrackPoint? {
+    static func parseSimple(_ line: UnsafeRawBufferPointer, _ columns: Columns, zone: LocalTimeZone) -> TrackPoint? {
         guard columns.clock == nil else { return nil }
         var latitude: Double?, longitude: Double?, time: Int64?, accuracy: Double?, elevation: Double?
         let count = line.count, last = columns.last, separator = columns.separator
@@ -240,7 +241,7 @@ public enum TrackCSVReader {
                 fieldEnd = hit.map { line.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? count
                 if index == columns.time {
                     guard fieldEnd > start,
-                          let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd]), unzonedIn: columns.timeZone)
+                          let parsed = Timestamp.parse(UnsafeRawBufferPointer(rebasing: line[start..<fieldEnd]), unzonedIn: zone)
                     else { return nil }
                     time = parsed
                 }
@@ -254,7 +255,7 @@ public enum TrackCSVReader {
     }
 
     /// One data line as a point.
-    static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns) throws -> TrackPoint {
+    static func parse(_ line: UnsafeRawBufferPointer, _ columns: Columns, zone: LocalTimeZone) throws -> TrackPoint {
         // The fields the columns name, found in one pass without allocating; empty means absent.
         var latitudeField = 0..<0, longitudeField = 0..<0, timeField = 0..<0, clockField = 0..<0, accuracyField = 0..<0, elevationField = 0..<0
         let last = columns.last
@@ -279,18 +280,18 @@ public enum TrackCSVReader {
         var time: Int64?
         if columns.clock != nil {
             let date = UnsafeRawBufferPointer(rebasing: line[timeField]), clock = UnsafeRawBufferPointer(rebasing: line[clockField])
-            if !clockField.isEmpty, let whole = Timestamp.parse(clock, unzonedIn: columns.timeZone) {
+            if !clockField.isEmpty, let whole = Timestamp.parse(clock, unzonedIn: zone) {
                 // A time column that holds a whole ISO-8601 timestamp is read alone.
                 time = whole
             } else if !timeField.isEmpty || !clockField.isEmpty {
-                guard let parsed = CSVTime.parse(date: date, time: clock, zone: columns.timeZone) else {
+                guard let parsed = CSVTime.parse(date: date, time: clock, zone: zone) else {
                     throw LineProblem(reason: "date '\(shown(date))' and time '\(shown(clock))' are not a date (YYYY-MM-DD, YYMMDD…) and a time (hh:mm:ss, hhmmss)")
                 }
                 time = parsed
             }
         } else if !timeField.isEmpty {
             let bytes = UnsafeRawBufferPointer(rebasing: line[timeField])
-            guard let parsed = CSVTime.parse(bytes, zone: columns.timeZone) else {
+            guard let parsed = CSVTime.parse(bytes, zone: zone) else {
                 throw LineProblem(reason: "time '\(shown(bytes))' is neither ISO-8601 nor epoch seconds or milliseconds")
             }
             time = parsed

@@ -100,9 +100,9 @@ final class TrackCSVReaderTests: XCTestCase {
             }
             for columns in layouts {
                 line.withUnsafeBytes { bytes in
-                    guard let fast = TrackCSVReader.parseSimple(bytes, columns) else { return }
+                    guard let fast = TrackCSVReader.parseSimple(bytes, columns, zone: TrackCSVReader.defaultTimeZone) else { return }
                     simple += 1
-                    XCTAssertEqual(fast, try? TrackCSVReader.parse(bytes, columns), String(decoding: line, as: UTF8.self))
+                    XCTAssertEqual(fast, try? TrackCSVReader.parse(bytes, columns, zone: TrackCSVReader.defaultTimeZone), String(decoding: line, as: UTF8.self))
                 }
             }
         }
