@@ -54,10 +54,14 @@ enum TrackArchiveGenerator {
     }
 
     /// Writes `days` GPX and CSV files of `pointsPerDay` fixes each into `directory`/gpx and
-    /// `directory`/csv (CSV skipped when `csv` is false); returns the bytes written (GPX, CSV).
-    static func write(directory: String, days: Int, pointsPerDay: Int, csv writeCSV: Bool = true) throws -> (Int, Int) {
+    /// `directory`/csv (CSV skipped when `csv` is false), and with `fit` the same points as FIT
+    /// activities (a watch's `record` layout, ``TrackReaderBenchmark/FITLayout``) into
+    /// `directory`/fit; returns the bytes written (GPX, CSV).
+    static func write(directory: String, days: Int, pointsPerDay: Int, csv writeCSV: Bool = true, fit writeFIT: Bool = false) throws -> (Int, Int) {
         try FileManager.default.createDirectory(atPath: directory + "/gpx", withIntermediateDirectories: true)
         if writeCSV { try FileManager.default.createDirectory(atPath: directory + "/csv", withIntermediateDirectories: true) }
+        if writeFIT { try FileManager.default.createDirectory(atPath: directory + "/fit", withIntermediateDirectories: true) }
+        var fit = FITActivity()
         var random = SplitMix64(seed: 2024)
         var gpxBytes = 0, csvBytes = 0
         let start = Timestamp.parse("2024-01-01T00:00:00Z")!
@@ -69,6 +73,7 @@ enum TrackArchiveGenerator {
             var noiseNorth = 0.0, noiseEast = 0.0
             gpx.removeAll(keepingCapacity: true)
             csv.removeAll(keepingCapacity: true)
+            fit = FITActivity()
             append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"UnlocksBench\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n <trk>\n  <name>day \(day)</name>\n  <trkseg>\n", to: &gpx)
             append("lat,lon,time,accuracy\n", to: &csv)
             let dayStart = start + Int64(day) * 86_400_000 + 7 * 3_600_000
@@ -93,6 +98,7 @@ enum TrackArchiveGenerator {
                     appendTime(time, to: &csv); csv.append(UInt8(ascii: ","))
                     append(hdop * 5, decimals: 1, to: &csv); csv.append(UInt8(ascii: "\n"))
                 }
+                if writeFIT { fit.record(milliseconds: time, latitude: pLat, longitude: pLon, index: i) }
             }
             append("  </trkseg>\n </trk>\n</gpx>\n", to: &gpx)
             let name = "day-" + String(repeating: "0", count: max(0, 4 - String(day).count)) + String(day)
@@ -102,7 +108,43 @@ enum TrackArchiveGenerator {
                 try Data(csv).write(to: URL(fileURLWithPath: "\(directory)/csv/\(name).csv"))
                 csvBytes += csv.count
             }
+            if writeFIT { try Data(fit.file()).write(to: URL(fileURLWithPath: "\(directory)/fit/\(name).fit")) }
         }
         return (gpxBytes, csvBytes)
+    }
+
+    /// One FIT activity being written: `record` messages of a watch's layout, then the header
+    /// and both CRCs around them.
+    struct FITActivity {
+        private var records: [UInt8] = []
+        private var count = 0
+
+        mutating func record(milliseconds: Int64, latitude: Double, longitude: Double, index i: Int) {
+            func le<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { records += $0 } }
+            records.append(0)
+            le(UInt32(milliseconds / 1000 - 631_065_600))
+            le(Int32((latitude * 2_147_483_648 / 180).rounded()))
+            le(Int32((longitude * 2_147_483_648 / 180).rounded()))
+            le(UInt32(i * 140))  // distance, cm
+            le(UInt32(1400))  // enhanced_speed, mm/s
+            le(UInt32((43 + Double(i % 100) / 10 + 500) * 5))  // enhanced_altitude
+            records += [UInt8(120 + i % 40), 85, 21]
+            count += 1
+        }
+
+        func file() -> [UInt8] {
+            func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+            var definition: [UInt8] = [0x40, 0, 0] + le(UInt16(20)) + [UInt8(TrackReaderBenchmark.FITLayout.fields.count)]
+            for field in TrackReaderBenchmark.FITLayout.fields { definition += [field.number, field.size, field.baseType] }
+            var header: [UInt8] = [14, 0x20] + le(UInt16(2132)) + le(UInt32(definition.count + records.count)) + Array(".FIT".utf8)
+            var headerCRC = FITCRC()
+            headerCRC.update(header)
+            header += le(headerCRC.value)
+            var out = header + definition + records
+            var crc = FITCRC()
+            crc.update(out)
+            out += le(crc.value)
+            return out
+        }
     }
 }

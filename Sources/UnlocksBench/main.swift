@@ -22,7 +22,7 @@ import Glibc
 //                                   builds the world table alone, printing its progress
 //   UnlocksBench country-source WHEEL [ISO3,...]
 //                                   load times of the source reference's country level (default CHN,MNG,RUS)
-//   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only]
+//   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only] [--fit]
 //                                   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
 //   UnlocksBench fuzz [COUNT [SEED [PART]]]
 //                                   COUNT mutants (default 5,000) of every sample track file (or those whose
@@ -61,7 +61,7 @@ case "readers":
     print(try TrackReaderBenchmark.run(points: arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000, repeats: 3).joined(separator: "\n"))
 case "make-tracks":
     let (gpx, csv) = try TrackArchiveGenerator.write(directory: arguments[1], days: Int(arguments[2]) ?? 10, pointsPerDay: Int(arguments[3]) ?? 20_000,
-                                                     csv: !arguments.contains("--gpx-only"))
+                                                     csv: !arguments.contains("--gpx-only"), fit: arguments.contains("--fit"))
     print("\(gpx) \(csv)")
 case "fuzz":
     let failed = try FuzzBenchmark.run(count: arguments.count > 1 ? Int(arguments[1]) ?? 5_000 : 5_000,
@@ -75,6 +75,6 @@ case "world":
     try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
                             buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] | fuzz [COUNT [SEED [PART]]]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] [--fit] | fuzz [COUNT [SEED [PART]]]")
     exit(2)
 }
