@@ -99,11 +99,11 @@ enum ClassifyCommand {
         if jobs == 1 {
             for file in found { run.classify(file) }
         } else {
-            let state = run.sink.classifier.knownPaths
-            run.classify(found, jobs: jobs) { job in
+            let state = run.sink.classifier.knownPaths, shown = PointsInFlight()
+            run.classify(found, jobs: jobs, inFlight: shown) { job in
                 var worker = ClassifyRun(readingFor: TrackClassifier(locator: locator, options: options), threaded: threaded,
                                          includeVirtual: includeVirtual, timeZone: options.timeZone, datums: datums)
-                return worker.read(alone: job, skipping: state)
+                return worker.read(alone: job, skipping: state, counting: shown)
             }
         }
         run.progress.clear()
@@ -213,6 +213,11 @@ struct RunSink: TrackSink {
     var classifier: ClassifierFeed
     let progress: ProgressLine
     let messages: RunMessages
+    /// A worker's (`classify --jobs`): where it counts its points as it reads, for the
+    /// progress line of the run it reads for.
+    var pointsInFlight: PointsInFlight?
+    /// What this sink has added to ``pointsInFlight``.
+    var pointsShown: Int64 = 0
     var points: Int64 = 0
     /// Points (readable or not) of the current input, and of those the unreadable ones.
     var pointsInInput = 0
@@ -226,7 +231,13 @@ struct RunSink: TrackSink {
         classifier.point(point)
         points += 1
         pointsInInput += 1
-        if points & 0xFFFF == 0, progress.enabled { progress.update(points: points) }
+        if points & 0xFFFF == 0 {
+            if progress.enabled { progress.update(points: points) }
+            if let pointsInFlight {
+                pointsInFlight.add(0x10000)
+                pointsShown += 0x10000
+            }
+        }
     }
 
     /// The input being read, its datum, and whether its datum hint was shown.

@@ -1,3 +1,4 @@
+import Foundation
 import Tracks
 import Unlocks
 
@@ -23,6 +24,27 @@ struct InputOutcome {
     var failedInputs = 0
     var notes: [String] = []
     var points: Int64 = 0
+    /// Of ``points``, those counted in ``PointsInFlight`` while the worker read.
+    var pointsShown: Int64 = 0
+}
+
+/// The points workers have read of inputs not yet added, for the progress line (a lock, as
+/// workers add to it every 65,536 points).
+final class PointsInFlight {
+    private let lock = NSLock()
+    private var count: Int64 = 0
+
+    func add(_ points: Int64) {
+        lock.lock()
+        count += points
+        lock.unlock()
+    }
+
+    var value: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }
 
 extension ClassifyRun {
@@ -33,7 +55,7 @@ extension ClassifyRun {
     /// decided then, and a worker's outcome for them is let go. Files passed over and archives
     /// are handled here at their turn (an archive's entries in order, as with one job). At most
     /// `2 × jobs` inputs are in flight, so memory is bounded by what those hold.
-    mutating func classify(_ found: [InputWalk.Found], jobs: Int, worker: @escaping (InputJob) -> InputOutcome) {
+    mutating func classify(_ found: [InputWalk.Found], jobs: Int, inFlight shown: PointsInFlight, worker: @escaping (InputJob) -> InputOutcome) {
         let workers = OrderedWorkers<InputJob, InputOutcome>(name: "classify", count: jobs, work: worker)
         defer { workers.close() }
         enum Turn {
@@ -48,7 +70,14 @@ extension ClassifyRun {
             case let .here(file):
                 classify(file)
             case let .sent(job, ticket):
-                settle(job, workers.result(ticket))
+                // While the oldest input is read, the progress line counts what the workers read.
+                var outcome = workers.result(ticket, waitingAtMost: 0.2)
+                while outcome == nil {
+                    if progress.enabled { progress.update(points: sink.points + shown.value) }
+                    outcome = workers.result(ticket, waitingAtMost: 0.2)
+                }
+                shown.add(-outcome!.pointsShown)
+                settle(job, outcome!)
                 inFlight -= 1
             }
             first += 1
@@ -83,7 +112,8 @@ extension ClassifyRun {
     /// A worker's side: fingerprints and reads the job's file into this run's (empty) ledger,
     /// unless `state` (the fingerprints of the state's inputs) has it. The outcome takes the
     /// ledger, the counts and the notes.
-    mutating func read(alone job: InputJob, skipping state: [String: String]) -> InputOutcome {
+    mutating func read(alone job: InputJob, skipping state: [String: String], counting shown: PointsInFlight? = nil) -> InputOutcome {
+        sink.pointsInFlight = shown
         var outcome = InputOutcome()
         outcome.fingerprint = fingerprint(job.file, format: job.format?.rawValue ?? "unknown")
         if let fingerprint = outcome.fingerprint {
@@ -98,6 +128,7 @@ extension ClassifyRun {
         outcome.failedInputs = failedInputs
         outcome.notes = sink.messages.takeKept()
         outcome.points = sink.points
+        outcome.pointsShown = sink.pointsShown
         return outcome
     }
 

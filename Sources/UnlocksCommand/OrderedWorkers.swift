@@ -43,12 +43,15 @@ final class OrderedWorkers<Job, Result> {
         return results[ticket] != nil
     }
 
-    /// Waits for the result of `ticket` and hands it over (once).
-    func result(_ ticket: Int) -> Result {
+    /// The result of `ticket` when it is ready within `seconds` (handed over once), else nil.
+    func result(_ ticket: Int, waitingAtMost seconds: Double) -> Result? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        while results[ticket] == nil { condition.wait() }
-        return results.removeValue(forKey: ticket)!
+        while results[ticket] == nil {
+            if !condition.wait(until: deadline) { break }
+        }
+        return results.removeValue(forKey: ticket)
     }
 
     /// Lets the threads end once the queued jobs are handled, and waits for them.
