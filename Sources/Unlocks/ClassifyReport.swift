@@ -82,6 +82,8 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// Each badge's progress, when a catalog was given (``BadgeCatalog/progress(in:reported:)``).
+    public var badges: [BadgeProgress]?
 
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
@@ -366,7 +368,7 @@ public struct ClassifyReport {
                 ("durationHours", .number(rounded(Double(d.durationMilliseconds) / 3.6e6, 3))),
             ])
         })
-        return .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("report", .string("adminunlocks-classify")),
             ("version", .number(2)),
             ("options", options),
@@ -375,7 +377,15 @@ public struct ClassifyReport {
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
             ("days", daysJSON),
-        ])
+        ]
+        if let badges {
+            members.append(("badges", .array(badges.map { b in
+                .object([("id", .string(b.id)), ("track", .string(b.track.rawValue)), ("metric", .string(b.metric)),
+                         ("value", .number(rounded(b.value, 6))), ("target", .number(b.target)), ("percent", .number(Double(b.percent))),
+                         ("reportedPercent", .number(Double(b.reportedPercent))), ("achieved", .bool(b.achieved))])
+            })))
+        }
+        return .object(members)
     }
 
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
@@ -431,7 +441,21 @@ public struct ClassifyReport {
                 out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
             }
         }
+        if let badges, !badges.isEmpty {
+            out += "\nBadges\n"
+            let idWidth = badges.map { $0.id.count }.max() ?? 0
+            for b in badges {
+                out += "  " + b.id + String(repeating: " ", count: idWidth - b.id.count + 2) + (b.track.rawValue + "            ").prefix(13)
+                out += leftPad("\(b.percent)%", 4) + (b.reportedPercent > b.percent ? " (reported \(b.reportedPercent)%)" : "")
+                out += "  \(b.metric) \(compact(b.value)) of \(compact(b.target))" + (b.achieved ? "  achieved\n" : "\n")
+            }
+        }
         return out
+    }
+
+    /// A number as short as it reads: whole numbers without decimals, others to three.
+    private func compact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : fixed(value, 3)
     }
 
     private func label(_ u: Unlock) -> String {

@@ -17,10 +17,11 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// The `--state` file: a ledger saved between runs, so a later run adds only new inputs, shards
 /// can be merged (`unlocks merge`) and inputs forgotten (`unlocks forget`).
 ///
-/// Layout (little-endian): magic `AUSTATE3` (version 3: each input's own contribution; version 2
-/// kept one ledger for all inputs, version 1 knew inputs by size, head and tail; both are refused,
-/// see ``decode``); UInt64 length of a JSON document; the JSON (the options that change the
-/// evidence, the codes of the regions that cells and places name, and the inputs — every file met,
+/// Layout (little-endian): magic `AUSTATE4` (version 4: explorer tiles, cell passes and the badge
+/// percents reported; version 3 had none of them, version 2 kept one ledger for all inputs,
+/// version 1 knew inputs by size, head and tail; all are refused, see ``decode``); UInt64 length
+/// of a JSON document; the JSON (the options that change the evidence, the codes of the regions
+/// that cells and places name, the badge percents reported by id, and the inputs — every file met,
 /// skipped ones included, with status, reason, pins and labels, and for an input that contributed
 /// something its regions' visits by level and code, its days, and how many places, minutes and
 /// cells follow for it in the binary part); then for each such input, in the JSON's order, as
@@ -36,13 +37,16 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
-    static let magic = Array("AUSTATE3".utf8)
+    static let magic = Array("AUSTATE4".utf8)
     /// The magic of states whose inputs were known by size, head and tail: their records cannot be
     /// matched to content hashes, so every input would be counted again.
     static let versionOneMagic = Array("AUSTATE1".utf8)
     /// The magic of states that kept one ledger for all inputs: an input's share of it cannot be
     /// told apart, so overlaps, superseded files and `forget` could not be computed.
     static let versionTwoMagic = Array("AUSTATE2".utf8)
+    /// The magic of states without explorer tiles, cell passes and reported badge percents: the
+    /// tiles and passes of their inputs cannot be recovered without the tracks.
+    static let versionThreeMagic = Array("AUSTATE3".utf8)
     /// The largest count, sum or time a state may hold: every integer up to it is exact as a JSON
     /// number, and sums of two stay far inside 64 bits.
     static let largestNumber: Double = 9_007_199_254_740_992  // 2^53
@@ -55,6 +59,9 @@ public enum LedgerState {
         }
         if prefix.starts(with: versionTwoMagic) {
             return "a state of version 2 (one ledger for all inputs), from which this version cannot tell each input's share; classify the inputs again into a new state"
+        }
+        if prefix.starts(with: versionThreeMagic) {
+            return "a state of version 3 (without explorer tiles, cell passes and reported badge percents), which this version cannot complete without the tracks; classify the inputs again into a new state"
         }
         return "not an unlocks state file (bad magic)"
     }
@@ -135,6 +142,7 @@ public enum LedgerState {
             ("countries", .array(countries.map { .string(world.region($0).code) })),
             ("chinaRegions", .array(chinaRegions.map { let r = china.region($0); return .string("\(r.level.rawValue):\(r.code)") })),
             ("inputs", .array(inputs)),
+            ("badgesReported", .object(ledger.reportedBadgePercents.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })),
         ])
         let json = Array(document.compactRendered().utf8)
         var bytes = magic
@@ -236,6 +244,13 @@ public enum LedgerState {
             let chinaMap = try strings("chinaRegions").map { try lookup($0, chinaIndex, "region") }
 
             var ledger = UnlockLedger()
+            guard case let .object(reported)? = document["badgesReported"] else { throw fail("missing badgesReported") }
+            for (id, percent) in reported {
+                guard !id.isEmpty, ledger.reportedBadgePercents[id] == nil, let number = percent.numberValue, number == number.rounded(), (0...100).contains(number) else {
+                    throw fail("bad badgesReported entry \"\(id)\": \(percent.compactRendered()) (a whole percent 0–100 per badge id, each once)")
+                }
+                ledger.reportedBadgePercents[id] = Int(number)
+            }
             /// A whole number within ±2^53 (0 or more unless `signed`); `nil` reads as 0 where a
             /// member may be absent.
             func integer(_ value: JSONValue?, _ what: String, signed: Bool = false, optional: Bool = true) throws -> Int64 {
