@@ -46,6 +46,8 @@ public struct ClassifyReport {
         /// Distance and duration of the minutes counted on the day (each moment once).
         public var distanceMillimetres: Int64 = 0
         public var durationMilliseconds: Int64 = 0
+        /// Explorer tiles first visited on the day, by zoom.
+        public var newTiles: [Int: Int] = [:]
     }
 
     public struct Metrics: Equatable {
@@ -82,6 +84,10 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// The explorer tiles' figures at zoom 14 and 17 (``TileMetrics``).
+    public let tiles: [TileMetrics]
+    /// The visited tiles of each reported zoom (keys of that zoom).
+    public let visitedTiles: [Int: TileList]
 
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
@@ -179,6 +185,22 @@ public struct ClassifyReport {
                 series[day, default: Day(day: day)].newUnlocks[level, default: 0] += 1
             }
         }
+        var visitedTiles: [Int: TileList] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            let list = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
+            visitedTiles[zoom] = list
+            for time in list.times where time != Int64.max {
+                let minute = time / 60_000 - (time % 60_000 < 0 ? 1 : 0)
+                let day: Int64
+                if let known = dayOfMinute[minute] { day = known } else {
+                    day = clock.day(of: minute &* 60_000)
+                    dayOfMinute[minute] = day
+                }
+                series[day, default: Day(day: day)].newTiles[zoom, default: 0] += 1
+            }
+        }
+        self.visitedTiles = visitedTiles
+        tiles = SlippyTile.reportedZooms.map { TileMetrics(tiles: visitedTiles[$0]!, zoom: $0) }
         for counted in combined.countedMinutes {
             let day = clock.day(of: counted.minute &* 60_000)
             series[day, default: Day(day: day)].distanceMillimetres += counted.distanceMillimetres
@@ -364,6 +386,27 @@ public struct ClassifyReport {
                 ("newUnlocks", .object(levels.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) })),
                 ("distanceKilometers", .number(rounded(Double(d.distanceMillimetres) / 1e6, 3))),
                 ("durationHours", .number(rounded(Double(d.durationMilliseconds) / 3.6e6, 3))),
+                ("newTiles", .object(SlippyTile.reportedZooms.map { (String($0), .number(Double(d.newTiles[$0] ?? 0))) })),
+            ])
+        })
+        func localDate(_ time: Int64?) -> JSONValue {
+            guard let time else { return .null }
+            var clock = LocalDayClock(zone: zone)
+            let date = Timestamp.civilDate(daysSinceEpoch: clock.day(of: time))
+            return .string(String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day))
+        }
+        let tilesJSON: JSONValue = .array(tiles.map { t in
+            .object([
+                ("zoom", .number(Double(t.zoom))),
+                ("visited", .number(Double(t.visited))),
+                ("clusterTiles", .number(Double(t.clusterTiles))),
+                ("largestCluster", .number(Double(t.largestCluster))),
+                ("maxSquare", .number(Double(t.maxSquare))),
+                ("visitedReached", localDate(t.visitedReached)),
+                ("clusterTilesReached", localDate(t.clusterTilesReached)),
+                ("largestClusterReached", localDate(t.largestClusterReached)),
+                ("maxSquareReached", localDate(t.maxSquareReached)),
+                ("maxSquareOrigin", t.maxSquareOrigin.map { .object([("x", .number(Double($0.x))), ("y", .number(Double($0.y)))]) } ?? .null),
             ])
         })
         return .object([
@@ -374,6 +417,7 @@ public struct ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
+            ("explorer", .object([("tiles", tilesJSON)])),
             ("days", daysJSON),
         ])
     }
@@ -417,6 +461,9 @@ public struct ClassifyReport {
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        for t in tiles {
+            out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
+        }
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }

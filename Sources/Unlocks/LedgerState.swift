@@ -17,7 +17,8 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// The `--state` file: a ledger saved between runs, so a later run adds only new inputs, shards
 /// can be merged (`unlocks merge`) and inputs forgotten (`unlocks forget`).
 ///
-/// Layout (little-endian): magic `AUSTATE3` (version 3: each input's own contribution; version 2
+/// Layout (little-endian): magic `AUSTATE4` (version 4: explorer tiles; version 3 had none and is
+/// refused, since its inputs' tiles cannot be recovered; version 3: each input's own contribution; version 2
 /// kept one ledger for all inputs, version 1 knew inputs by size, head and tail; both are refused,
 /// see ``decode``); UInt64 length of a JSON document; the JSON (the options that change the
 /// evidence, the codes of the regions that cells and places name, and the inputs — every file met,
@@ -31,12 +32,17 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// duration ms; in-flight points; flight mm; per place count its palette position and points),
 /// its cells: a palette of (country + 1, China region + 1) pairs (its count first), the zig-zag
 /// second of its earliest timed cell, then per cell sorted by key the key delta, the seconds
-/// after that earliest one + 1 (0: untimed) and its pair's palette position; finally XXH64 of
-/// everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
+/// after that earliest one + 1 (0: untimed) and its pair's palette position; then the **tiles
+/// section**: for each such input again, in the same order, its z17 explorer tiles
+/// (``SlippyTile``): their count, and when there are any the zig-zag second of the earliest timed
+/// one, then per tile sorted by key the key delta and the seconds after that earliest one + 1
+/// (0: untimed); finally XXH64 of everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
 /// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
-    static let magic = Array("AUSTATE3".utf8)
+    static let magic = Array("AUSTATE4".utf8)
+    /// The magic of states without explorer tiles: a run through one would miss its inputs' tiles.
+    static let versionThreeMagic = Array("AUSTATE3".utf8)
     /// The magic of states whose inputs were known by size, head and tail: their records cannot be
     /// matched to content hashes, so every input would be counted again.
     static let versionOneMagic = Array("AUSTATE1".utf8)
@@ -52,6 +58,9 @@ public enum LedgerState {
         if prefix.starts(with: magic) { return nil }
         if prefix.starts(with: versionOneMagic) {
             return "a state of version 1 (inputs known by size, head and tail), which this version cannot match to inputs; classify the inputs again into a new state"
+        }
+        if prefix.starts(with: versionThreeMagic) {
+            return "a state of version 3 (no explorer tiles), whose inputs' tiles this version cannot recover; classify the inputs again into a new state"
         }
         if prefix.starts(with: versionTwoMagic) {
             return "a state of version 2 (one ledger for all inputs), from which this version cannot tell each input's share; classify the inputs again into a new state"
@@ -183,6 +192,20 @@ public enum LedgerState {
                 varint(UInt64(bitPattern: key &- previousKey))
                 varint(cell.time == Int64.max ? 0 : UInt64(bitPattern: cell.time / 1000 &- firstSecond) &+ 1)
                 varint(pairPosition[CellRegions(country: cell.country, chinaRegion: cell.chinaRegion)]!)
+                previousKey = key
+            }
+        }
+        // The tiles section: each input's z17 tiles, with times as the cells'.
+        for (_, part) in parts {
+            let tiles = part.tiles
+            varint(UInt64(tiles.count))
+            guard tiles.count > 0 else { continue }
+            let firstSecond = tiles.times.lazy.filter { $0 != Int64.max }.map { $0 / 1000 }.min() ?? 0
+            varint(ZigZag.encode(firstSecond))
+            var previousKey: Int64 = 0
+            for (key, time) in zip(tiles.keys, tiles.times) {
+                varint(UInt64(bitPattern: key &- previousKey))
+                varint(time == Int64.max ? 0 : UInt64(bitPattern: time / 1000 &- firstSecond) &+ 1)
                 previousKey = key
             }
         }
@@ -404,7 +427,36 @@ public enum LedgerState {
                 part.cells = CellList(sortedKeys: keys, visits: visits)
                 ledger.contributions[fingerprint] = part
             }
-            guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
+            // The tiles section.
+            let zoom = SlippyTile.storedZoom
+            let largestKey = SlippyTile.key(x: (1 << zoom) - 1, y: (1 << zoom) - 1, zoom: zoom)
+            for (fingerprint, _, _, _) in sized {
+                let path = ledger.inputs[fingerprint]!.path
+                let tileCount = try next("tile count")
+                guard tileCount <= UInt64(end - offset) / 2 else { throw fail("input \(path): \(tileCount) tiles do not fit in the file") }
+                guard tileCount > 0 else { continue }
+                let firstSecond = ZigZag.decode(try next("first tile second"))
+                let largestSecond = Int64(largestNumber) / 1000
+                guard firstSecond >= -largestSecond, firstSecond <= largestSecond else { throw fail("input \(path): first tile second \(firstSecond) beyond ±2^53 ms") }
+                var keys: [Int64] = [], times: [Int64] = []
+                keys.reserveCapacity(Int(tileCount))
+                times.reserveCapacity(Int(tileCount))
+                var key: Int64 = 0
+                for n in 0..<tileCount {
+                    let delta = try next("tile key")
+                    guard delta <= UInt64(largestKey), n == 0 || delta > 0 else { throw fail("input \(path): tiles out of order or listed twice at byte \(offset)") }
+                    key += Int64(delta)
+                    guard key <= largestKey else { throw fail("input \(path): tile key \(key) at byte \(offset) is beyond zoom \(zoom)") }
+                    let second = try next("tile time")
+                    guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
+                        throw fail("input \(path): tile time at byte \(offset) beyond 2^53 ms")
+                    }
+                    keys.append(key)
+                    times.append(second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000)
+                }
+                ledger.contributions[fingerprint]!.tiles = TileList(sortedKeys: keys, times: times)
+            }
+            guard offset == end else { throw fail("\(end - offset) stray bytes after the tiles") }
             do {
                 _ = try ledger.combined()
             } catch {
