@@ -444,9 +444,9 @@ public enum LedgerState {
                 var key: Int64 = 0
                 for n in 0..<tileCount {
                     let delta = try next("tile key")
-                    guard delta <= UInt64(largestKey), n == 0 || delta > 0 else { throw fail("input \(path): tiles out of order or listed twice at byte \(offset)") }
+                    guard n == 0 || delta > 0 else { throw fail("input \(path): tiles out of order or listed twice at byte \(offset)") }
+                    guard delta <= UInt64(largestKey - key) else { throw fail("input \(path): tile key at byte \(offset) is beyond zoom \(zoom)") }
                     key += Int64(delta)
-                    guard key <= largestKey else { throw fail("input \(path): tile key \(key) at byte \(offset) is beyond zoom \(zoom)") }
                     let second = try next("tile time")
                     guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
                         throw fail("input \(path): tile time at byte \(offset) beyond 2^53 ms")
