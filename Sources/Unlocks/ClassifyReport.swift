@@ -25,6 +25,8 @@ public struct ClassifyReport {
         public var exploredSquareMetres: Double
         /// The region's whole area from the tables' stored polygons (``RegionTable/areas(ofRegions:)``), m².
         public var areaSquareMetres: Double
+        /// Its explorer tiles by zoom: the visited tiles whose centre lies in it, of all such tiles.
+        public var tiles: [Int: RegionTileCount] = [:]
 
         /// Explored area over the region's area, percent; nil when the table stores the region
         /// without area (a speck). At most 100: a cell belongs to the region of the point that
@@ -160,6 +162,17 @@ public struct ClassifyReport {
 
         let worldAreas = world.areas(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index))
         let chinaAreas = china.areas(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index))
+        var visitedTiles: [Int: TileList] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            visitedTiles[zoom] = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
+        }
+        // Every listed region's tiles at each zoom (RegionTileCounter: tile centres in its polygons).
+        var worldCounter = RegionTileCounter(table: world), chinaCounter = RegionTileCounter(table: china)
+        var regionTiles: [Int: (world: [Int32: RegionTileCount], china: [Int32: RegionTileCount])] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            regionTiles[zoom] = (worldCounter.counts(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!),
+                                 chinaCounter.counts(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!))
+        }
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in combined.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
@@ -171,7 +184,8 @@ public struct ClassifyReport {
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
                                 exploredSquareMetres: areaByRegion[key] ?? 0,
-                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0)
+                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
+                                tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
@@ -185,10 +199,8 @@ public struct ClassifyReport {
                 series[day, default: Day(day: day)].newUnlocks[level, default: 0] += 1
             }
         }
-        var visitedTiles: [Int: TileList] = [:]
         for zoom in SlippyTile.reportedZooms {
-            let list = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
-            visitedTiles[zoom] = list
+            let list = visitedTiles[zoom]!
             for time in list.times where time != Int64.max {
                 let minute = time / 60_000 - (time % 60_000 < 0 ? 1 : 0)
                 let day: Int64
@@ -326,6 +338,10 @@ public struct ClassifyReport {
                     ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
                     ("areaKm2", .number(rounded(u.areaSquareMetres / 1e6, 3))),
                     ("exploredPercent", u.exploredPercent.map { .number(rounded($0, 6)) } ?? .null),
+                    ("tiles", .object(SlippyTile.reportedZooms.compactMap { zoom in
+                        u.tiles[zoom].map { c in (String(zoom), .object([("visited", .number(Double(c.visited))), ("total", .number(Double(c.total))),
+                                                                       ("percent", c.percent.map { .number(rounded($0, 4)) } ?? .null)])) }
+                    })),
                 ]
                 return .object(members)
             }))

@@ -124,6 +124,25 @@ public struct TileMetrics: Equatable, Sendable {
     static func largestSquare(_ keys: [Int64], zoom: Int) -> (side: Int, origin: (x: Int64, y: Int64)?) {
         var best = 0
         var bestCorner: (x: Int64, y: Int64)?
+        forEachSquare(keys, zoom: zoom) { x, y, side in
+            if side > best {
+                best = side
+                bestCorner = (x, y)
+            }
+        }
+        return (best, bestCorner.map { ($0.x - Int64(best) + 1, $0.y - Int64(best) + 1) })
+    }
+
+    /// The south-east corners of every full square of `side` among `keys`, in key order.
+    static func squareCorners(_ keys: [Int64], zoom: Int, side wanted: Int) -> [(x: Int64, y: Int64)] {
+        var corners: [(x: Int64, y: Int64)] = []
+        forEachSquare(keys, zoom: zoom) { x, y, side in if side >= wanted { corners.append((x, y)) } }
+        return corners
+    }
+
+    /// Calls `body` with each tile of `keys` (ascending) and the side of the largest full square
+    /// whose south-east corner it is.
+    private static func forEachSquare(_ keys: [Int64], zoom: Int, _ body: (Int64, Int64, Int) -> Void) {
         var previousRow: [(x: Int64, side: Int)] = [], row: [(x: Int64, side: Int)] = []
         var previousY = Int64.min, currentY = Int64.min
         var pointer = 0
@@ -150,11 +169,55 @@ public struct TileMetrics: Equatable, Sendable {
             }
             let side = min(west, north, northWest) + 1
             row.append((x, side))
-            if side > best {
-                best = side
-                bestCorner = (x, y)
+            body(x, y, side)
+        }
+    }
+}
+
+/// What to ride next to grow the max square: of the (N + 1) × (N + 1) squares that contain a
+/// largest full N × N square (one of its four corners extended by a row and a column), the one
+/// with the fewest unvisited tiles; ties go to the smallest north-west tile key. Its unvisited
+/// tiles all lie on the border of the N × N square it grows.
+public struct SquareFrontier: Equatable, Sendable {
+    public var zoom: Int
+    /// The north-west tile and side of the square to complete.
+    public var origin: (x: Int64, y: Int64)
+    public var side: Int
+    /// Its unvisited tiles, by key.
+    public var missing: [(x: Int64, y: Int64)]
+
+    public static func == (a: SquareFrontier, b: SquareFrontier) -> Bool {
+        a.zoom == b.zoom && a.origin == b.origin && a.side == b.side && a.missing.elementsEqual(b.missing) { $0 == $1 }
+    }
+
+    /// The frontier of `tiles` (keys of `zoom`); nil when no tile is visited.
+    public init?(tiles: TileList, zoom: Int) {
+        guard tiles.count > 0 else { return nil }
+        let visited = Set(tiles.keys)
+        let side = TileMetrics.largestSquare(tiles.keys, zoom: zoom).side
+        let columns = Int64(1) << zoom
+        var best: (missing: [(x: Int64, y: Int64)], key: Int64)?
+        for corner in TileMetrics.squareCorners(tiles.keys, zoom: zoom, side: side) {
+            // The square's north-west tile; grown by one towards each of the four corners.
+            let x0 = corner.x - Int64(side) + 1, y0 = corner.y - Int64(side) + 1
+            for (dx, dy) in [(-1, -1), (0, -1), (-1, 0), (0, 0)] as [(Int64, Int64)] {
+                let ox = x0 + dx, oy = y0 + dy
+                guard ox >= 0, oy >= 0, ox + Int64(side) < columns, oy + Int64(side) < columns else { continue }
+                var missing: [(x: Int64, y: Int64)] = []
+                for y in oy...(oy + Int64(side)) {
+                    for x in ox...(ox + Int64(side)) where !visited.contains(SlippyTile.key(x: x, y: y, zoom: zoom)) {
+                        missing.append((x, y))
+                    }
+                }
+                let key = SlippyTile.key(x: ox, y: oy, zoom: zoom)
+                if let b = best, b.missing.count < missing.count || (b.missing.count == missing.count && b.key <= key) { continue }
+                best = (missing, key)
             }
         }
-        return (best, bestCorner.map { ($0.x - Int64(best) + 1, $0.y - Int64(best) + 1) })
+        guard let best else { return nil }
+        self.zoom = zoom
+        origin = SlippyTile.tile(ofKey: best.key, zoom: zoom)
+        self.side = side + 1
+        missing = best.missing
     }
 }

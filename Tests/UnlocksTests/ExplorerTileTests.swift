@@ -155,6 +155,60 @@ final class ExplorerTileTests: XCTestCase {
         XCTAssertEqual(TileList.union([z17, Self.list([(8 * 11, 8 * 20, 100)], zoom: 17)]).times, [500, 100, 200])
     }
 
+    func testTheNextSquareIsTheCheapestGrowthOfALargestSquare() throws {
+        var block: [(x: Int64, y: Int64, time: Int64)] = []
+        for x in 0..<5 { for y in 0..<5 { block.append((Int64(300 + x), Int64(400 + y), 0)) } }
+        // A bare 5 × 5 block: every growth misses 2 × 5 + 1 tiles; the north-west one has the smallest key.
+        let bare = try XCTUnwrap(SquareFrontier(tiles: Self.list(block, zoom: 14), zoom: 14))
+        XCTAssertEqual(bare.side, 6)
+        XCTAssertEqual(bare.missing.count, 11)
+        XCTAssertTrue(bare.origin == (299, 399))
+        // With the row south of it visited too, growing south-west or south-east misses 6; south-west has the smaller key.
+        for x in 0..<5 { block.append((Int64(300 + x), 405, 0)) }
+        let south = try XCTUnwrap(SquareFrontier(tiles: Self.list(block, zoom: 14), zoom: 14))
+        XCTAssertTrue(south.origin == (299, 400))
+        XCTAssertEqual(south.missing.map(\.x), Array(repeating: 299, count: 6))
+        XCTAssertEqual(south.missing.map(\.y), Array(400...405))
+        XCTAssertNil(SquareFrontier(tiles: TileList(), zoom: 14))
+    }
+
+    // MARK: A region's tiles
+
+    /// The scanline count of a region's tiles against locating every tile centre of its
+    /// bounding box with the locator (its own ray casting, the point shifted to GCJ-02 instead of
+    /// the rings to WGS-84): Dongcheng at z17, Beijing at z14, Luxembourg (the world table) at z14.
+    func testARegionsTilesAreTheTileCentresTheLocatorPutsInIt() throws {
+        let locator = TrackClassifierTests.locator
+        func check(_ table: RegionTable, code: String, level: RegionLevel, zoom: Int, box: (south: Double, west: Double, north: Double, east: Double),
+                   tolerance: Int) throws {
+            let region = try XCTUnwrap(table.regions.first { $0.code == code && $0.level == level })
+            let nw = SlippyTile.tile(latitude: box.north, longitude: box.west, zoom: zoom)
+            let se = SlippyTile.tile(latitude: box.south, longitude: box.east, zoom: zoom)
+            var located = 0
+            var all: [Int64: Int64] = [:]
+            for y in nw.y...se.y {
+                for x in nw.x...se.x {
+                    let c = SlippyTile.centre(x: x, y: y, zoom: zoom)
+                    let placement = try locator.locate(latitude: c.latitude, longitude: c.longitude)
+                    if placement.level(level).region == region.index, placement.level(level).status == .inside { located += 1 }
+                    all[SlippyTile.key(x: x, y: y, zoom: zoom)] = 0
+                }
+            }
+            var counter = RegionTileCounter(table: table)
+            let count = try XCTUnwrap(counter.counts(ofRegions: [region.index], zoom: zoom, visited: TileList(all))[region.index])
+            XCTAssertLessThanOrEqual(abs(count.total - located), tolerance, "\(code) at z\(zoom): \(count.total) against \(located) located")
+            XCTAssertGreaterThan(located, 100)
+            XCTAssertEqual(count.visited, count.total, "every tile of the box visited")
+            // Half the box's tiles visited (every other column): about half the region's.
+            let half = TileList(all.filter { SlippyTile.tile(ofKey: $0.key, zoom: zoom).x % 2 == 0 })
+            let halfCount = counter.counts(ofRegions: [region.index], zoom: zoom, visited: half)[region.index]!
+            XCTAssertEqual(Double(halfCount.visited), Double(count.total) / 2, accuracy: Double(count.total) * 0.05 + 2)
+        }
+        try check(locator.china, code: "110101", level: .county, zoom: 17, box: (39.85, 116.37, 39.98, 116.45), tolerance: 2)
+        try check(locator.china, code: "110000", level: .province, zoom: 14, box: (39.4, 115.4, 41.1, 117.6), tolerance: 2)
+        try check(locator.world, code: "LUX", level: .country, zoom: 14, box: (49.4, 5.7, 50.2, 6.6), tolerance: 2)
+    }
+
     // MARK: Through the classifier and the state
 
     func classify(_ points: [TrackPoint]) -> UnlockLedger {
