@@ -17,7 +17,8 @@ import Tracks
 ///    above `flightSpeed` they are in flight (kept for distance and duration, but they neither
 ///    unlock nor explore, and the landing starts a new segment); otherwise it was a train or a
 ///    car and every point counts. The run's end points are on the ground.
-/// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point.
+/// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point into the
+///    25 m cells and the z17 explorer tiles (``SlippyTile/supercover(from:to:zoom:visit:)``).
 /// 5. **Movement**: a leg explores cells only at human-powered speed (at most
 ///    ``ClassifyOptions/exploreMaxSpeed``) and never longer than
 ///    ``ClassifyOptions/maximumExploredLeg``; a leg with an untimed end is drawn and counted only
@@ -91,6 +92,7 @@ public struct TrackClassifier: TrackSink {
     /// The current input's z17 explorer tiles while it is read (``SlippyTile``), drawn along the
     /// same legs and points as its cells.
     private var partTiles = TileTable()
+    private var mercator = MercatorCache()
     private var placePositions: [PlaceSignature: Int32] = [:]
     private var tallyMinute = Int64.min
     /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
@@ -153,6 +155,7 @@ public struct TrackClassifier: TrackSink {
         part = InputContribution()
         partCells = CellTable()
         partTiles = TileTable()
+        mercator = MercatorCache()
         placePositions = [:]
         tallyMinute = .min
         tallyStart = .max
@@ -356,7 +359,7 @@ public struct TrackClassifier: TrackSink {
         tally.points += 1
         let located = Located(point: point, placement: placement, cell: cellVisit(point, placement),
                               row: rows.rowCoordinate(latitude: point.latitude),
-                              tile: SlippyTile.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
+                              tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
         if breakPending {
             breakPending = false
             segmentCount += 1
