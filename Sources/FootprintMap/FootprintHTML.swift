@@ -22,7 +22,7 @@ extension Footprint {
         h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
         svg.map{display:block;background:#cfe3f1;border:1px solid #999;max-width:100%;height:auto}
         svg.map use{stroke:none}.b1{fill:none;stroke:#555;stroke-width:9}.b2{fill:none;stroke:#777;stroke-width:5}.b3{fill:none;stroke:#999;stroke-width:2.5}
-        .x{fill:#d7263d}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-2px;border:1px solid #888}
+        .x{fill:#d7263d}.t{fill:#f5a62326;stroke:#f5a623;stroke-width:4}.sq{fill:none;stroke:#1f6feb;stroke-width:10}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-2px;border:1px solid #888}
         table{border-collapse:collapse;font-size:12px;margin-bottom:8px}td,th{padding:1px 6px;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}
         </style></head><body>
 
@@ -210,7 +210,32 @@ extension Footprint {
         }
         out += "<path fill=\"\(Self.noneColour)\" stroke=\"#777\" stroke-width=\"6\" fill-rule=\"evenodd\" d=\"\(d)\"/>\n"
         let cellPixels = ExploredGrid.cellSize / 111_000 * frame.pixelsPerDegree
+        out += tiles(in: frame)
         out += explored(in: frame, pixel: max(1, Int(cellPixels.rounded(.up)))) + "</svg>\n"
+        return out
+    }
+
+    /// The visited z14 explorer tiles that meet the frame, outlined under the explored cells, and
+    /// the z14 max square's outline.
+    func tiles(in frame: MapFrame) -> String {
+        let zoom = 14
+        let east = frame.west + Double(frame.width) / frame.pixelsPerLongitude, south = frame.north - Double(frame.height) / frame.pixelsPerDegree
+        func rectangle(_ x0: Int64, _ y0: Int64, _ x1: Int64, _ y1: Int64) -> String? {
+            let nw = SlippyTile.bounds(x: x0, y: y0, zoom: zoom), se = SlippyTile.bounds(x: x1, y: y1, zoom: zoom)
+            guard se.east >= frame.west, nw.west <= east, nw.north >= south, se.south <= frame.north else { return nil }
+            let a = frame.project(longitude: nw.west, latitude: nw.north), b = frame.project(longitude: se.east, latitude: se.south)
+            return MapFrame.path([(a.x, a.y), (b.x, a.y), (b.x, b.y), (a.x, b.y)], closed: true)
+        }
+        var d = ""
+        for key in report.visitedTiles[zoom]?.keys ?? [] {
+            let (x, y) = SlippyTile.tile(ofKey: key, zoom: zoom)
+            d += rectangle(x, y, x, y) ?? ""
+        }
+        var out = d.isEmpty ? "" : "<path class=\"t\" d=\"\(d)\"/>\n"
+        if let square = report.tiles.first(where: { $0.zoom == zoom }), let origin = square.maxSquareOrigin,
+           let outline = rectangle(origin.x, origin.y, origin.x + Int64(square.maxSquare) - 1, origin.y + Int64(square.maxSquare) - 1) {
+            out += "<path class=\"sq\" d=\"\(outline)\"/>\n"
+        }
         return out
     }
 

@@ -25,6 +25,8 @@ public struct ClassifyReport {
         public var exploredSquareMetres: Double
         /// The region's whole area from the tables' stored polygons (``RegionTable/areas(ofRegions:)``), m².
         public var areaSquareMetres: Double
+        /// Its explorer tiles by zoom: the visited tiles whose centre lies in it, of all such tiles.
+        public var tiles: [Int: RegionTileCount] = [:]
 
         /// Explored area over the region's area, percent; nil when the table stores the region
         /// without area (a speck). At most 100: a cell belongs to the region of the point that
@@ -46,6 +48,8 @@ public struct ClassifyReport {
         /// Distance and duration of the minutes counted on the day (each moment once).
         public var distanceMillimetres: Int64 = 0
         public var durationMilliseconds: Int64 = 0
+        /// Explorer tiles first visited on the day, by zoom.
+        public var newTiles: [Int: Int] = [:]
     }
 
     public struct Metrics: Equatable {
@@ -82,6 +86,10 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// The explorer tiles' figures at zoom 14 and 17 (``TileMetrics``).
+    public let tiles: [TileMetrics]
+    /// The visited tiles of each reported zoom (keys of that zoom).
+    public let visitedTiles: [Int: TileList]
     /// Each badge's progress, when a catalog was given (``BadgeCatalog/progress(in:reported:)``).
     public var badges: [BadgeProgress]?
 
@@ -156,6 +164,17 @@ public struct ClassifyReport {
 
         let worldAreas = world.areas(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index))
         let chinaAreas = china.areas(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index))
+        var visitedTiles: [Int: TileList] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            visitedTiles[zoom] = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
+        }
+        // Every listed region's tiles at each zoom (RegionTileCounter: tile centres in its polygons).
+        var worldCounter = RegionTileCounter(table: world), chinaCounter = RegionTileCounter(table: china)
+        var regionTiles: [Int: (world: [Int32: RegionTileCount], china: [Int32: RegionTileCount])] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            regionTiles[zoom] = (worldCounter.counts(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!),
+                                 chinaCounter.counts(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!))
+        }
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in combined.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
@@ -167,7 +186,8 @@ public struct ClassifyReport {
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
                                 exploredSquareMetres: areaByRegion[key] ?? 0,
-                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0)
+                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
+                                tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
@@ -181,6 +201,20 @@ public struct ClassifyReport {
                 series[day, default: Day(day: day)].newUnlocks[level, default: 0] += 1
             }
         }
+        for zoom in SlippyTile.reportedZooms {
+            let list = visitedTiles[zoom]!
+            for time in list.times where time != Int64.max {
+                let minute = time / 60_000 - (time % 60_000 < 0 ? 1 : 0)
+                let day: Int64
+                if let known = dayOfMinute[minute] { day = known } else {
+                    day = clock.day(of: minute &* 60_000)
+                    dayOfMinute[minute] = day
+                }
+                series[day, default: Day(day: day)].newTiles[zoom, default: 0] += 1
+            }
+        }
+        self.visitedTiles = visitedTiles
+        tiles = SlippyTile.reportedZooms.map { TileMetrics(tiles: visitedTiles[$0]!, zoom: $0) }
         for counted in combined.countedMinutes {
             let day = clock.day(of: counted.minute &* 60_000)
             series[day, default: Day(day: day)].distanceMillimetres += counted.distanceMillimetres
@@ -306,6 +340,10 @@ public struct ClassifyReport {
                     ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
                     ("areaKm2", .number(rounded(u.areaSquareMetres / 1e6, 3))),
                     ("exploredPercent", u.exploredPercent.map { .number(rounded($0, 6)) } ?? .null),
+                    ("tiles", .object(SlippyTile.reportedZooms.compactMap { zoom in
+                        u.tiles[zoom].map { c in (String(zoom), .object([("visited", .number(Double(c.visited))), ("total", .number(Double(c.total))),
+                                                                       ("percent", c.percent.map { .number(rounded($0, 4)) } ?? .null)])) }
+                    })),
                 ]
                 return .object(members)
             }))
@@ -366,6 +404,27 @@ public struct ClassifyReport {
                 ("newUnlocks", .object(levels.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) })),
                 ("distanceKilometers", .number(rounded(Double(d.distanceMillimetres) / 1e6, 3))),
                 ("durationHours", .number(rounded(Double(d.durationMilliseconds) / 3.6e6, 3))),
+                ("newTiles", .object(SlippyTile.reportedZooms.map { (String($0), .number(Double(d.newTiles[$0] ?? 0))) })),
+            ])
+        })
+        func localDate(_ time: Int64?) -> JSONValue {
+            guard let time else { return .null }
+            var clock = LocalDayClock(zone: zone)
+            let date = Timestamp.civilDate(daysSinceEpoch: clock.day(of: time))
+            return .string(String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day))
+        }
+        let tilesJSON: JSONValue = .array(tiles.map { t in
+            .object([
+                ("zoom", .number(Double(t.zoom))),
+                ("visited", .number(Double(t.visited))),
+                ("clusterTiles", .number(Double(t.clusterTiles))),
+                ("largestCluster", .number(Double(t.largestCluster))),
+                ("maxSquare", .number(Double(t.maxSquare))),
+                ("visitedReached", localDate(t.visitedReached)),
+                ("clusterTilesReached", localDate(t.clusterTilesReached)),
+                ("largestClusterReached", localDate(t.largestClusterReached)),
+                ("maxSquareReached", localDate(t.maxSquareReached)),
+                ("maxSquareOrigin", t.maxSquareOrigin.map { .object([("x", .number(Double($0.x))), ("y", .number(Double($0.y)))]) } ?? .null),
             ])
         })
         var members: [(key: String, value: JSONValue)] = [
@@ -376,6 +435,7 @@ public struct ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
+            ("explorer", .object([("tiles", tilesJSON)])),
             ("days", daysJSON),
         ]
         if let badges {
@@ -427,6 +487,9 @@ public struct ClassifyReport {
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        for t in tiles {
+            out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
+        }
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }

@@ -10,12 +10,14 @@
 ///    recording (kept points per recorded minute), then more kept points, then the smaller
 ///    fingerprint. The others' points, legs and point counts in that minute are left out.
 ///    Untimed points and legs have no moment and always count.
-/// 3. Regions' visits, explored cells (earliest visitor) and days are the union over the inputs
+/// 3. Regions' visits, explored cells and tiles (earliest visitor) and days are the union over the inputs
 ///    that are not superseded: a second recording of a moment is evidence of the same presence.
 public struct CombinedLedger: Sendable {
     /// Each region's earliest visits (over all inputs) and its point counts (each moment once).
     public var regions: [RegionKey: RegionEvidence] = [:]
     public var cells = CellList()
+    /// The z17 explorer tiles (earliest visitor) of the inputs that count.
+    public var tiles = TileList()
     public var days: Set<Int64> = []
     public var distanceMillimetres: Int64 = 0
     public var flightDistanceMillimetres: Int64 = 0
@@ -150,6 +152,7 @@ extension UnlockLedger {
             view.regions[key, default: RegionEvidence()].passedPoints = c.passed
         }
         view.cells = CellList.union(order.map { parts[$0].cells })
+        view.tiles = TileList.union(order.map { parts[$0].tiles })
         view.countedMinutes.sort { $0.minute < $1.minute }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }

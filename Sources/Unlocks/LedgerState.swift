@@ -32,8 +32,11 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// duration ms; in-flight points; flight mm; per place count its palette position and points),
 /// its cells: a palette of (country + 1, China region + 1) pairs (its count first), the zig-zag
 /// second of its earliest timed cell, then per cell sorted by key the key delta, the seconds
-/// after that earliest one + 1 (0: untimed) and its pair's palette position; finally XXH64 of
-/// everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
+/// after that earliest one + 1 (0: untimed) and its pair's palette position; then the **tiles
+/// section**: for each such input again, in the same order, its z17 explorer tiles
+/// (``SlippyTile``): their count, and when there are any the zig-zag second of the earliest timed
+/// one, then per tile sorted by key the key delta and the seconds after that earliest one + 1
+/// (0: untimed); finally XXH64 of everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
 /// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
@@ -191,6 +194,20 @@ public enum LedgerState {
                 varint(UInt64(bitPattern: key &- previousKey))
                 varint(cell.time == Int64.max ? 0 : UInt64(bitPattern: cell.time / 1000 &- firstSecond) &+ 1)
                 varint(pairPosition[CellRegions(country: cell.country, chinaRegion: cell.chinaRegion)]!)
+                previousKey = key
+            }
+        }
+        // The tiles section: each input's z17 tiles, with times as the cells'.
+        for (_, part) in parts {
+            let tiles = part.tiles
+            varint(UInt64(tiles.count))
+            guard tiles.count > 0 else { continue }
+            let firstSecond = tiles.times.lazy.filter { $0 != Int64.max }.map { $0 / 1000 }.min() ?? 0
+            varint(ZigZag.encode(firstSecond))
+            var previousKey: Int64 = 0
+            for (key, time) in zip(tiles.keys, tiles.times) {
+                varint(UInt64(bitPattern: key &- previousKey))
+                varint(time == Int64.max ? 0 : UInt64(bitPattern: time / 1000 &- firstSecond) &+ 1)
                 previousKey = key
             }
         }
@@ -419,7 +436,36 @@ public enum LedgerState {
                 part.cells = CellList(sortedKeys: keys, visits: visits)
                 ledger.contributions[fingerprint] = part
             }
-            guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
+            // The tiles section.
+            let zoom = SlippyTile.storedZoom
+            let largestKey = SlippyTile.key(x: (1 << zoom) - 1, y: (1 << zoom) - 1, zoom: zoom)
+            for (fingerprint, _, _, _) in sized {
+                let path = ledger.inputs[fingerprint]!.path
+                let tileCount = try next("tile count")
+                guard tileCount <= UInt64(end - offset) / 2 else { throw fail("input \(path): \(tileCount) tiles do not fit in the file") }
+                guard tileCount > 0 else { continue }
+                let firstSecond = ZigZag.decode(try next("first tile second"))
+                let largestSecond = Int64(largestNumber) / 1000
+                guard firstSecond >= -largestSecond, firstSecond <= largestSecond else { throw fail("input \(path): first tile second \(firstSecond) beyond ±2^53 ms") }
+                var keys: [Int64] = [], times: [Int64] = []
+                keys.reserveCapacity(Int(tileCount))
+                times.reserveCapacity(Int(tileCount))
+                var key: Int64 = 0
+                for n in 0..<tileCount {
+                    let delta = try next("tile key")
+                    guard n == 0 || delta > 0 else { throw fail("input \(path): tiles out of order or listed twice at byte \(offset)") }
+                    guard delta <= UInt64(largestKey - key) else { throw fail("input \(path): tile key at byte \(offset) is beyond zoom \(zoom)") }
+                    key += Int64(delta)
+                    let second = try next("tile time")
+                    guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
+                        throw fail("input \(path): tile time at byte \(offset) beyond 2^53 ms")
+                    }
+                    keys.append(key)
+                    times.append(second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000)
+                }
+                ledger.contributions[fingerprint]!.tiles = TileList(sortedKeys: keys, times: times)
+            }
+            guard offset == end else { throw fail("\(end - offset) stray bytes after the tiles") }
             do {
                 _ = try ledger.combined()
             } catch {

@@ -17,7 +17,8 @@ import Tracks
 ///    above `flightSpeed` they are in flight (kept for distance and duration, but they neither
 ///    unlock nor explore, and the landing starts a new segment); otherwise it was a train or a
 ///    car and every point counts. The run's end points are on the ground.
-/// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point.
+/// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point into the
+///    25 m cells and the z17 explorer tiles (``SlippyTile/supercover(from:to:zoom:visit:)``).
 /// 5. **Movement**: a leg explores cells only at human-powered speed (at most
 ///    ``ClassifyOptions/exploreMaxSpeed``) and never longer than
 ///    ``ClassifyOptions/maximumExploredLeg``; a leg with an untimed end is drawn and counted only
@@ -88,6 +89,10 @@ public struct TrackClassifier: TrackSink {
     /// The current input's cells while it is read (a hash table: a track reaches a cell per
     /// point), kept in the contribution as a sorted list once it ends.
     private var partCells = CellTable()
+    /// The current input's z17 explorer tiles while it is read (``SlippyTile``), drawn along the
+    /// same legs and points as its cells.
+    private var partTiles = TileTable()
+    private var mercator = MercatorCache()
     private var placePositions: [PlaceSignature: Int32] = [:]
     private var tallyMinute = Int64.min
     /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
@@ -113,6 +118,8 @@ public struct TrackClassifier: TrackSink {
         var cell: CellVisit
         /// `ExploredGrid.rowCoordinate` of the point, kept for the next leg.
         var row: Double
+        /// The point's z17 tile coordinates (``SlippyTile/tileCoordinates(latitude:longitude:zoom:)``).
+        var tile: (x: Double, y: Double)
     }
 
     public init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger = UnlockLedger()) {
@@ -147,6 +154,8 @@ public struct TrackClassifier: TrackSink {
         untimedTrackKept = 0
         part = InputContribution()
         partCells = CellTable()
+        partTiles = TileTable()
+        mercator = MercatorCache()
         placePositions = [:]
         tallyMinute = .min
         tallyStart = .max
@@ -167,8 +176,10 @@ public struct TrackClassifier: TrackSink {
             part = InputContribution()
         } else {
             part.cells = CellList(partCells)
+            part.tiles = TileList(partTiles.tiles)
         }
         partCells = CellTable()
+        partTiles = TileTable()
         if !sawTimed {
             record.pointsPlanned += untimedTrackKept
             if record.status == .read, record.pointsPlanned > 0 { record.status = .planned }
@@ -347,7 +358,8 @@ public struct TrackClassifier: TrackSink {
         useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
         tally.points += 1
         let located = Located(point: point, placement: placement, cell: cellVisit(point, placement),
-                              row: rows.rowCoordinate(latitude: point.latitude))
+                              row: rows.rowCoordinate(latitude: point.latitude),
+                              tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
         if breakPending {
             breakPending = false
             segmentCount += 1
@@ -356,6 +368,8 @@ public struct TrackClassifier: TrackSink {
             let known = partCells.count
             partCells.explore(key, located.cell)
             if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
+            let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
+            partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
         } else if let from = anchor, let leg {
             let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
                                     : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
@@ -374,6 +388,11 @@ public struct TrackClassifier: TrackSink {
                     rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
                         partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                     }
+                }
+                // The leg's tiles are visited at the earlier of its ends' times.
+                let time = min(startCell.time, endCell.time)
+                SlippyTile.supercover(from: from.tile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
+                    partTiles.visit(key, time: time)
                 }
             }
         }
