@@ -25,6 +25,9 @@ public struct ClassifyReport {
         public var exploredSquareMetres: Double
         /// The region's whole area from the tables' stored polygons (``RegionTable/areas(ofRegions:)``), m².
         public var areaSquareMetres: Double
+        /// Its explored cells (by first visitor, as ``exploredSquareMetres``) that reached each
+        /// familiarity level.
+        public var familiarCells = FamiliarityCounts()
 
         /// Explored area over the region's area, percent; nil when the table stores the region
         /// without area (a speck). At most 100: a cell belongs to the region of the point that
@@ -62,6 +65,8 @@ public struct ClassifyReport {
         public var chinaAreaKm2: Double
         public var globalAreaKm2: Double
         public var exploredCellCount: Int
+        /// Explored cells that reached each familiarity level (``PassCandidates``).
+        public var familiarCells: FamiliarityCounts
     }
 
     public let options: ClassifyOptions
@@ -97,7 +102,10 @@ public struct ClassifyReport {
 
         // Explored area per region, from each cell's first visitor.
         var rowArea: [Int64: Double] = [:]
-        var areaByRegion: [RegionKey: Double] = [:]
+        // Per region: explored area and cells per familiarity level (one lookup a region a cell).
+        var areaByRegion: [RegionKey: (area: Double, familiar: FamiliarityCounts)] = [:]
+        var familiar = FamiliarityCounts()
+        var cellIndex = 0
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
@@ -116,6 +124,9 @@ public struct ClassifyReport {
                 rowArea[row] = area
             }
             total += area
+            let level = options.familiarityLevels.level(passes: combined.cellPasses[cellIndex])
+            cellIndex += 1
+            familiar.add(level)
             if visit.time != Int64.max {
                 let day: Int64
                 if let fixed = fixedOffset {
@@ -132,7 +143,9 @@ public struct ClassifyReport {
                 series[day, default: Day(day: day)].newSquareMetres += area
             }
             if visit.country >= 0 {
-                areaByRegion[RegionKey(level: .country, index: visit.country), default: 0] += area
+                let key = RegionKey(level: .country, index: visit.country)
+                areaByRegion[key, default: (0, FamiliarityCounts())].area += area
+                if level >= .lit { areaByRegion[key]!.familiar.add(level) }
                 if visit.country == chinaCountry { inChina += area }
             }
             if visit.chinaRegion >= 0 {
@@ -148,7 +161,10 @@ public struct ClassifyReport {
                     chain = keys
                     chinaChain[visit.chinaRegion] = keys
                 }
-                for key in chain { areaByRegion[key, default: 0] += area }
+                for key in chain {
+                    areaByRegion[key, default: (0, FamiliarityCounts())].area += area
+                    if level >= .lit { areaByRegion[key]!.familiar.add(level) }
+                }
             }
         }
 
@@ -159,13 +175,14 @@ public struct ClassifyReport {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
             let table = key.level == .country ? world : china
             let region = table.region(key.index)
-            let unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
+            var unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
                                 parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
                                 passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
-                                exploredSquareMetres: areaByRegion[key] ?? 0,
+                                exploredSquareMetres: areaByRegion[key]?.area ?? 0,
                                 areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0)
+            unlock.familiarCells = areaByRegion[key]?.familiar ?? FamiliarityCounts()
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
@@ -202,7 +219,7 @@ public struct ClassifyReport {
                           countryCount: count(.country), chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(inChina / 1e6, 4), globalAreaKm2: rounded(total / 1e6, 4),
-                          exploredCellCount: combined.cells.count)
+                          exploredCellCount: combined.cells.count, familiarCells: familiar)
     }
 
     /// Inputs with `status` (superseded readings excluded).
@@ -304,6 +321,7 @@ public struct ClassifyReport {
                     ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
                     ("areaKm2", .number(rounded(u.areaSquareMetres / 1e6, 3))),
                     ("exploredPercent", u.exploredPercent.map { .number(rounded($0, 6)) } ?? .null),
+                    ("cells", Self.familiarityJSON(u.familiarCells)),
                 ]
                 return .object(members)
             }))
@@ -319,6 +337,8 @@ public struct ClassifyReport {
             ("exploreMaxSpeedKmh", .number(rounded(self.options.exploreMaxSpeed * 3.6, 3))),
             ("includePlans", .bool(self.options.includePlans)),
             ("includePassedThrough", .bool(includePassedThrough)),
+            ("familiarityLevels", .array([self.options.familiarityLevels.lit, self.options.familiarityLevels.bright,
+                                          self.options.familiarityLevels.gold].map { .number(Double($0)) })),
         ])
         let inputSummary: JSONValue = .object([
             ("read", .number(Double(count(.read)))),
@@ -375,7 +395,13 @@ public struct ClassifyReport {
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
             ("days", daysJSON),
+            ("explorer", .object([("cells", Self.familiarityJSON(m.familiarCells))])),
         ])
+    }
+
+    /// `{lit, bright, gold}`: cells that reached each level.
+    static func familiarityJSON(_ counts: FamiliarityCounts) -> JSONValue {
+        .object([("lit", .number(Double(counts.lit))), ("bright", .number(Double(counts.bright))), ("gold", .number(Double(counts.gold)))])
     }
 
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
@@ -417,6 +443,7 @@ public struct ClassifyReport {
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (levels \(options.familiarityLevels) effective passes)\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }

@@ -102,6 +102,8 @@ public struct InputContribution: Equatable, Sendable {
     public var regions: [RegionKey: RegionEvidence] = [:]
     /// The cells it explored, each with its earliest visit in this input.
     public var cells = CellList()
+    /// Its pass candidates (``PassCandidates``), every one of them in one of its cells.
+    public var passes = PassCandidates()
     /// Local days with a kept timed ground point.
     public var days: Set<Int64> = []
     /// Its tallies by UTC minute (milliseconds since the epoch / 60,000, rounded down).

@@ -88,6 +88,10 @@ public struct TrackClassifier: TrackSink {
     /// The current input's cells while it is read (a hash table: a track reaches a cell per
     /// point), kept in the contribution as a sorted list once it ends.
     private var partCells = CellTable()
+    /// The current input's pass candidates (``PassCandidates``) as (cell key, second), and whether
+    /// the last drawn leg gave candidates: then the next leg's start cell is no new entry.
+    private var partPasses: [(key: Int64, second: Int64)] = []
+    private var passChain = false
     private var placePositions: [PlaceSignature: Int32] = [:]
     private var tallyMinute = Int64.min
     /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
@@ -147,6 +151,8 @@ public struct TrackClassifier: TrackSink {
         untimedTrackKept = 0
         part = InputContribution()
         partCells = CellTable()
+        partPasses = []
+        passChain = false
         placePositions = [:]
         tallyMinute = .min
         tallyStart = .max
@@ -167,8 +173,10 @@ public struct TrackClassifier: TrackSink {
             part = InputContribution()
         } else {
             part.cells = CellList(partCells)
+            part.passes = PassCandidates(partPasses)
         }
         partCells = CellTable()
+        partPasses = []
         if !sawTimed {
             record.pointsPlanned += untimedTrackKept
             if record.status == .read, record.pointsPlanned > 0 { record.status = .planned }
@@ -352,6 +360,7 @@ public struct TrackClassifier: TrackSink {
             breakPending = false
             segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
+            passChain = false
             let key = rows.key(rowCoordinate: located.row, longitude: point.longitude)
             let known = partCells.count
             partCells.explore(key, located.cell)
@@ -362,7 +371,23 @@ public struct TrackClassifier: TrackSink {
             if !legAlreadyCounted, !leg.untimed || drawn {
                 addLeg(from: from.point.time, to: point.time, millimetres: Int64((leg.metres * 1000).rounded()))
             }
-            if drawn {
+            if drawn, let t0 = from.point.time, let t1 = point.time,
+               leg.metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
+               (from.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
+               (point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit {
+                // A moving leg with good fixes: every cell it enters is a pass candidate, at the
+                // time the leg enters it; its start cell only when the last leg gave none.
+                let startCell = from.cell, endCell = located.cell
+                let chained = passChain, duration = Double(t1 - t0)
+                rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                    let known = partCells.count
+                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                    if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
+                    if fraction > 0 || !chained { partPasses.append((key, Self.second(of: t0 &+ Int64(duration * fraction)))) }
+                }
+                passChain = true
+            } else if drawn {
+                passChain = false
                 let startCell = from.cell, endCell = located.cell
                 if collectsExploredKeys {
                     rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
@@ -375,6 +400,8 @@ public struct TrackClassifier: TrackSink {
                         partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                     }
                 }
+            } else {
+                passChain = false
             }
         }
         if let time = point.time {
@@ -548,6 +575,12 @@ public struct TrackClassifier: TrackSink {
     }
 
     // MARK: Moments
+
+    /// The whole second of a time in milliseconds (rounded down, before 1970 too).
+    static func second(of time: Int64) -> Int64 {
+        let q = time / 1000
+        return time % 1000 < 0 ? q - 1 : q
+    }
 
     /// The UTC minute of a time (rounded down, before 1970 too).
     static func minute(of time: Int64) -> Int64 {
