@@ -32,6 +32,9 @@ import Tracks
 /// 7. **Moments**: every kept point, leg, and point count per place is tallied by UTC minute
 ///    (``MomentTally``), a leg split between the minutes it spans in proportion to time, so that
 ///    minutes several inputs recorded count once (``UnlockLedger/combined()``).
+/// 8. **Passes**: a drawn, timed leg faster than ``ClassifyOptions/passMinimumSpeed`` between
+///    points better than ``ClassifyOptions/passAccuracyLimit`` gives a pass candidate for every
+///    cell it enters, at the moment it enters it (``PassCandidates``); counted in the combined view.
 public struct TrackClassifier: TrackSink {
     private let locator: RegionLocator
     private let options: ClassifyOptions
