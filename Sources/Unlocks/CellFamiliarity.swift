@@ -158,4 +158,11 @@ public struct FamiliarityCounts: Equatable, Sendable {
         if level >= .bright { bright += 1 }
         if level >= .gold { gold += 1 }
     }
+
+    /// Adds another set of counts (of other cells).
+    public mutating func add(_ other: FamiliarityCounts) {
+        lit += other.lit
+        bright += other.bright
+        gold += other.gold
+    }
 }

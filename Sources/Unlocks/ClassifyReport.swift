@@ -102,9 +102,12 @@ public struct ClassifyReport {
 
         // Explored area per region, from each cell's first visitor.
         var rowArea: [Int64: Double] = [:]
-        // Per region: explored area and cells per familiarity level (one lookup a region a cell).
-        var areaByRegion: [RegionKey: (area: Double, familiar: FamiliarityCounts)] = [:]
+        var areaByRegion: [RegionKey: Double] = [:]
+        // Cells per familiarity level, overall and per first visitor's (country, China region),
+        // counted in runs of cells with the same visitor (cells come in key order: neighbours).
         var familiar = FamiliarityCounts()
+        var familiarByVisitor: [Int64: FamiliarityCounts] = [:]
+        var run = (visitor: Int64.min, counts: FamiliarityCounts())
         var cellIndex = 0
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
@@ -126,7 +129,14 @@ public struct ClassifyReport {
             total += area
             let level = options.familiarityLevels.level(passes: combined.cellPasses[cellIndex])
             cellIndex += 1
-            familiar.add(level)
+            if level >= .lit {
+                let visitor = Int64(visit.country) << 32 | Int64(UInt32(bitPattern: visit.chinaRegion))
+                if visitor != run.visitor {
+                    if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+                    run = (visitor, FamiliarityCounts())
+                }
+                run.counts.add(level)
+            }
             if visit.time != Int64.max {
                 let day: Int64
                 if let fixed = fixedOffset {
@@ -143,9 +153,7 @@ public struct ClassifyReport {
                 series[day, default: Day(day: day)].newSquareMetres += area
             }
             if visit.country >= 0 {
-                let key = RegionKey(level: .country, index: visit.country)
-                areaByRegion[key, default: (0, FamiliarityCounts())].area += area
-                if level >= .lit { areaByRegion[key]!.familiar.add(level) }
+                areaByRegion[RegionKey(level: .country, index: visit.country), default: 0] += area
                 if visit.country == chinaCountry { inChina += area }
             }
             if visit.chinaRegion >= 0 {
@@ -161,10 +169,21 @@ public struct ClassifyReport {
                     chain = keys
                     chinaChain[visit.chinaRegion] = keys
                 }
-                for key in chain {
-                    areaByRegion[key, default: (0, FamiliarityCounts())].area += area
-                    if level >= .lit { areaByRegion[key]!.familiar.add(level) }
-                }
+                for key in chain { areaByRegion[key, default: 0] += area }
+            }
+        }
+
+        if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+        var familiarByRegion: [RegionKey: FamiliarityCounts] = [:]
+        for (visitor, counts) in familiarByVisitor {
+            familiar.add(counts)
+            let country = Int32(truncatingIfNeeded: visitor >> 32), chinaRegion = Int32(bitPattern: UInt32(truncatingIfNeeded: visitor))
+            if country >= 0 { familiarByRegion[RegionKey(level: .country, index: country), default: FamiliarityCounts()].add(counts) }
+            var index: Int32? = chinaRegion >= 0 ? chinaRegion : nil
+            while let i = index {
+                let region = china.region(i)
+                familiarByRegion[RegionKey(level: region.level, index: i), default: FamiliarityCounts()].add(counts)
+                index = region.parent
             }
         }
 
@@ -180,9 +199,9 @@ public struct ClassifyReport {
                                 passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
-                                exploredSquareMetres: areaByRegion[key]?.area ?? 0,
+                                exploredSquareMetres: areaByRegion[key] ?? 0,
                                 areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0)
-            unlock.familiarCells = areaByRegion[key]?.familiar ?? FamiliarityCounts()
+            unlock.familiarCells = familiarByRegion[key] ?? FamiliarityCounts()
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
