@@ -27,6 +27,9 @@ public struct ClassifyReport {
         public var areaSquareMetres: Double
         /// Its explorer tiles by zoom: the visited tiles whose centre lies in it, of all such tiles.
         public var tiles: [Int: RegionTileCount] = [:]
+        /// Its explored cells (by first visitor, as ``exploredSquareMetres``) that reached each
+        /// familiarity level.
+        public var familiarCells = FamiliarityCounts()
 
         /// Explored area over the region's area, percent; nil when the table stores the region
         /// without area (a speck). At most 100: a cell belongs to the region of the point that
@@ -66,6 +69,8 @@ public struct ClassifyReport {
         public var chinaAreaKm2: Double
         public var globalAreaKm2: Double
         public var exploredCellCount: Int
+        /// Explored cells that reached each familiarity level (``PassCandidates``).
+        public var familiarCells: FamiliarityCounts
     }
 
     public let options: ClassifyOptions
@@ -108,6 +113,12 @@ public struct ClassifyReport {
         // Explored area per region, from each cell's first visitor.
         var rowArea: [Int64: Double] = [:]
         var areaByRegion: [RegionKey: Double] = [:]
+        // Cells per familiarity level, overall and per first visitor's (country, China region),
+        // counted in runs of cells with the same visitor (cells come in key order: neighbours).
+        var familiar = FamiliarityCounts()
+        var familiarByVisitor: [Int64: FamiliarityCounts] = [:]
+        var run = (visitor: Int64.min, counts: FamiliarityCounts())
+        var cellIndex = 0
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
@@ -126,6 +137,16 @@ public struct ClassifyReport {
                 rowArea[row] = area
             }
             total += area
+            let level = options.familiarityLevels.level(passes: combined.cellPasses[cellIndex])
+            cellIndex += 1
+            if level >= .lit {
+                let visitor = Int64(visit.country) << 32 | Int64(UInt32(bitPattern: visit.chinaRegion))
+                if visitor != run.visitor {
+                    if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+                    run = (visitor, FamiliarityCounts())
+                }
+                run.counts.add(level)
+            }
             if visit.time != Int64.max {
                 let day: Int64
                 if let fixed = fixedOffset {
@@ -162,6 +183,20 @@ public struct ClassifyReport {
             }
         }
 
+        if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+        var familiarByRegion: [RegionKey: FamiliarityCounts] = [:]
+        for (visitor, counts) in familiarByVisitor {
+            familiar.add(counts)
+            let country = Int32(truncatingIfNeeded: visitor >> 32), chinaRegion = Int32(bitPattern: UInt32(truncatingIfNeeded: visitor))
+            if country >= 0 { familiarByRegion[RegionKey(level: .country, index: country), default: FamiliarityCounts()].add(counts) }
+            var index: Int32? = chinaRegion >= 0 ? chinaRegion : nil
+            while let i = index {
+                let region = china.region(i)
+                familiarByRegion[RegionKey(level: region.level, index: i), default: FamiliarityCounts()].add(counts)
+                index = region.parent
+            }
+        }
+
         let worldAreas = world.areas(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index))
         let chinaAreas = china.areas(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index))
         var visitedTiles: [Int: TileList] = [:]
@@ -180,7 +215,7 @@ public struct ClassifyReport {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
             let table = key.level == .country ? world : china
             let region = table.region(key.index)
-            let unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
+            var unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
                                 parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
                                 passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
@@ -188,6 +223,7 @@ public struct ClassifyReport {
                                 exploredSquareMetres: areaByRegion[key] ?? 0,
                                 areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
                                 tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
+            unlock.familiarCells = familiarByRegion[key] ?? FamiliarityCounts()
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
@@ -238,7 +274,7 @@ public struct ClassifyReport {
                           countryCount: count(.country), chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(inChina / 1e6, 4), globalAreaKm2: rounded(total / 1e6, 4),
-                          exploredCellCount: combined.cells.count)
+                          exploredCellCount: combined.cells.count, familiarCells: familiar)
     }
 
     /// Inputs with `status` (superseded readings excluded).
@@ -344,6 +380,7 @@ public struct ClassifyReport {
                         u.tiles[zoom].map { c in (String(zoom), .object([("visited", .number(Double(c.visited))), ("total", .number(Double(c.total))),
                                                                        ("percent", c.percent.map { .number(rounded($0, 4)) } ?? .null)])) }
                     })),
+                    ("cells", Self.familiarityJSON(u.familiarCells)),
                 ]
                 return .object(members)
             }))
@@ -359,6 +396,8 @@ public struct ClassifyReport {
             ("exploreMaxSpeedKmh", .number(rounded(self.options.exploreMaxSpeed * 3.6, 3))),
             ("includePlans", .bool(self.options.includePlans)),
             ("includePassedThrough", .bool(includePassedThrough)),
+            ("familiarityLevels", .array([self.options.familiarityLevels.lit, self.options.familiarityLevels.bright,
+                                          self.options.familiarityLevels.gold].map { .number(Double($0)) })),
         ])
         let inputSummary: JSONValue = .object([
             ("read", .number(Double(count(.read)))),
@@ -435,7 +474,7 @@ public struct ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
-            ("explorer", .object([("tiles", tilesJSON)])),
+            ("explorer", .object([("tiles", tilesJSON), ("cells", Self.familiarityJSON(m.familiarCells))])),
             ("days", daysJSON),
         ]
         if let badges {
@@ -446,6 +485,11 @@ public struct ClassifyReport {
             })))
         }
         return .object(members)
+    }
+
+    /// `{lit, bright, gold}`: cells that reached each level.
+    static func familiarityJSON(_ counts: FamiliarityCounts) -> JSONValue {
+        .object([("lit", .number(Double(counts.lit))), ("bright", .number(Double(counts.bright))), ("gold", .number(Double(counts.gold)))])
     }
 
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
@@ -490,6 +534,7 @@ public struct ClassifyReport {
         for t in tiles {
             out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
         }
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (levels \(options.familiarityLevels) effective passes)\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }

@@ -105,6 +105,8 @@ public struct InputContribution: Equatable, Sendable {
     /// The z17 explorer tiles it visited (``SlippyTile``), each with its earliest visit; its z14
     /// tiles are their parents.
     public var tiles = TileList()
+    /// Its pass candidates (``PassCandidates``), every one of them in one of its cells.
+    public var passes = PassCandidates()
     /// Local days with a kept timed ground point.
     public var days: Set<Int64> = []
     /// Its tallies by UTC minute (milliseconds since the epoch / 60,000, rounded down).

@@ -36,7 +36,12 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// section**: for each such input again, in the same order, its z17 explorer tiles
 /// (``SlippyTile``): their count, and when there are any the zig-zag second of the earliest timed
 /// one, then per tile sorted by key the key delta and the seconds after that earliest one + 1
-/// (0: untimed); finally XXH64 of everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
+/// (0: untimed); then the **familiarity section**: for each such input again, in the same order,
+/// per cell of its list (key order) one varint `zigzag(first − visit) << 2 | n` where n is its
+/// number of pass candidates (``PassCandidates``) up to 3 (0: none, and then the whole varint is
+/// 0), first the first candidate's second and visit the cell's visit second (0 when untimed);
+/// when n is 3 the count minus 3 follows; then each further candidate's seconds after the one
+/// before (at least 1); finally XXH64 of everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
 /// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
@@ -81,7 +86,8 @@ public enum LedgerState {
          ("implausibleSpeed", .number(options.implausibleSpeed)),
          ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment))),
          ("exploreMaxSpeed", .number(options.exploreMaxSpeed)),
-         ("includePlans", .bool(options.includePlans))]
+         ("includePlans", .bool(options.includePlans)),
+         ("familiarityLevels", .array([options.familiarityLevels.lit, options.familiarityLevels.bright, options.familiarityLevels.gold].map { .number(Double($0)) }))]
     }
 
     /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
@@ -209,6 +215,21 @@ public enum LedgerState {
                 varint(UInt64(bitPattern: key &- previousKey))
                 varint(time == Int64.max ? 0 : UInt64(bitPattern: time / 1000 &- firstSecond) &+ 1)
                 previousKey = key
+            }
+        }
+        // The familiarity section: each input's pass candidates along its cells.
+        for (_, part) in parts {
+            let passes = part.passes, cells = part.cells
+            var p = 0
+            for (key, visit) in zip(cells.keys, cells.visits) {
+                var n = 0
+                while p + n < passes.count, passes.keys[p + n] == key { n += 1 }
+                guard n > 0 else { varint(0); continue }
+                let base = visit.time == Int64.max ? 0 : visit.time / 1000
+                varint(ZigZag.encode(passes.seconds[p] &- base) << 2 | UInt64(min(n, 3)))
+                if n >= 3 { varint(UInt64(n - 3)) }
+                for k in 1..<n { varint(UInt64(bitPattern: passes.seconds[p + k] &- passes.seconds[p + k - 1])) }
+                p += n
             }
         }
         append(bytes.withUnsafeBytes { XXH64.hash($0) }, to: &bytes)
@@ -465,7 +486,40 @@ public enum LedgerState {
                 }
                 ledger.contributions[fingerprint]!.tiles = TileList(sortedKeys: keys, times: times)
             }
-            guard offset == end else { throw fail("\(end - offset) stray bytes after the tiles") }
+            // The familiarity section.
+            let passSecondLimit = Int64(largestNumber) / 1000
+            for (fingerprint, _, _, _) in sized {
+                var part = ledger.contributions[fingerprint]!
+                let path = ledger.inputs[fingerprint]!.path
+                var keys: [Int64] = [], seconds: [Int64] = []
+                for (key, visit) in zip(part.cells.keys, part.cells.visits) {
+                    let head = try next("cell passes")
+                    var n = head & 3
+                    guard n > 0 else {
+                        guard head == 0 else { throw fail("input \(path): bad cell passes \(head) at byte \(offset)") }
+                        continue
+                    }
+                    if n == 3 {
+                        n += try next("cell pass count")
+                        guard n <= UInt64(end - offset) + 3 else { throw fail("input \(path): \(n) passes of a cell do not fit in the file") }
+                    }
+                    let base = visit.time == Int64.max ? 0 : visit.time / 1000
+                    var second = base &+ ZigZag.decode(head >> 2)
+                    for k in 0..<n {
+                        if k > 0 {
+                            let step = try next("cell pass time")
+                            guard step >= 1, step <= UInt64(2 * passSecondLimit) else { throw fail("input \(path): cell pass times out of order at byte \(offset)") }
+                            second &+= Int64(step)
+                        }
+                        guard second >= -passSecondLimit, second <= passSecondLimit else { throw fail("input \(path): cell pass time at byte \(offset) beyond ±2^53 ms") }
+                        keys.append(key)
+                        seconds.append(second)
+                    }
+                }
+                part.passes = PassCandidates(sortedKeys: keys, seconds: seconds)
+                ledger.contributions[fingerprint] = part
+            }
+            guard offset == end else { throw fail("\(end - offset) stray bytes after the cell passes") }
             do {
                 _ = try ledger.combined()
             } catch {

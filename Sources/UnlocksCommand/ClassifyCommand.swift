@@ -13,7 +13,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
@@ -21,6 +21,7 @@ enum ClassifyCommand {
             .flag("include-plans", "Count plans (GPX routes, tracks with no time at all), as tentative untimed evidence; by default they are listed as planned and unlock nothing."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed (listed as passedThrough) as unlocked."),
             .value("explore-max-speed", "KMH", "Fastest leg that explores cells and makes its ends visited places (default 30 km/h: walking, running, cycling)."),
+            .value("familiarity-levels", "L,B,G", "Effective passes a cell needs to be lit, bright and gold (default 1,5,20; a pass counts when over 4 h after the last counted one, moving, accuracy under 65 m)."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
             .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
@@ -144,6 +145,14 @@ enum ClassifyCommand {
             options.exploreMaxSpeed = kmh / 3.6
         }
         options.includePlans = arguments.flags.contains("include-plans")
+        if let text = arguments.value("familiarity-levels") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 3, let lit = parts[0], let bright = parts[1], let gold = parts[2],
+                  let levels = FamiliarityLevels(lit: lit, bright: bright, gold: gold) else {
+                throw UsageError(message: "--familiarity-levels '\(text)' is not three whole numbers LIT,BRIGHT,GOLD with 1 ≤ LIT ≤ BRIGHT ≤ GOLD (e.g. 1,5,20)")
+            }
+            options.familiarityLevels = levels
+        }
         return options
     }
 

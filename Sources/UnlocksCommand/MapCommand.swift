@@ -11,13 +11,13 @@ enum MapCommand {
         + SlippyTile.reportedZooms.flatMap { ["tiles-z\($0).geojson", "next-square-z\($0).geojson", "next-square-z\($0).gpx"] }
 
     /// Classify's options that shape the ledger and the report (not its output ones).
-    static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "include-virtual",
+    static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "familiarity-levels", "include-virtual",
                                   "time-zone", "utc-offset", "datum", "datum-for", "state", "tables"]
 
     static let spec = CommandSpec(
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
-        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
+        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
         options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html and the tile files (created if missing; all replaced together).")]
             + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
         discussion: """
@@ -52,7 +52,8 @@ enum MapCommand {
         let ledger = run.takeLedger()
         let report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options,
                                     lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let footprint = Footprint(report: report, cells: try ledger.combined().cells, world: locator.world, china: locator.china)
+        let combined = try ledger.combined()
+        let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, world: locator.world, china: locator.china)
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
 
         try AuditCommand.prepareFolder(out)

@@ -6,7 +6,7 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of disjoint shards into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
@@ -18,6 +18,7 @@ enum MergeCommand {
             .flag("include-plans", "The states were made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the states were made with (default 30)."),
             .value("badges", "FILE", "Report each badge of FILE as classify --badges does; the merged state keeps the highest percent any state reported."),
+            .value("familiarity-levels", "L,B,G", "The --familiarity-levels the states were made with (default 1,5,20)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
         ],
         discussion: """
