@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"]),
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
-        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"]),
+        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"]),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"]),
         // The repository itself: the portability check catches what it should, every doc link resolves.

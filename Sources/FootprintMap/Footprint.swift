@@ -22,16 +22,21 @@ public struct Footprint {
     public let china: RegionTable
     /// Explored cell keys per place, each sorted.
     public let cellsByPlace: [Place: [Int64]]
+    /// The familiarity level of each cell of ``cellsByPlace``, aligned with its keys.
+    public let levelsByPlace: [Place: [FamiliarityLevel]]
     /// The report's days on which cells were first explored, for the growth chart.
     public let growth: [ClassifyReport.Day]
 
-    /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is of).
-    public init(report: ClassifyReport, cells: CellList, world: RegionTable, china: RegionTable) {
+    /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is
+    /// of); `cellPasses`: their effective passes (``CombinedLedger/cellPasses``), leveled by the
+    /// report's ``ClassifyOptions/familiarityLevels``.
+    public init(report: ClassifyReport, cells: CellList, cellPasses: [Int32], world: RegionTable, china: RegionTable) {
         self.report = report
         self.world = world
         self.china = china
-        var groups: [Place: [Int64]] = [:]
-        for (key, visit) in cells {
+        var groups: [Place: [(key: Int64, level: FamiliarityLevel)]] = [:]
+        let levels = report.options.familiarityLevels
+        for (index, (key, visit)) in cells.enumerated() {
             let place: Place
             if visit.chinaRegion >= 0 {
                 place = Place(level: china.region(visit.chinaRegion).level, index: visit.chinaRegion)
@@ -40,10 +45,11 @@ public struct Footprint {
             } else {
                 place = Place(level: nil, index: -1)
             }
-            groups[place, default: []].append(key)
+            groups[place, default: []].append((key, levels.level(passes: index < cellPasses.count ? cellPasses[index] : 0)))
         }
-        for place in groups.keys { groups[place]!.sort() }
-        cellsByPlace = groups
+        // Cells come in key order, so each place's list is sorted already.
+        cellsByPlace = groups.mapValues { $0.map(\.key) }
+        levelsByPlace = groups.mapValues { $0.map(\.level) }
         growth = report.days.filter { $0.newCells > 0 }
     }
 

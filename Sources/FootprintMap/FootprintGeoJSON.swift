@@ -16,7 +16,8 @@ extension Footprint {
     }
 
     /// A GeoJSON FeatureCollection (RFC 7946, WGS-84): for every place with explored cells one
-    /// `explored` feature, the cells merged into polygons (``CellPolygons``); for every unlock one
+    /// `explored` feature per familiarity level its cells reached (`familiarity`: gray, lit,
+    /// bright or gold), the cells merged into polygons (``CellPolygons``); for every unlock one
     /// `outline` feature, its region's pieces simplified for display. Coordinates to 7 decimals.
     public func geoJSON() -> String {
         var out = "{\"type\":\"FeatureCollection\",\"features\":["
@@ -42,11 +43,15 @@ extension Footprint {
             out += "]}}"
         }
         for place in cellsByPlace.keys.sorted() {
-            let keys = cellsByPlace[place]!
-            let area = keys.reduce(0.0) { $0 + ExploredGrid.cellArea(row: ExploredGrid.cell(ofKey: $1).row) }
-            feature([("kind", .string("explored"))] + properties(place.level, place.index)
-                    + [("cells", .number(Double(keys.count))), ("cellsKm2", .number(rounded(area / 1e6, 6)))],
-                    CellPolygons.polygons(of: keys))
+            let all = cellsByPlace[place]!, levels = levelsByPlace[place]!
+            for level in FamiliarityLevel.allCases {
+                let keys = all.indices.filter { levels[$0] == level }.map { all[$0] }
+                guard !keys.isEmpty else { continue }
+                let area = keys.reduce(0.0) { $0 + ExploredGrid.cellArea(row: ExploredGrid.cell(ofKey: $1).row) }
+                feature([("kind", .string("explored"))] + properties(place.level, place.index)
+                        + [("familiarity", .string(level.name)), ("cells", .number(Double(keys.count))), ("cellsKm2", .number(rounded(area / 1e6, 6)))],
+                        CellPolygons.polygons(of: keys))
+            }
         }
         let worldUnits = Self.units(of: world), chinaUnits = Self.units(of: china)
         for level in RegionLevel.allCases {

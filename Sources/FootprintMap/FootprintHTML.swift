@@ -22,7 +22,8 @@ extension Footprint {
         h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
         svg.map{display:block;background:#cfe3f1;border:1px solid #999;max-width:100%;height:auto}
         svg.map use{stroke:none}.b1{fill:none;stroke:#555;stroke-width:9}.b2{fill:none;stroke:#777;stroke-width:5}.b3{fill:none;stroke:#999;stroke-width:2.5}
-        .x{fill:#d7263d}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-2px;border:1px solid #888}
+        .x{fill:#d7263d}.t{fill:#f5a62326;stroke:#f5a623;stroke-width:4}.sq{fill:none;stroke:#1f6feb;stroke-width:10}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-2px;border:1px solid #888}
+        .f0{fill:#7a7a7a}.f1{fill:#d7263d}.f2{fill:#ff8c1a}.f3{fill:#f2c200}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-2px;border:1px solid #888}
         table{border-collapse:collapse;font-size:12px;margin-bottom:8px}td,th{padding:1px 6px;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}
         </style></head><body>
 
@@ -34,7 +35,12 @@ extension Footprint {
         out += "<p class=\"legend\">Unlocked, by % explored<span style=\"background:\(Self.colour(percent: 0.0001))\"></span>0.0001%"
         out += "<span style=\"background:\(Self.colour(percent: 1))\"></span>1%<span style=\"background:\(Self.colour(percent: 100))\"></span>100%"
         out += "<span style=\"background:\(Self.tentativeColour)\"></span>tentative<span style=\"background:\(Self.passedColour)\"></span>passed through"
-        out += "<span style=\"background:\(Self.noneColour)\"></span>not yet<span style=\"background:#d7263d\"></span>explored</p>\n"
+        out += "<span style=\"background:\(Self.noneColour)\"></span>not yet</p>\n"
+        let f = m.familiarCells, levels = report.options.familiarityLevels
+        out += "<p class=\"legend\" id=\"familiarity\">Explored cells 格子<span style=\"background:#7a7a7a\"></span>gray 未熟悉 \(m.exploredCellCount - f.lit)"
+        out += "<span style=\"background:#d7263d\"></span>lit 已踏足 (≥\(levels.lit) passes) \(f.lit - f.bright)"
+        out += "<span style=\"background:#ff8c1a\"></span>bright 熟悉 (≥\(levels.bright)) \(f.bright - f.gold)"
+        out += "<span style=\"background:#f2c200\"></span>gold 精通 (≥\(levels.gold)) \(f.gold); a pass counts 4 h after the last counted one, moving, accuracy &lt; 65 m</p>\n"
 
         let chinaFrame = MapFrame(west: 73, east: 135.5, south: 17.5, north: 54, width: Self.mapWidth)
         let worldFrame = MapFrame(west: -180, east: 180, south: -58, north: 84, width: Self.mapWidth)
@@ -139,13 +145,15 @@ extension Footprint {
     // MARK: Explored cells
 
     /// The explored cells as pixels of `pixel` × `pixel` px at their centres, merged into runs
-    /// along each pixel row: as many shapes as lit pixels at most, however many cells.
+    /// along each pixel row: as many shapes as lit pixels at most, however many cells. A pixel
+    /// takes the highest familiarity level of its cells, one path (`f0`…`f3`) per level.
     func explored(in frame: MapFrame, pixel: Int) -> String {
-        var lit = Set<Int64>()
+        var lit: [Int64: FamiliarityLevel] = [:]
         let columns = Int64(frame.width / pixel + 1), rows = Int64(frame.height / pixel + 1)
         var rowCentre: [Int64: (latitude: Double, columns: Int64)] = [:]
-        for keys in cellsByPlace.values {
-            for key in keys {
+        for (place, keys) in cellsByPlace {
+            let levels = levelsByPlace[place]!
+            for (key, level) in zip(keys, levels) {
                 let (row, column) = ExploredGrid.cell(ofKey: key)
                 let info = rowCentre[row] ?? (ExploredGrid.centreLatitude(row: row), ExploredGrid.columnCount(row: row))
                 rowCentre[row] = info
@@ -154,21 +162,27 @@ extension Footprint {
                 let px = Int64((p.x / MapFrame.unitsPerPixel / Double(pixel)).rounded(.down))
                 let py = Int64((p.y / MapFrame.unitsPerPixel / Double(pixel)).rounded(.down))
                 guard px >= 0, py >= 0, px < columns, py < rows else { continue }
-                lit.insert(py * columns + px)
+                let pixelKey = py * columns + px
+                if let known = lit[pixelKey], known >= level { continue }
+                lit[pixelKey] = level
             }
         }
         let size = pixel * Int(MapFrame.unitsPerPixel)
-        var d = ""
-        var sorted = lit.sorted()[...]
-        while let first = sorted.popFirst() {
-            var length = 1
-            while let next = sorted.first, next == first + Int64(length), next / columns == first / columns {
-                length += 1
-                sorted.removeFirst()
+        var out = ""
+        for level in FamiliarityLevel.allCases {
+            var d = ""
+            var sorted = lit.filter { $0.value == level }.keys.sorted()[...]
+            while let first = sorted.popFirst() {
+                var length = 1
+                while let next = sorted.first, next == first + Int64(length), next / columns == first / columns {
+                    length += 1
+                    sorted.removeFirst()
+                }
+                d += "M\(Int(first % columns) * size) \(Int(first / columns) * size)h\(length * size)v\(size)h-\(length * size)z"
             }
-            d += "M\(Int(first % columns) * size) \(Int(first / columns) * size)h\(length * size)v\(size)h-\(length * size)z"
+            if !d.isEmpty { out += "<path class=\"f\(level.rawValue)\" d=\"\(d)\"/>\n" }
         }
-        return d.isEmpty ? "" : "<path class=\"x\" d=\"\(d)\"/>\n"
+        return out
     }
 
     /// A close-up of the place with the most explored cells: the regions around it and its
@@ -210,7 +224,32 @@ extension Footprint {
         }
         out += "<path fill=\"\(Self.noneColour)\" stroke=\"#777\" stroke-width=\"6\" fill-rule=\"evenodd\" d=\"\(d)\"/>\n"
         let cellPixels = ExploredGrid.cellSize / 111_000 * frame.pixelsPerDegree
+        out += tiles(in: frame)
         out += explored(in: frame, pixel: max(1, Int(cellPixels.rounded(.up)))) + "</svg>\n"
+        return out
+    }
+
+    /// The visited z14 explorer tiles that meet the frame, outlined under the explored cells, and
+    /// the z14 max square's outline.
+    func tiles(in frame: MapFrame) -> String {
+        let zoom = 14
+        let east = frame.west + Double(frame.width) / frame.pixelsPerLongitude, south = frame.north - Double(frame.height) / frame.pixelsPerDegree
+        func rectangle(_ x0: Int64, _ y0: Int64, _ x1: Int64, _ y1: Int64) -> String? {
+            let nw = SlippyTile.bounds(x: x0, y: y0, zoom: zoom), se = SlippyTile.bounds(x: x1, y: y1, zoom: zoom)
+            guard se.east >= frame.west, nw.west <= east, nw.north >= south, se.south <= frame.north else { return nil }
+            let a = frame.project(longitude: nw.west, latitude: nw.north), b = frame.project(longitude: se.east, latitude: se.south)
+            return MapFrame.path([(a.x, a.y), (b.x, a.y), (b.x, b.y), (a.x, b.y)], closed: true)
+        }
+        var d = ""
+        for key in report.visitedTiles[zoom]?.keys ?? [] {
+            let (x, y) = SlippyTile.tile(ofKey: key, zoom: zoom)
+            d += rectangle(x, y, x, y) ?? ""
+        }
+        var out = d.isEmpty ? "" : "<path class=\"t\" d=\"\(d)\"/>\n"
+        if let square = report.tiles.first(where: { $0.zoom == zoom }), let origin = square.maxSquareOrigin,
+           let outline = rectangle(origin.x, origin.y, origin.x + Int64(square.maxSquare) - 1, origin.y + Int64(square.maxSquare) - 1) {
+            out += "<path class=\"sq\" d=\"\(outline)\"/>\n"
+        }
         return out
     }
 
@@ -247,12 +286,13 @@ extension Footprint {
         for (level, title) in [(RegionLevel.country, "Countries 国家"), (.province, "Provinces 省"), (.city, "Cities 市"), (.county, "Counties 县")] {
             let rows = report.unlocks[level] ?? []
             guard !rows.isEmpty else { continue }
-            out += "<h2>\(title)</h2>\n<table><tr><th>Code</th><th>名称</th><th>Name</th><th>Evidence</th><th>First visit</th><th>Explored km²</th><th>Area km²</th><th>Explored</th></tr>\n"
+            out += "<h2>\(title)</h2>\n<table><tr><th>Code</th><th>名称</th><th>Name</th><th>Evidence</th><th>First visit</th><th>Explored km²</th><th>Area km²</th><th>Explored</th><th>Cells lit / bright / gold</th></tr>\n"
             for u in rows {
                 let time = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: report.options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
                 out += "<tr><td>\(Self.escaped(u.code))</td><td>\(Self.escaped(u.name))</td><td>\(Self.escaped(u.englishName))</td><td>\(u.evidence)</td><td>\(time)</td>"
                 out += "<td class=\"n\">\(fixedText(u.exploredSquareMetres / 1e6, 4))</td><td class=\"n\">\(fixedText(u.areaSquareMetres / 1e6, 1))</td>"
-                out += "<td class=\"n\">\(u.exploredPercent.map { fixedText($0, 4) + "%" } ?? "–")</td></tr>\n"
+                out += "<td class=\"n\">\(u.exploredPercent.map { fixedText($0, 4) + "%" } ?? "–")</td>"
+                out += "<td class=\"n\">\(u.familiarCells.lit) / \(u.familiarCells.bright) / \(u.familiarCells.gold)</td></tr>\n"
             }
             out += "</table>\n"
         }

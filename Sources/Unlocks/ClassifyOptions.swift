@@ -39,6 +39,19 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// gap no explored leg exceeds 2.5 km (30 km/h for 5 min), and this keeps any leg's cost below
     /// about 250 cells however the options are set.
     public static let maximumExploredLeg = 3_000.0
+    /// The effective passes a cell needs to be lit, bright and gold (see ``PassCandidates``).
+    public var familiarityLevels = FamiliarityLevels()
+    /// A pass of a cell counts only when it is more than this many seconds (4 hours, 像素征途's
+    /// rule against pacing up and down) after the previous counted pass of that cell.
+    public static let passInterval: Int64 = 4 * 3600
+    /// A leg gives pass candidates only when both its end points' horizontal accuracy (or the
+    /// assumed one) is better than this (metres; 像素征途's rule). With the default filter
+    /// (``maximumAccuracy``, 50 m) every kept point already is.
+    public static let passAccuracyLimit = 65.0
+    /// A leg gives pass candidates only when faster than this (m/s; 1.8 km/h, about a third of a
+    /// walking pace): a phone lying still or a person standing is not passing through. Together
+    /// with ``exploreMaxSpeed`` (the leg must be drawn) this is "moving".
+    public static let passMinimumSpeed = 0.5
 
     public init() {}
 }

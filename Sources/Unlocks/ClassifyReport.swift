@@ -25,6 +25,11 @@ public struct ClassifyReport {
         public var exploredSquareMetres: Double
         /// The region's whole area from the tables' stored polygons (``RegionTable/areas(ofRegions:)``), m².
         public var areaSquareMetres: Double
+        /// Its explorer tiles by zoom: the visited tiles whose centre lies in it, of all such tiles.
+        public var tiles: [Int: RegionTileCount] = [:]
+        /// Its explored cells (by first visitor, as ``exploredSquareMetres``) that reached each
+        /// familiarity level.
+        public var familiarCells = FamiliarityCounts()
 
         /// Explored area over the region's area, percent; nil when the table stores the region
         /// without area (a speck). At most 100: a cell belongs to the region of the point that
@@ -46,6 +51,8 @@ public struct ClassifyReport {
         /// Distance and duration of the minutes counted on the day (each moment once).
         public var distanceMillimetres: Int64 = 0
         public var durationMilliseconds: Int64 = 0
+        /// Explorer tiles first visited on the day, by zoom.
+        public var newTiles: [Int: Int] = [:]
     }
 
     public struct Metrics: Equatable {
@@ -62,6 +69,8 @@ public struct ClassifyReport {
         public var chinaAreaKm2: Double
         public var globalAreaKm2: Double
         public var exploredCellCount: Int
+        /// Explored cells that reached each familiarity level (``PassCandidates``).
+        public var familiarCells: FamiliarityCounts
     }
 
     public let options: ClassifyOptions
@@ -82,6 +91,12 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// The explorer tiles' figures at zoom 14 and 17 (``TileMetrics``).
+    public let tiles: [TileMetrics]
+    /// The visited tiles of each reported zoom (keys of that zoom).
+    public let visitedTiles: [Int: TileList]
+    /// Each badge's progress, when a catalog was given (``BadgeCatalog/progress(in:reported:)``).
+    public var badges: [BadgeProgress]?
 
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
@@ -98,6 +113,12 @@ public struct ClassifyReport {
         // Explored area per region, from each cell's first visitor.
         var rowArea: [Int64: Double] = [:]
         var areaByRegion: [RegionKey: Double] = [:]
+        // Cells per familiarity level, overall and per first visitor's (country, China region),
+        // counted in runs of cells with the same visitor (cells come in key order: neighbours).
+        var familiar = FamiliarityCounts()
+        var familiarByVisitor: [Int64: FamiliarityCounts] = [:]
+        var run = (visitor: Int64.min, counts: FamiliarityCounts())
+        var cellIndex = 0
         var total = 0.0, inChina = 0.0
         let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
         var chinaChain: [Int32: [RegionKey]] = [:]
@@ -116,6 +137,16 @@ public struct ClassifyReport {
                 rowArea[row] = area
             }
             total += area
+            let level = options.familiarityLevels.level(passes: combined.cellPasses[cellIndex])
+            cellIndex += 1
+            if level >= .lit {
+                let visitor = Int64(visit.country) << 32 | Int64(UInt32(bitPattern: visit.chinaRegion))
+                if visitor != run.visitor {
+                    if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+                    run = (visitor, FamiliarityCounts())
+                }
+                run.counts.add(level)
+            }
             if visit.time != Int64.max {
                 let day: Int64
                 if let fixed = fixedOffset {
@@ -152,20 +183,47 @@ public struct ClassifyReport {
             }
         }
 
+        if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+        var familiarByRegion: [RegionKey: FamiliarityCounts] = [:]
+        for (visitor, counts) in familiarByVisitor {
+            familiar.add(counts)
+            let country = Int32(truncatingIfNeeded: visitor >> 32), chinaRegion = Int32(bitPattern: UInt32(truncatingIfNeeded: visitor))
+            if country >= 0 { familiarByRegion[RegionKey(level: .country, index: country), default: FamiliarityCounts()].add(counts) }
+            var index: Int32? = chinaRegion >= 0 ? chinaRegion : nil
+            while let i = index {
+                let region = china.region(i)
+                familiarByRegion[RegionKey(level: region.level, index: i), default: FamiliarityCounts()].add(counts)
+                index = region.parent
+            }
+        }
+
         let worldAreas = world.areas(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index))
         let chinaAreas = china.areas(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index))
+        var visitedTiles: [Int: TileList] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            visitedTiles[zoom] = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
+        }
+        // Every listed region's tiles at each zoom (RegionTileCounter: tile centres in its polygons).
+        var worldCounter = RegionTileCounter(table: world), chinaCounter = RegionTileCounter(table: china)
+        var regionTiles: [Int: (world: [Int32: RegionTileCount], china: [Int32: RegionTileCount])] = [:]
+        for zoom in SlippyTile.reportedZooms {
+            regionTiles[zoom] = (worldCounter.counts(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!),
+                                 chinaCounter.counts(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!))
+        }
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in combined.regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
             let table = key.level == .country ? world : china
             let region = table.region(key.index)
-            let unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
+            var unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
                                 parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
                                 passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
                                 exploredSquareMetres: areaByRegion[key] ?? 0,
-                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0)
+                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
+                                tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
+            unlock.familiarCells = familiarByRegion[key] ?? FamiliarityCounts()
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {
@@ -179,6 +237,20 @@ public struct ClassifyReport {
                 series[day, default: Day(day: day)].newUnlocks[level, default: 0] += 1
             }
         }
+        for zoom in SlippyTile.reportedZooms {
+            let list = visitedTiles[zoom]!
+            for time in list.times where time != Int64.max {
+                let minute = time / 60_000 - (time % 60_000 < 0 ? 1 : 0)
+                let day: Int64
+                if let known = dayOfMinute[minute] { day = known } else {
+                    day = clock.day(of: minute &* 60_000)
+                    dayOfMinute[minute] = day
+                }
+                series[day, default: Day(day: day)].newTiles[zoom, default: 0] += 1
+            }
+        }
+        self.visitedTiles = visitedTiles
+        tiles = SlippyTile.reportedZooms.map { TileMetrics(tiles: visitedTiles[$0]!, zoom: $0) }
         for counted in combined.countedMinutes {
             let day = clock.day(of: counted.minute &* 60_000)
             series[day, default: Day(day: day)].distanceMillimetres += counted.distanceMillimetres
@@ -202,7 +274,7 @@ public struct ClassifyReport {
                           countryCount: count(.country), chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(inChina / 1e6, 4), globalAreaKm2: rounded(total / 1e6, 4),
-                          exploredCellCount: combined.cells.count)
+                          exploredCellCount: combined.cells.count, familiarCells: familiar)
     }
 
     /// Inputs with `status` (superseded readings excluded).
@@ -304,6 +376,11 @@ public struct ClassifyReport {
                     ("exploredKm2", .number(rounded(u.exploredSquareMetres / 1e6, 4))),
                     ("areaKm2", .number(rounded(u.areaSquareMetres / 1e6, 3))),
                     ("exploredPercent", u.exploredPercent.map { .number(rounded($0, 6)) } ?? .null),
+                    ("tiles", .object(SlippyTile.reportedZooms.compactMap { zoom in
+                        u.tiles[zoom].map { c in (String(zoom), .object([("visited", .number(Double(c.visited))), ("total", .number(Double(c.total))),
+                                                                       ("percent", c.percent.map { .number(rounded($0, 4)) } ?? .null)])) }
+                    })),
+                    ("cells", Self.familiarityJSON(u.familiarCells)),
                 ]
                 return .object(members)
             }))
@@ -319,6 +396,8 @@ public struct ClassifyReport {
             ("exploreMaxSpeedKmh", .number(rounded(self.options.exploreMaxSpeed * 3.6, 3))),
             ("includePlans", .bool(self.options.includePlans)),
             ("includePassedThrough", .bool(includePassedThrough)),
+            ("familiarityLevels", .array([self.options.familiarityLevels.lit, self.options.familiarityLevels.bright,
+                                          self.options.familiarityLevels.gold].map { .number(Double($0)) })),
         ])
         let inputSummary: JSONValue = .object([
             ("read", .number(Double(count(.read)))),
@@ -364,9 +443,30 @@ public struct ClassifyReport {
                 ("newUnlocks", .object(levels.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) })),
                 ("distanceKilometers", .number(rounded(Double(d.distanceMillimetres) / 1e6, 3))),
                 ("durationHours", .number(rounded(Double(d.durationMilliseconds) / 3.6e6, 3))),
+                ("newTiles", .object(SlippyTile.reportedZooms.map { (String($0), .number(Double(d.newTiles[$0] ?? 0))) })),
             ])
         })
-        return .object([
+        func localDate(_ time: Int64?) -> JSONValue {
+            guard let time else { return .null }
+            var clock = LocalDayClock(zone: zone)
+            let date = Timestamp.civilDate(daysSinceEpoch: clock.day(of: time))
+            return .string(String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day))
+        }
+        let tilesJSON: JSONValue = .array(tiles.map { t in
+            .object([
+                ("zoom", .number(Double(t.zoom))),
+                ("visited", .number(Double(t.visited))),
+                ("clusterTiles", .number(Double(t.clusterTiles))),
+                ("largestCluster", .number(Double(t.largestCluster))),
+                ("maxSquare", .number(Double(t.maxSquare))),
+                ("visitedReached", localDate(t.visitedReached)),
+                ("clusterTilesReached", localDate(t.clusterTilesReached)),
+                ("largestClusterReached", localDate(t.largestClusterReached)),
+                ("maxSquareReached", localDate(t.maxSquareReached)),
+                ("maxSquareOrigin", t.maxSquareOrigin.map { .object([("x", .number(Double($0.x))), ("y", .number(Double($0.y)))]) } ?? .null),
+            ])
+        })
+        var members: [(key: String, value: JSONValue)] = [
             ("report", .string("adminunlocks-classify")),
             ("version", .number(2)),
             ("options", options),
@@ -374,8 +474,22 @@ public struct ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
+            ("explorer", .object([("tiles", tilesJSON), ("cells", Self.familiarityJSON(m.familiarCells))])),
             ("days", daysJSON),
-        ])
+        ]
+        if let badges {
+            members.append(("badges", .array(badges.map { b in
+                .object([("id", .string(b.id)), ("track", .string(b.track.rawValue)), ("metric", .string(b.metric)),
+                         ("value", .number(rounded(b.value, 6))), ("target", .number(b.target)), ("percent", .number(Double(b.percent))),
+                         ("reportedPercent", .number(Double(b.reportedPercent))), ("achieved", .bool(b.achieved))])
+            })))
+        }
+        return .object(members)
+    }
+
+    /// `{lit, bright, gold}`: cells that reached each level.
+    static func familiarityJSON(_ counts: FamiliarityCounts) -> JSONValue {
+        .object([("lit", .number(Double(counts.lit))), ("bright", .number(Double(counts.bright))), ("gold", .number(Double(counts.gold)))])
     }
 
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
@@ -417,6 +531,10 @@ public struct ClassifyReport {
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        for t in tiles {
+            out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
+        }
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (levels \(options.familiarityLevels) effective passes)\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }
@@ -431,7 +549,21 @@ public struct ClassifyReport {
                 out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
             }
         }
+        if let badges, !badges.isEmpty {
+            out += "\nBadges\n"
+            let idWidth = badges.map { $0.id.count }.max() ?? 0
+            for b in badges {
+                out += "  " + b.id + String(repeating: " ", count: idWidth - b.id.count + 2) + (b.track.rawValue + "            ").prefix(13)
+                out += leftPad("\(b.percent)%", 4) + (b.reportedPercent > b.percent ? " (reported \(b.reportedPercent)%)" : "")
+                out += "  \(b.metric) \(compact(b.value)) of \(compact(b.target))" + (b.achieved ? "  achieved\n" : "\n")
+            }
+        }
         return out
+    }
+
+    /// A number as short as it reads: whole numbers without decimals, others to three.
+    private func compact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : fixed(value, 3)
     }
 
     private func label(_ u: Unlock) -> String {

@@ -10,12 +10,19 @@
 ///    recording (kept points per recorded minute), then more kept points, then the smaller
 ///    fingerprint. The others' points, legs and point counts in that minute are left out.
 ///    Untimed points and legs have no moment and always count.
-/// 3. Regions' visits, explored cells (earliest visitor) and days are the union over the inputs
+/// 3. Regions' visits, explored cells and tiles (earliest visitor) and days are the union over the inputs
 ///    that are not superseded: a second recording of a moment is evidence of the same presence.
+/// 4. A cell's effective passes are counted over the union of those inputs' pass candidates
+///    (``PassCandidates``): two recordings of one walk give candidates seconds apart, within the
+///    4 hours, so the walk counts once.
 public struct CombinedLedger: Sendable {
     /// Each region's earliest visits (over all inputs) and its point counts (each moment once).
     public var regions: [RegionKey: RegionEvidence] = [:]
     public var cells = CellList()
+    /// The z17 explorer tiles (earliest visitor) of the inputs that count.
+    public var tiles = TileList()
+    /// The effective passes of each of ``cells``, aligned with it.
+    public var cellPasses: [Int32] = []
     public var days: Set<Int64> = []
     public var distanceMillimetres: Int64 = 0
     public var flightDistanceMillimetres: Int64 = 0
@@ -150,6 +157,8 @@ extension UnlockLedger {
             view.regions[key, default: RegionEvidence()].passedPoints = c.passed
         }
         view.cells = CellList.union(order.map { parts[$0].cells })
+        view.tiles = TileList.union(order.map { parts[$0].tiles })
+        view.cellPasses = PassCandidates.union(order.map { parts[$0].passes }).effectivePasses(of: view.cells)
         view.countedMinutes.sort { $0.minute < $1.minute }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }

@@ -102,6 +102,11 @@ public struct InputContribution: Equatable, Sendable {
     public var regions: [RegionKey: RegionEvidence] = [:]
     /// The cells it explored, each with its earliest visit in this input.
     public var cells = CellList()
+    /// The z17 explorer tiles it visited (``SlippyTile``), each with its earliest visit; its z14
+    /// tiles are their parents.
+    public var tiles = TileList()
+    /// Its pass candidates (``PassCandidates``), every one of them in one of its cells.
+    public var passes = PassCandidates()
     /// Local days with a kept timed ground point.
     public var days: Set<Int64> = []
     /// Its tallies by UTC minute (milliseconds since the epoch / 60,000, rounded down).
@@ -112,7 +117,7 @@ public struct InputContribution: Equatable, Sendable {
     public init() {}
 
     /// Nothing at all (a plan, a file without a usable point).
-    public var isEmpty: Bool { regions.isEmpty && cells.count == 0 && days.isEmpty && moments.isEmpty }
+    public var isEmpty: Bool { regions.isEmpty && cells.count == 0 && tiles.count == 0 && days.isEmpty && moments.isEmpty }
 
     /// Timed minutes and kept points in them: the input's density decides which input stands
     /// for a minute that several recorded.

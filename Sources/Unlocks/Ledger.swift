@@ -205,6 +205,10 @@ public struct UnlockLedger: Equatable, Sendable {
     public var inputs: [String: InputRecord] = [:]
     /// What each input contributed, by fingerprint; inputs that contributed nothing have none.
     public var contributions: [String: InputContribution] = [:]
+    /// The highest percent ever reported for each badge, by id (``BadgeCatalog/progress(in:reported:)``):
+    /// what an app has sent Game Center, which silently drops a lower value. Forgetting an input
+    /// lowers a badge's value, never this.
+    public var reportedBadgePercents: [String: Int] = [:]
 
     public init() {}
 
@@ -214,6 +218,7 @@ public struct UnlockLedger: Equatable, Sendable {
     /// carry no counts; a repeated one keeps the first record too, and one that another part read
     /// gives way to the reading.
     public mutating func merge(_ other: UnlockLedger) {
+        reportedBadgePercents.merge(other.reportedBadgePercents, uniquingKeysWith: max)
         for (fingerprint, record) in other.inputs where inputs[fingerprint] == nil {
             inputs[fingerprint] = record
             if let part = other.contributions[fingerprint] { contributions[fingerprint] = part }
@@ -229,17 +234,20 @@ public struct UnlockLedger: Equatable, Sendable {
     /// Adds the ledger of inputs that come next in the same run, made by another classifier
     /// (`classify --jobs`: one input's), as if this ledger's classifier had read them itself: a
     /// reading replaces the record of a file passed over at the same path, and every record and
-    /// contribution of `later` replaces one of the same key. Unlike ``merge(_:)``, which joins
-    /// ledgers of disjoint inputs whatever their order, this is a step of one run.
+    /// contribution of `later` replaces one of the same key (badge percents, set once the run's
+    /// report is made, keep the higher). Unlike ``merge(_:)``, which joins ledgers of disjoint
+    /// inputs whatever their order, this is a step of one run.
     public mutating func append(_ later: UnlockLedger) {
         for record in later.inputs.values where record.status != .skipped {
             inputs.removeValue(forKey: InputRecord.pathKey(path: record.path))
         }
         inputs.merge(later.inputs) { _, newer in newer }
         contributions.merge(later.contributions) { _, newer in newer }
+        reportedBadgePercents.merge(later.reportedBadgePercents, uniquingKeysWith: max)
     }
 
-    /// Removes inputs, with their contributions, as if they had never been read.
+    /// Removes inputs, with their contributions, as if they had never been read (the badge
+    /// percents reported stay: they were sent).
     public mutating func forget(_ fingerprints: Set<String>) {
         for fingerprint in fingerprints {
             inputs.removeValue(forKey: fingerprint)

@@ -17,10 +17,11 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// The `--state` file: a ledger saved between runs, so a later run adds only new inputs, shards
 /// can be merged (`unlocks merge`) and inputs forgotten (`unlocks forget`).
 ///
-/// Layout (little-endian): magic `AUSTATE3` (version 3: each input's own contribution; version 2
-/// kept one ledger for all inputs, version 1 knew inputs by size, head and tail; both are refused,
-/// see ``decode``); UInt64 length of a JSON document; the JSON (the options that change the
-/// evidence, the codes of the regions that cells and places name, and the inputs — every file met,
+/// Layout (little-endian): magic `AUSTATE4` (version 4: explorer tiles, cell passes and the badge
+/// percents reported; version 3 had none of them, version 2 kept one ledger for all inputs,
+/// version 1 knew inputs by size, head and tail; all are refused, see ``decode``); UInt64 length
+/// of a JSON document; the JSON (the options that change the evidence, the codes of the regions
+/// that cells and places name, the badge percents reported by id, and the inputs — every file met,
 /// skipped ones included, with status, reason, pins and labels, and for an input that contributed
 /// something its regions' visits by level and code, its days, and how many places, minutes and
 /// cells follow for it in the binary part); then for each such input, in the JSON's order, as
@@ -31,18 +32,29 @@ public struct StateError: Error, CustomStringConvertible, Equatable {
 /// duration ms; in-flight points; flight mm; per place count its palette position and points),
 /// its cells: a palette of (country + 1, China region + 1) pairs (its count first), the zig-zag
 /// second of its earliest timed cell, then per cell sorted by key the key delta, the seconds
-/// after that earliest one + 1 (0: untimed) and its pair's palette position; finally XXH64 of
-/// everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
+/// after that earliest one + 1 (0: untimed) and its pair's palette position; then the **tiles
+/// section**: for each such input again, in the same order, its z17 explorer tiles
+/// (``SlippyTile``): their count, and when there are any the zig-zag second of the earliest timed
+/// one, then per tile sorted by key the key delta and the seconds after that earliest one + 1
+/// (0: untimed); then the **familiarity section**: for each such input again, in the same order,
+/// per cell of its list (key order) one varint `zigzag(first − visit) << 2 | n` where n is its
+/// number of pass candidates (``PassCandidates``) up to 3 (0: none, and then the whole varint is
+/// 0), first the first candidate's second and visit the cell's visit second (0 when untimed);
+/// when n is 3 the count minus 3 follows; then each further candidate's seconds after the one
+/// before (at least 1); finally XXH64 of everything before. Cell visits are whole seconds (``CellVisit/time``), so two or three bytes
 /// carry a cell's time within an input.
 /// Regions are stored by code, not table index, so a state survives a table rebuild.
 public enum LedgerState {
-    static let magic = Array("AUSTATE3".utf8)
+    static let magic = Array("AUSTATE4".utf8)
     /// The magic of states whose inputs were known by size, head and tail: their records cannot be
     /// matched to content hashes, so every input would be counted again.
     static let versionOneMagic = Array("AUSTATE1".utf8)
     /// The magic of states that kept one ledger for all inputs: an input's share of it cannot be
     /// told apart, so overlaps, superseded files and `forget` could not be computed.
     static let versionTwoMagic = Array("AUSTATE2".utf8)
+    /// The magic of states without explorer tiles, cell passes and reported badge percents: the
+    /// tiles and passes of their inputs cannot be recovered without the tracks.
+    static let versionThreeMagic = Array("AUSTATE3".utf8)
     /// The largest count, sum or time a state may hold: every integer up to it is exact as a JSON
     /// number, and sums of two stay far inside 64 bits.
     static let largestNumber: Double = 9_007_199_254_740_992  // 2^53
@@ -55,6 +67,9 @@ public enum LedgerState {
         }
         if prefix.starts(with: versionTwoMagic) {
             return "a state of version 2 (one ledger for all inputs), from which this version cannot tell each input's share; classify the inputs again into a new state"
+        }
+        if prefix.starts(with: versionThreeMagic) {
+            return "a state of version 3 (without explorer tiles, cell passes and reported badge percents), which this version cannot complete without the tracks; classify the inputs again into a new state"
         }
         return "not an unlocks state file (bad magic)"
     }
@@ -71,7 +86,8 @@ public enum LedgerState {
          ("implausibleSpeed", .number(options.implausibleSpeed)),
          ("minimumPointsPerSegment", .number(Double(options.minimumPointsPerSegment))),
          ("exploreMaxSpeed", .number(options.exploreMaxSpeed)),
-         ("includePlans", .bool(options.includePlans))]
+         ("includePlans", .bool(options.includePlans)),
+         ("familiarityLevels", .array([options.familiarityLevels.lit, options.familiarityLevels.bright, options.familiarityLevels.gold].map { .number(Double($0)) }))]
     }
 
     /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
@@ -135,6 +151,7 @@ public enum LedgerState {
             ("countries", .array(countries.map { .string(world.region($0).code) })),
             ("chinaRegions", .array(chinaRegions.map { let r = china.region($0); return .string("\(r.level.rawValue):\(r.code)") })),
             ("inputs", .array(inputs)),
+            ("badgesReported", .object(ledger.reportedBadgePercents.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })),
         ])
         let json = Array(document.compactRendered().utf8)
         var bytes = magic
@@ -184,6 +201,35 @@ public enum LedgerState {
                 varint(cell.time == Int64.max ? 0 : UInt64(bitPattern: cell.time / 1000 &- firstSecond) &+ 1)
                 varint(pairPosition[CellRegions(country: cell.country, chinaRegion: cell.chinaRegion)]!)
                 previousKey = key
+            }
+        }
+        // The tiles section: each input's z17 tiles, with times as the cells'.
+        for (_, part) in parts {
+            let tiles = part.tiles
+            varint(UInt64(tiles.count))
+            guard tiles.count > 0 else { continue }
+            let firstSecond = tiles.times.lazy.filter { $0 != Int64.max }.map { $0 / 1000 }.min() ?? 0
+            varint(ZigZag.encode(firstSecond))
+            var previousKey: Int64 = 0
+            for (key, time) in zip(tiles.keys, tiles.times) {
+                varint(UInt64(bitPattern: key &- previousKey))
+                varint(time == Int64.max ? 0 : UInt64(bitPattern: time / 1000 &- firstSecond) &+ 1)
+                previousKey = key
+            }
+        }
+        // The familiarity section: each input's pass candidates along its cells.
+        for (_, part) in parts {
+            let passes = part.passes, cells = part.cells
+            var p = 0
+            for (key, visit) in zip(cells.keys, cells.visits) {
+                var n = 0
+                while p + n < passes.count, passes.keys[p + n] == key { n += 1 }
+                guard n > 0 else { varint(0); continue }
+                let base = visit.time == Int64.max ? 0 : visit.time / 1000
+                varint(ZigZag.encode(passes.seconds[p] &- base) << 2 | UInt64(min(n, 3)))
+                if n >= 3 { varint(UInt64(n - 3)) }
+                for k in 1..<n { varint(UInt64(bitPattern: passes.seconds[p + k] &- passes.seconds[p + k - 1])) }
+                p += n
             }
         }
         append(bytes.withUnsafeBytes { XXH64.hash($0) }, to: &bytes)
@@ -236,6 +282,13 @@ public enum LedgerState {
             let chinaMap = try strings("chinaRegions").map { try lookup($0, chinaIndex, "region") }
 
             var ledger = UnlockLedger()
+            guard case let .object(reported)? = document["badgesReported"] else { throw fail("missing badgesReported") }
+            for (id, percent) in reported {
+                guard !id.isEmpty, ledger.reportedBadgePercents[id] == nil, let number = percent.numberValue, number == number.rounded(), (0...100).contains(number) else {
+                    throw fail("bad badgesReported entry \"\(id)\": \(percent.compactRendered()) (a whole percent 0–100 per badge id, each once)")
+                }
+                ledger.reportedBadgePercents[id] = Int(number)
+            }
             /// A whole number within ±2^53 (0 or more unless `signed`); `nil` reads as 0 where a
             /// member may be absent.
             func integer(_ value: JSONValue?, _ what: String, signed: Bool = false, optional: Bool = true) throws -> Int64 {
@@ -404,7 +457,69 @@ public enum LedgerState {
                 part.cells = CellList(sortedKeys: keys, visits: visits)
                 ledger.contributions[fingerprint] = part
             }
-            guard offset == end else { throw fail("\(end - offset) stray bytes after the cells") }
+            // The tiles section.
+            let zoom = SlippyTile.storedZoom
+            let largestKey = SlippyTile.key(x: (1 << zoom) - 1, y: (1 << zoom) - 1, zoom: zoom)
+            for (fingerprint, _, _, _) in sized {
+                let path = ledger.inputs[fingerprint]!.path
+                let tileCount = try next("tile count")
+                guard tileCount <= UInt64(end - offset) / 2 else { throw fail("input \(path): \(tileCount) tiles do not fit in the file") }
+                guard tileCount > 0 else { continue }
+                let firstSecond = ZigZag.decode(try next("first tile second"))
+                let largestSecond = Int64(largestNumber) / 1000
+                guard firstSecond >= -largestSecond, firstSecond <= largestSecond else { throw fail("input \(path): first tile second \(firstSecond) beyond ±2^53 ms") }
+                var keys: [Int64] = [], times: [Int64] = []
+                keys.reserveCapacity(Int(tileCount))
+                times.reserveCapacity(Int(tileCount))
+                var key: Int64 = 0
+                for n in 0..<tileCount {
+                    let delta = try next("tile key")
+                    guard n == 0 || delta > 0 else { throw fail("input \(path): tiles out of order or listed twice at byte \(offset)") }
+                    guard delta <= UInt64(largestKey - key) else { throw fail("input \(path): tile key at byte \(offset) is beyond zoom \(zoom)") }
+                    key += Int64(delta)
+                    let second = try next("tile time")
+                    guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
+                        throw fail("input \(path): tile time at byte \(offset) beyond 2^53 ms")
+                    }
+                    keys.append(key)
+                    times.append(second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000)
+                }
+                ledger.contributions[fingerprint]!.tiles = TileList(sortedKeys: keys, times: times)
+            }
+            // The familiarity section.
+            let passSecondLimit = Int64(largestNumber) / 1000
+            for (fingerprint, _, _, _) in sized {
+                var part = ledger.contributions[fingerprint]!
+                let path = ledger.inputs[fingerprint]!.path
+                var keys: [Int64] = [], seconds: [Int64] = []
+                for (key, visit) in zip(part.cells.keys, part.cells.visits) {
+                    let head = try next("cell passes")
+                    var n = head & 3
+                    guard n > 0 else {
+                        guard head == 0 else { throw fail("input \(path): bad cell passes \(head) at byte \(offset)") }
+                        continue
+                    }
+                    if n == 3 {
+                        n += try next("cell pass count")
+                        guard n <= UInt64(end - offset) + 3 else { throw fail("input \(path): \(n) passes of a cell do not fit in the file") }
+                    }
+                    let base = visit.time == Int64.max ? 0 : visit.time / 1000
+                    var second = base &+ ZigZag.decode(head >> 2)
+                    for k in 0..<n {
+                        if k > 0 {
+                            let step = try next("cell pass time")
+                            guard step >= 1, step <= UInt64(2 * passSecondLimit) else { throw fail("input \(path): cell pass times out of order at byte \(offset)") }
+                            second &+= Int64(step)
+                        }
+                        guard second >= -passSecondLimit, second <= passSecondLimit else { throw fail("input \(path): cell pass time at byte \(offset) beyond ±2^53 ms") }
+                        keys.append(key)
+                        seconds.append(second)
+                    }
+                }
+                part.passes = PassCandidates(sortedKeys: keys, seconds: seconds)
+                ledger.contributions[fingerprint] = part
+            }
+            guard offset == end else { throw fail("\(end - offset) stray bytes after the cell passes") }
             do {
                 _ = try ledger.combined()
             } catch {

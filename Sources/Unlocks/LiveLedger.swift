@@ -133,6 +133,14 @@ public struct LiveLedger {
                            includePassedThrough: includePassedThrough)
     }
 
+    /// Each badge's progress in ``report(lenient:includePassedThrough:)``, raising the percents
+    /// kept as reported (saved by ``encodedState()``): send Game Center
+    /// ``BadgeProgress/reportedPercent``, which never goes down, even after ``forget(ids:)``.
+    public mutating func badges(_ catalog: BadgeCatalog, lenient: Bool = false, includePassedThrough: Bool = false) throws(LedgerOverflow) -> [BadgeProgress] {
+        let json = try report(lenient: lenient, includePassedThrough: includePassedThrough).json()
+        return catalog.progress(in: json, reported: &finished.reportedBadgePercents)
+    }
+
     /// The report's entry for the local day (in ``ClassifyOptions/timeZone``) that contains `now`:
     /// its new cells and km², new unlocks by level, distance and duration (all zero on a day with
     /// nothing recorded).

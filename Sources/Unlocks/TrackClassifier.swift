@@ -17,7 +17,8 @@ import Tracks
 ///    above `flightSpeed` they are in flight (kept for distance and duration, but they neither
 ///    unlock nor explore, and the landing starts a new segment); otherwise it was a train or a
 ///    car and every point counts. The run's end points are on the ground.
-/// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point.
+/// 4. **Locate** all levels, weigh the evidence, rasterise the leg from the previous point into the
+///    25 m cells and the z17 explorer tiles (``SlippyTile/supercover(from:to:zoom:visit:)``).
 /// 5. **Movement**: a leg explores cells only at human-powered speed (at most
 ///    ``ClassifyOptions/exploreMaxSpeed``) and never longer than
 ///    ``ClassifyOptions/maximumExploredLeg``; a leg with an untimed end is drawn and counted only
@@ -32,6 +33,9 @@ import Tracks
 /// 7. **Moments**: every kept point, leg, and point count per place is tallied by UTC minute
 ///    (``MomentTally``), a leg split between the minutes it spans in proportion to time, so that
 ///    minutes several inputs recorded count once (``UnlockLedger/combined()``).
+/// 8. **Passes**: a drawn, timed leg faster than ``ClassifyOptions/passMinimumSpeed`` between
+///    points better than ``ClassifyOptions/passAccuracyLimit`` gives a pass candidate for every
+///    cell it enters, at the moment it enters it (``PassCandidates``); counted in the combined view.
 public struct TrackClassifier: TrackSink {
     private let locator: RegionLocator
     private let options: ClassifyOptions
@@ -88,6 +92,14 @@ public struct TrackClassifier: TrackSink {
     /// The current input's cells while it is read (a hash table: a track reaches a cell per
     /// point), kept in the contribution as a sorted list once it ends.
     private var partCells = CellTable()
+    /// The current input's z17 explorer tiles while it is read (``SlippyTile``), drawn along the
+    /// same legs and points as its cells.
+    private var partTiles = TileTable()
+    private var mercator = MercatorCache()
+    /// The current input's pass candidates (``PassCandidates``) as (cell key, second), and whether
+    /// the last drawn leg gave candidates: then the next leg's start cell is no new entry.
+    private var partPasses: [(key: Int64, second: Int64)] = []
+    private var passChain = false
     private var placePositions: [PlaceSignature: Int32] = [:]
     private var tallyMinute = Int64.min
     /// The first millisecond of `tallyMinute` (a leg inside it skips the splitting).
@@ -113,6 +125,8 @@ public struct TrackClassifier: TrackSink {
         var cell: CellVisit
         /// `ExploredGrid.rowCoordinate` of the point, kept for the next leg.
         var row: Double
+        /// The point's z17 tile coordinates (``SlippyTile/tileCoordinates(latitude:longitude:zoom:)``).
+        var tile: (x: Double, y: Double)
     }
 
     public init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger = UnlockLedger()) {
@@ -147,6 +161,10 @@ public struct TrackClassifier: TrackSink {
         untimedTrackKept = 0
         part = InputContribution()
         partCells = CellTable()
+        partTiles = TileTable()
+        mercator = MercatorCache()
+        partPasses = []
+        passChain = false
         placePositions = [:]
         tallyMinute = .min
         tallyStart = .max
@@ -167,8 +185,13 @@ public struct TrackClassifier: TrackSink {
             part = InputContribution()
         } else {
             part.cells = CellList(partCells)
+            part.cells = CellList(partCells)
+            part.tiles = TileList(partTiles.tiles)
+            part.passes = PassCandidates(partPasses)
         }
         partCells = CellTable()
+        partTiles = TileTable()
+        partPasses = []
         if !sawTimed {
             record.pointsPlanned += untimedTrackKept
             if record.status == .read, record.pointsPlanned > 0 { record.status = .planned }
@@ -347,22 +370,42 @@ public struct TrackClassifier: TrackSink {
         useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
         tally.points += 1
         let located = Located(point: point, placement: placement, cell: cellVisit(point, placement),
-                              row: rows.rowCoordinate(latitude: point.latitude))
+                              row: rows.rowCoordinate(latitude: point.latitude),
+                              tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
         if breakPending {
             breakPending = false
             segmentCount += 1
             segmentInside.removeAll(keepingCapacity: true)
+            passChain = false
             let key = rows.key(rowCoordinate: located.row, longitude: point.longitude)
             let known = partCells.count
             partCells.explore(key, located.cell)
             if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
+            let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
+            partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
         } else if let from = anchor, let leg {
             let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
                                     : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
             if !legAlreadyCounted, !leg.untimed || drawn {
                 addLeg(from: from.point.time, to: point.time, millimetres: Int64((leg.metres * 1000).rounded()))
             }
-            if drawn {
+            if drawn, let t0 = from.point.time, let t1 = point.time,
+               leg.metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
+               (from.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
+               (point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit {
+                // A moving leg with good fixes: every cell it enters is a pass candidate, at the
+                // time the leg enters it; its start cell only when the last leg gave none.
+                let startCell = from.cell, endCell = located.cell
+                let chained = passChain, duration = Double(t1 - t0)
+                rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                    let known = partCells.count
+                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                    if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
+                    if fraction > 0 || !chained { partPasses.append((key, Self.second(of: t0 &+ Int64(duration * fraction)))) }
+                }
+                passChain = true
+            } else if drawn {
+                passChain = false
                 let startCell = from.cell, endCell = located.cell
                 if collectsExploredKeys {
                     rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
@@ -375,6 +418,15 @@ public struct TrackClassifier: TrackSink {
                         partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                     }
                 }
+            }
+            if drawn {
+                // The leg's tiles are visited at the earlier of its ends' times.
+                let time = min(from.cell.time, located.cell.time)
+                SlippyTile.supercover(from: from.tile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
+                    partTiles.visit(key, time: time)
+                }
+            } else {
+                passChain = false
             }
         }
         if let time = point.time {
@@ -548,6 +600,12 @@ public struct TrackClassifier: TrackSink {
     }
 
     // MARK: Moments
+
+    /// The whole second of a time in milliseconds (rounded down, before 1970 too).
+    static func second(of time: Int64) -> Int64 {
+        let q = time / 1000
+        return time % 1000 < 0 ? q - 1 : q
+    }
 
     /// The UTC minute of a time (rounded down, before 1970 too).
     static func minute(of time: Int64) -> Int64 {

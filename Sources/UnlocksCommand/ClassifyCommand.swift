@@ -13,7 +13,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR] [--jobs N]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--jobs N]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
@@ -21,12 +21,14 @@ enum ClassifyCommand {
             .flag("include-plans", "Count plans (GPX routes, tracks with no time at all), as tentative untimed evidence; by default they are listed as planned and unlock nothing."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed (listed as passedThrough) as unlocked."),
             .value("explore-max-speed", "KMH", "Fastest leg that explores cells and makes its ends visited places (default 30 km/h: walking, running, cycling)."),
+            .value("familiarity-levels", "L,B,G", "Effective passes a cell needs to be lit, bright and gold (default 1,5,20; a pass counts when over 4 h after the last counted one, moving, accuracy under 65 m)."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
             .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
+            .value("badges", "FILE", "Report each badge of FILE (JSON: id, track, metric, target; docs/badges.md) with its percent, and the highest percent ever reported through --state (for Game Center, which drops lower values)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
             .value("jobs", "N", "Classify up to N inputs at once, each on a core of its own (default: this machine's active processors; 1 reads one input after another). The report and the state are the same bytes for every N."),
         ],
@@ -77,6 +79,7 @@ enum ClassifyCommand {
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
+        let badges = try arguments.value("badges").map { try badgeCatalog($0, world: locator.world, china: locator.china, options: options) }
 
         let statePath = arguments.value("state")
         try refuseSameFile(state: statePath, out: arguments.value("out"))
@@ -107,16 +110,39 @@ enum ClassifyCommand {
             }
         }
         run.progress.clear()
-        let ledger = run.takeLedger()
+        var ledger = run.takeLedger()
+        var report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
+                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
+        if let badges { report.badges = badges.progress(in: report.json(), reported: &ledger.reportedBadgePercents) }
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
         }
         withExtendedLifetime(lock) {}
-        let report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
-                                    includePassedThrough: arguments.flags.contains("include-passed-through"))
         try emit(report, format: format, to: arguments.value("out"))
         return run.conclude(ledger, includePlans: options.includePlans)
+    }
+
+    /// The `--badges` catalog: a regular file of at most 4 MiB holding a valid catalog whose
+    /// every metric is a number of the report (an empty ledger's report holds every metric, so a
+    /// wrong name fails before any input is read).
+    static func badgeCatalog(_ path: String, world: RegionTable, china: RegionTable, options: ClassifyOptions) throws -> BadgeCatalog {
+        let catalog: BadgeCatalog
+        do {
+            guard let file = try RegularFile(path: path, kind: "a badge catalog is a JSON file (docs/badges.md)") else {
+                throw BadgeCatalogError(path: path, reason: "no such file")
+            }
+            guard file.size <= 4 << 20 else { throw BadgeCatalogError(path: path, reason: "\(file.size) bytes; a badge catalog is at most 4 MiB") }
+            try file.fill(to: file.size)
+            catalog = try BadgeCatalog(json: file.bytes, path: path)
+        } catch let problem as RegularFile.Problem {
+            throw BadgeCatalogError(path: path, reason: problem.reason)
+        }
+        let empty = try ClassifyReport(ledger: UnlockLedger(), world: world, china: china, options: options, lenient: false).json()
+        if let badge = catalog.unknownMetrics(in: empty).first {
+            throw BadgeCatalogError(path: path, reason: "badge \"\(badge.id)\": \"\(badge.metric)\" names no number in the report (docs/badges.md lists the metrics)")
+        }
+        return catalog
     }
 
     /// The options that shape the ledger, from the command line (shared with `merge`).
@@ -130,6 +156,14 @@ enum ClassifyCommand {
             options.exploreMaxSpeed = kmh / 3.6
         }
         options.includePlans = arguments.flags.contains("include-plans")
+        if let text = arguments.value("familiarity-levels") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 3, let lit = parts[0], let bright = parts[1], let gold = parts[2],
+                  let levels = FamiliarityLevels(lit: lit, bright: bright, gold: gold) else {
+                throw UsageError(message: "--familiarity-levels '\(text)' is not three whole numbers LIT,BRIGHT,GOLD with 1 ≤ LIT ≤ BRIGHT ≤ GOLD (e.g. 1,5,20)")
+            }
+            options.familiarityLevels = levels
+        }
         return options
     }
 

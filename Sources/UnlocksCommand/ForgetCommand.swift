@@ -12,7 +12,7 @@ enum ForgetCommand {
     static let spec = CommandSpec(
         name: "forget",
         abstract: "Remove inputs from a classify state, as if they had never been read.",
-        usage: "INPUT... --state FILE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
+        usage: "INPUT... --state FILE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
         options: [
             .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
@@ -23,6 +23,7 @@ enum ForgetCommand {
             .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
             .flag("include-plans", "The state was made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
+            .value("familiarity-levels", "L,B,G", "The --familiarity-levels the state was made with (default 1,5,20)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
         ],
         discussion: """

@@ -8,20 +8,23 @@ import Unlocks
 /// `footprint.html` in a folder (docs/footprint-format.md). Inputs and options as classify.
 enum MapCommand {
     static let names = ["footprint.geojson", "footprint.html"]
+        + SlippyTile.reportedZooms.flatMap { ["tiles-z\($0).geojson", "next-square-z\($0).geojson", "next-square-z\($0).gpx"] }
 
     /// Classify's options that shape the ledger and the report (not its output ones).
-    static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "include-virtual",
+    static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "familiarity-levels", "include-virtual",
                                   "time-zone", "utc-offset", "datum", "datum-for", "state", "tables"]
 
     static let spec = CommandSpec(
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
-        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
-        options: [.value("out", "DIR", "Folder for footprint.geojson and footprint.html (created if missing; both replaced together).")]
+        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
+        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html and the tile files (created if missing; all replaced together).")]
             + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
         discussion: """
         Reads PATH exactly as classify does, with the same options (--state is read, never
-        written: the map adds nothing to it). footprint.geojson holds the explored cells merged
+        written: the map adds nothing to it). tiles-z14.geojson and tiles-z17.geojson hold the
+        visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from the
+        square one larger than the max square (waypoints at their centres). footprint.geojson holds the explored cells merged
         into polygons per region and the unlocked regions' outlines simplified for display
         (WGS-84); footprint.html draws China by province, city and county and the world by
         country, shaded by unlock and share explored, a close-up of the most explored place, the
@@ -49,7 +52,8 @@ enum MapCommand {
         let ledger = run.takeLedger()
         let report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options,
                                     lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let footprint = Footprint(report: report, cells: try ledger.combined().cells, world: locator.world, china: locator.china)
+        let combined = try ledger.combined()
+        let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, world: locator.world, china: locator.china)
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
 
         try AuditCommand.prepareFolder(out)
@@ -57,9 +61,17 @@ enum MapCommand {
         defer { outputs.discard() }
         try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
         try AtomicFile.write(html, to: outputs.stagedPath(names[1]))
+        for zoom in SlippyTile.reportedZooms {
+            let tiles = report.visitedTiles[zoom]!
+            let frontier = SquareFrontier(tiles: tiles, zoom: zoom)
+            try AtomicFile.write(Array(ExplorerTileFiles.visitedGeoJSON(tiles, zoom: zoom).utf8), to: outputs.stagedPath("tiles-z\(zoom).geojson"))
+            try AtomicFile.write(Array(ExplorerTileFiles.frontierGeoJSON(frontier).utf8), to: outputs.stagedPath("next-square-z\(zoom).geojson"))
+            try AtomicFile.write(Array(ExplorerTileFiles.frontierGPX(frontier).utf8), to: outputs.stagedPath("next-square-z\(zoom).gpx"))
+        }
         try outputs.commit()
         let output = BufferedOutput()
-        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes)\n")
+        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), "
+                         + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
         return run.conclude(ledger, includePlans: options.includePlans)
     }

@@ -6,7 +6,7 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of disjoint shards into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
@@ -17,6 +17,8 @@ enum MergeCommand {
             .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
             .flag("include-plans", "The states were made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the states were made with (default 30)."),
+            .value("badges", "FILE", "Report each badge of FILE as classify --badges does; the merged state keeps the highest percent any state reported."),
+            .value("familiarity-levels", "L,B,G", "The --familiarity-levels the states were made with (default 1,5,20)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
         ],
         discussion: """
@@ -43,6 +45,7 @@ enum MergeCommand {
         let tables = try TableSearch.directory(arguments)
         let world = try RegionTable(contentsOf: tables + "/world.bin")
         let china = try RegionTable(contentsOf: tables + "/china.bin")
+        let badges = try arguments.value("badges").map { try ClassifyCommand.badgeCatalog($0, world: world, china: china, options: options) }
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {
@@ -59,13 +62,14 @@ enum MergeCommand {
             }
             merged.merge(ledger)
         }
-        let report: ClassifyReport
+        var report: ClassifyReport
         do {
             report = try ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
                                         includePassedThrough: arguments.flags.contains("include-passed-through"))
         } catch {
             throw StateError(path: arguments.positionals.joined(separator: ", "), reason: "\(error) (the states' numbers are too large to add)")
         }
+        if let badges { report.badges = badges.progress(in: report.json(), reported: &merged.reportedBadgePercents) }
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
         }

@@ -50,37 +50,20 @@ enum StateFile {
     /// folder; opened without blocking, so a pipe never hangs the run), a header that is not a
     /// state of this version, or a JSON length beyond the file's size.
     static func read(_ path: String) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw StateError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw StateError(path: path, reason: "cannot stat: \(String(cString: strerror(errno)))") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw StateError(path: path, reason: "not a regular file (a device, pipe or folder); a state is a file written by 'unlocks classify --state'")
-        }
-        let size = Int(status.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        func fill(to count: Int) throws {
-            while filled < count {
-                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, count - filled, off_t(filled)) }
-                if n < 0, errno == EINTR { continue }
-                guard n >= 0 else { throw StateError(path: path, reason: "read failed at byte \(filled): \(String(cString: strerror(errno)))") }
-                guard n > 0 else { throw StateError(path: path, reason: "truncated: it shrank to \(filled) bytes while being read") }
-                filled += n
+        do {
+            guard let file = try RegularFile(path: path, kind: "a state is a file written by 'unlocks classify --state'") else { return nil }
+            let size = file.size
+            try file.fill(to: 16)
+            if let problem = LedgerState.headerProblem(Array(file.bytes.prefix(8))) { throw StateError(path: path, reason: problem) }
+            guard size >= 16 + 8 else { throw StateError(path: path, reason: "truncated: \(size) bytes") }
+            let jsonLength = file.bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            guard jsonLength <= UInt64(size - 24) else {
+                throw StateError(path: path, reason: "header gives \(jsonLength) bytes of JSON, beyond the file's \(size) bytes")
             }
+            try file.fill(to: size)
+            return file.bytes
+        } catch let problem as RegularFile.Problem {
+            throw StateError(path: path, reason: problem.reason)
         }
-        try fill(to: min(size, 16))
-        if let problem = LedgerState.headerProblem(Array(bytes.prefix(8))) { throw StateError(path: path, reason: problem) }
-        guard size >= 16 + 8 else { throw StateError(path: path, reason: "truncated: \(size) bytes") }
-        let jsonLength = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-        guard jsonLength <= UInt64(size - 24) else {
-            throw StateError(path: path, reason: "header gives \(jsonLength) bytes of JSON, beyond the file's \(size) bytes")
-        }
-        try fill(to: size)
-        return bytes
     }
 }

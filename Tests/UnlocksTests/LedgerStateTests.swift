@@ -106,12 +106,27 @@ final class LedgerStateTests: XCTestCase {
         XCTAssertGreaterThan(refused, 250, "most damage is caught")
     }
 
-    func testAVersionOneStateIsRefusedWithTheReason() {
+    func testOlderVersionsAreRefusedWithTheReason() {
         var bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), world: Self.world, china: Self.china)
         bytes.replaceSubrange(0..<8, with: Array("AUSTATE1".utf8))
         assertRefused(bytes, mentioning: "version 1")
         bytes.replaceSubrange(0..<8, with: Array("AUSTATE2".utf8))
         assertRefused(bytes, mentioning: "version 2")
+        bytes.replaceSubrange(0..<8, with: Array("AUSTATE3".utf8))
+        assertRefused(bytes, mentioning: "version 3")
+    }
+
+    /// The badge percents reported survive encoding; a percent out of 0–100 is refused.
+    func testReportedBadgePercentsRoundTripAndAreRangeChecked() throws {
+        var original = ledger()
+        original.reportedBadgePercents = ["area-1": 37, "streak-7": 100, "tiles": 0]
+        let bytes = LedgerState.encode(original, options: ClassifyOptions(), world: Self.world, china: Self.china)
+        XCTAssertEqual(try decode(bytes).reportedBadgePercents, original.reportedBadgePercents)
+        for bad in ["101", "-1", "2.5", "\"7\"", "null"] {
+            assertRefused(crafted { $0.replacingOccurrences(of: "\"badgesReported\":{}", with: "\"badgesReported\":{\"area-1\":\(bad)}") }, mentioning: "badgesReported")
+        }
+        assertRefused(crafted { $0.replacingOccurrences(of: "\"badgesReported\":{}", with: "\"badgesReported\":{\"a\":1,\"a\":2}") }, mentioning: "badgesReported")
+        assertRefused(crafted { $0.replacingOccurrences(of: ",\"badgesReported\":{}", with: "") }, mentioning: "badgesReported")
     }
 
     /// Sums of the combined view that do not fit in 64 bits are an error naming the quantity.

@@ -349,7 +349,7 @@ final class LiveLedgerTests: XCTestCase {
         XCTAssertThrowsError(try live.beginRecording(id: "two")) { XCTAssertEqual($0 as? LiveLedgerError, .recordingInProgress(id: "one")) }
         try live.endRecording()
         XCTAssertThrowsError(try live.beginRecording(id: "one")) { XCTAssertEqual($0 as? LiveLedgerError, .duplicateID("one")) }
-        XCTAssertThrowsError(try LiveLedger(locator: Self.locator, state: Array("AUSTATE3 but broken".utf8), statePath: "phone.state")) {
+        XCTAssertThrowsError(try LiveLedger(locator: Self.locator, state: Array("AUSTATE4 but broken".utf8), statePath: "phone.state")) {
             XCTAssertTrue("\($0)".hasPrefix("phone.state: "), "\($0)")
         }
     }

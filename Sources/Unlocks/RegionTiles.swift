@@ -1,0 +1,140 @@
+import ChinaDatum
+import RegionTables
+
+/// A region's explorer tiles at one zoom: how many of its tiles were visited, of how many.
+public struct RegionTileCount: Equatable, Sendable {
+    public var visited: Int
+    public var total: Int
+
+    /// Visited over total, percent; nil for a region without a tile centre inside it.
+    public var percent: Double? { total > 0 ? Double(visited) / Double(total) * 100 : nil }
+}
+
+/// Counts the tiles of regions: a tile belongs to the region whose stored polygon holds the
+/// tile's centre (the midpoint of its Mercator square). The China table's GCJ-02 rings are
+/// brought to WGS-84 first, as tiles are WGS-84.
+///
+/// Each unit's rings are scanned row by row: the crossings of the row's centre line with the
+/// ring edges (half-open in latitude, so a vertex on the line counts once) pair up into intervals,
+/// and the tile centres in an interval (half-open in longitude: a centre on a border shared by two
+/// units counts in one) are counted without testing them one by one. Work grows with the rows
+/// and edges, not with the tiles, so China or Russia at zoom 17 stays cheap.
+public struct RegionTileCounter {
+    private let table: RegionTable
+    /// Units' rings in z17 tile coordinates, converted once per run.
+    private var unitRings: [Int32: [[(x: Double, y: Double)]]] = [:]
+    private var unitsByRegion: [Int32: [Int32]]?
+
+    public init(table: RegionTable) {
+        self.table = table
+    }
+
+    /// The visited and total tiles at `zoom` of each region of `regions` (indices in the table),
+    /// `visited` being the archive's visited tiles at that zoom.
+    public mutating func counts(ofRegions regions: [Int32], zoom: Int, visited: TileList) -> [Int32: RegionTileCount] {
+        let units = regionUnits()
+        var result: [Int32: RegionTileCount] = [:]
+        for region in Set(regions) {
+            var count = RegionTileCount(visited: 0, total: 0)
+            for unit in units[region] ?? [] {
+                let c = countUnit(unit, zoom: zoom, visited: visited)
+                count.visited += c.visited
+                count.total += c.total
+            }
+            result[region] = count
+        }
+        return result
+    }
+
+    private mutating func regionUnits() -> [Int32: [Int32]] {
+        if unitsByRegion == nil {
+            var map: [Int32: [Int32]] = [:]
+            for unit in 0..<Int32(table.unitCount) {
+                for level in table.levels {
+                    if let region = table.region(ofUnit: unit, at: level) { map[region, default: []].append(unit) }
+                }
+            }
+            unitsByRegion = map
+        }
+        return unitsByRegion!
+    }
+
+    private mutating func rings(ofUnit unit: Int32) -> [[(x: Double, y: Double)]] {
+        if let known = unitRings[unit] { return known }
+        let converter = DatumConverter()
+        let gcj = table.datum == .gcj02
+        var rings: [[(x: Double, y: Double)]] = []
+        for polygon in table.unitPolygons(unit) {
+            for ring in polygon {
+                rings.append(ring.map { vertex in
+                    var c = Coordinate(latitude: Double(vertex.y) * TableFormat.quantum, longitude: Double(vertex.x) * TableFormat.quantum)
+                    if gcj { c = converter.wgs84(fromGCJ02: c) }
+                    let t = SlippyTile.worldCoordinates(latitude: c.latitude, longitude: c.longitude)
+                    let size = Double(Int64(1) << SlippyTile.storedZoom)
+                    return (t.x * size, min(max(t.y, 0), 1) * size)
+                })
+            }
+        }
+        unitRings[unit] = rings
+        return rings
+    }
+
+    private mutating func countUnit(_ unit: Int32, zoom: Int, visited: TileList) -> (visited: Int, total: Int) {
+        let scale = Double(Int64(1) << (SlippyTile.storedZoom - zoom))
+        let rings = rings(ofUnit: unit)
+        var low = Double.infinity, high = -Double.infinity
+        for ring in rings { for p in ring { low = min(low, p.y); high = max(high, p.y) } }
+        guard low < high else { return (0, 0) }
+        // Rows whose centre line r + 0.5 lies in [low, high).
+        let firstRow = Int64((low / scale - 0.5).rounded(.up)), lastRow = Int64((high / scale - 0.5).rounded(.up)) - 1
+        guard firstRow <= lastRow else { return (0, 0) }
+        var crossings = [[Double]](repeating: [], count: Int(lastRow - firstRow + 1))
+        for ring in rings where ring.count >= 2 {
+            var a = ring[ring.count - 1]
+            for b in ring {
+                let y0 = a.y / scale, y1 = b.y / scale
+                if y0 != y1 {
+                    let top = min(y0, y1), bottom = max(y0, y1)
+                    var row = max(Int64((top - 0.5).rounded(.up)), firstRow)
+                    while row <= lastRow, Double(row) + 0.5 < bottom {
+                        let y = Double(row) + 0.5
+                        crossings[Int(row - firstRow)].append((a.x + (b.x - a.x) * ((y * scale - a.y) / (b.y - a.y))) / scale)
+                        row += 1
+                    }
+                }
+                a = b
+            }
+        }
+        var total = 0, seen = 0
+        let keys = visited.keys
+        for (offset, var xs) in crossings.enumerated() where xs.count >= 2 {
+            xs.sort()
+            let row = firstRow + Int64(offset)
+            // The visited tiles of this row, by binary search for its first key.
+            var i = lowerBound(keys, SlippyTile.key(x: 0, y: row, zoom: zoom))
+            let rowEnd = SlippyTile.key(x: 0, y: row + 1, zoom: zoom)
+            var k = 0
+            while k + 1 < xs.count {
+                // Centres c + 0.5 in [xs[k], xs[k + 1]).
+                let from = Int64((xs[k] - 0.5).rounded(.up)), to = Int64((xs[k + 1] - 0.5).rounded(.up))
+                total += Int(max(0, to - from))
+                while i < keys.count, keys[i] < rowEnd, SlippyTile.tile(ofKey: keys[i], zoom: zoom).x < from { i += 1 }
+                while i < keys.count, keys[i] < rowEnd, SlippyTile.tile(ofKey: keys[i], zoom: zoom).x < to {
+                    seen += 1
+                    i += 1
+                }
+                k += 2
+            }
+        }
+        return (seen, total)
+    }
+
+    private func lowerBound(_ keys: [Int64], _ key: Int64) -> Int {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
