@@ -626,8 +626,14 @@ public struct TrackClassifier: TrackSink {
         tallyStart = minute == MomentTally.untimedMinute ? .max : minute &* 60_000
     }
 
+    /// Keeps the tally being written. A file whose time runs back over minutes it recorded (the
+    /// same walk twice in one file) adds to those minutes again; a minute holds at most a minute
+    /// of recording, so its duration is capped at 60 s (the state refuses more).
     private mutating func foldTally() {
-        if tallyMinute != .min, !tally.isEmpty { part.moments[tallyMinute] = tally }
+        if tallyMinute != .min, !tally.isEmpty {
+            if tallyMinute != MomentTally.untimedMinute, tally.durationMilliseconds > 60_000 { tally.durationMilliseconds = 60_000 }
+            part.moments[tallyMinute] = tally
+        }
         tallyMinute = .min
         tallyStart = .max
         tally = MomentTally()
