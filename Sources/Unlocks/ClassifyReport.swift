@@ -462,7 +462,7 @@ public struct ClassifyReport {
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
-        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (levels \(options.familiarityLevels) effective passes)\n"
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (at \(options.familiarityLevels.lit), \(options.familiarityLevels.bright) and \(options.familiarityLevels.gold) effective passes)\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }
