@@ -167,11 +167,11 @@ public struct ClassifyReport {
             visitedTiles[zoom] = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
         }
         // Every listed region's tiles at each zoom (RegionTileCounter: tile centres in its polygons).
-        var worldCounter = RegionTileCounter(table: world), chinaCounter = RegionTileCounter(table: china)
+        var worldCounter = RegionTileCounter(table: world, visited: visitedTiles), chinaCounter = RegionTileCounter(table: china, visited: visitedTiles)
         var regionTiles: [Int: (world: [Int32: RegionTileCount], china: [Int32: RegionTileCount])] = [:]
         for zoom in SlippyTile.reportedZooms {
-            regionTiles[zoom] = (worldCounter.counts(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!),
-                                 chinaCounter.counts(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!))
+            regionTiles[zoom] = (worldCounter.counts(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index), zoom: zoom),
+                                 chinaCounter.counts(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index), zoom: zoom))
         }
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in combined.regions {
