@@ -37,63 +37,65 @@ public struct PassCandidates: Equatable, Sendable {
 
     public var count: Int { keys.count }
 
-    /// Every candidate of the lists in order, a pair that several lists hold once: merged in pairs
-    /// of lists until one is left, like ``CellList/union(_:)``.
-    public static func union(_ lists: [PassCandidates]) -> PassCandidates {
-        var round = lists.filter { $0.count > 0 }
-        guard !round.isEmpty else { return PassCandidates() }
-        while round.count > 1 {
-            var next: [PassCandidates] = []
-            next.reserveCapacity((round.count + 1) / 2)
-            var i = 0
-            while i + 1 < round.count {
-                next.append(merge(round[i], round[i + 1]))
-                i += 2
-            }
-            if i < round.count { next.append(round[i]) }
-            round = next
-        }
-        return round[0]
-    }
-
-    private static func merge(_ a: PassCandidates, _ b: PassCandidates) -> PassCandidates {
-        var keys: [Int64] = [], seconds: [Int64] = []
-        keys.reserveCapacity(a.count + b.count)
-        seconds.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
-        while i < a.count || j < b.count {
-            let takeA: Bool
-            if j == b.count { takeA = true } else if i == a.count { takeA = false } else {
-                takeA = (a.keys[i], a.seconds[i]) <= (b.keys[j], b.seconds[j])
-            }
-            let key = takeA ? a.keys[i] : b.keys[j], second = takeA ? a.seconds[i] : b.seconds[j]
-            if takeA { i += 1 } else { j += 1 }
-            if keys.last == key, seconds.last == second { continue }
-            keys.append(key)
-            seconds.append(second)
-        }
-        return PassCandidates(sortedKeys: keys, seconds: seconds)
-    }
-
-    /// The effective passes of each cell of `cells` (aligned with it), from these candidates (whose
-    /// keys must all be among the cells'): per cell, the first candidate counts and then each one
-    /// more than `interval` seconds after the last one counted.
-    public func effectivePasses(of cells: CellList, interval: Int64 = ClassifyOptions.passInterval) -> [Int32] {
-        var passes = [Int32](repeating: 0, count: cells.count)
-        var c = 0, i = 0
-        let cellKeys = cells.keys
-        while i < keys.count {
-            let key = keys[i]
-            while c < cellKeys.count, cellKeys[c] < key { c += 1 }
-            var counted: Int32 = 0, last = Int64.min
-            while i < keys.count, keys[i] == key {
-                if counted == 0 || seconds[i] - last > interval {
-                    counted += counted < Int32.max ? 1 : 0
-                    last = seconds[i]
+    /// The effective passes of each cell of `cells` (aligned with it) over the union of `lists`'
+    /// candidates (each list's keys among the cells'): per cell, in time order, the first
+    /// candidate counts and then each one more than `interval` seconds after the last one counted.
+    /// The candidates are gathered per cell (a count per cell, then the times in place), not
+    /// merged list by list: 8 bytes a cell and a candidate at once, whatever the number of lists.
+    public static func effectivePasses(_ lists: [PassCandidates], of cells: CellList,
+                                       interval: Int64 = ClassifyOptions.passInterval) -> [Int32] {
+        let keys = cells.keys, n = keys.count
+        /// Calls `body` with the position in `keys` of each candidate of `list`, and its second.
+        func forEachPosition(_ list: PassCandidates, _ body: (Int, Int64) -> Void) {
+            var c = 0, i = 0
+            while i < list.count {
+                let key = list.keys[i]
+                // Both in key order: gallop from the last position, then bisect.
+                var step = 1, high = c
+                while high < n, keys[high] < key { c = high + 1; high += step; step *= 2 }
+                high = min(high, n)
+                while c < high {
+                    let middle = (c + high) / 2
+                    if keys[middle] < key { c = middle + 1 } else { high = middle }
                 }
-                i += 1
+                let found = c < n && keys[c] == key
+                while i < list.count, list.keys[i] == key {
+                    if found { body(c, list.seconds[i]) }
+                    i += 1
+                }
             }
-            if c < cellKeys.count, cellKeys[c] == key { passes[c] = counted }
+        }
+        // bounds[c + 2] counts cell c's candidates, then (summed) ends at them; filling backwards
+        // leaves cell c's times in bounds[c + 2] ..< bounds[c + 3].
+        var bounds = [Int](repeating: 0, count: n + 3)
+        for list in lists { forEachPosition(list) { c, _ in bounds[c + 2] += 1 } }
+        for k in 1..<(n + 3) { bounds[k] += bounds[k - 1] }
+        var times = [Int64](repeating: 0, count: bounds[n + 2])
+        for list in lists {
+            forEachPosition(list) { c, second in
+                bounds[c + 2] -= 1
+                times[bounds[c + 2]] = second
+            }
+        }
+        var passes = [Int32](repeating: 0, count: n)
+        for c in 0..<n {
+            let start = bounds[c + 2], end = bounds[c + 3]
+            guard start < end else { continue }
+            // Insertion sort: most cells have one to three candidates.
+            if end - start > 1 {
+                for k in (start + 1)..<end {
+                    let t = times[k]
+                    var m = k
+                    while m > start, times[m - 1] > t { times[m] = times[m - 1]; m -= 1 }
+                    times[m] = t
+                }
+            }
+            var counted: Int32 = 1, last = times[start]
+            for k in (start + 1)..<end where times[k] - last > interval {
+                counted += counted < Int32.max ? 1 : 0
+                last = times[k]
+            }
+            passes[c] = counted
         }
         return passes
     }

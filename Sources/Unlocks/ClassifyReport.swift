@@ -98,6 +98,10 @@ public struct ClassifyReport {
     /// Each badge's progress, when a catalog was given (``BadgeCatalog/progress(in:reported:)``).
     public var badges: [BadgeProgress]?
 
+    /// The levels whose regions' z17 tiles are counted: a country's or a province's would cost a
+    /// scan of up to 883 million tiles' rows (Russia) for a share of a few millionths.
+    public static let levelsWithFineTiles: Set<RegionLevel> = [.city, .county]
+
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
     public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
                 includePassedThrough: Bool = false) throws(LedgerOverflow) {
@@ -203,12 +207,15 @@ public struct ClassifyReport {
         for zoom in SlippyTile.reportedZooms {
             visitedTiles[zoom] = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
         }
-        // Every listed region's tiles at each zoom (RegionTileCounter: tile centres in its polygons).
-        var worldCounter = RegionTileCounter(table: world), chinaCounter = RegionTileCounter(table: china)
+        // Every listed region's tiles at z14, cities' and counties' at z17 too (RegionTileCounter:
+        // tile centres in its polygons; docs/report-format.md says why not countries' and provinces').
+        var worldCounter = RegionTileCounter(table: world, visited: visitedTiles), chinaCounter = RegionTileCounter(table: china, visited: visitedTiles)
         var regionTiles: [Int: (world: [Int32: RegionTileCount], china: [Int32: RegionTileCount])] = [:]
         for zoom in SlippyTile.reportedZooms {
-            regionTiles[zoom] = (worldCounter.counts(ofRegions: combined.regions.keys.filter { $0.level == .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!),
-                                 chinaCounter.counts(ofRegions: combined.regions.keys.filter { $0.level != .country }.map(\.index), zoom: zoom, visited: visitedTiles[zoom]!))
+            let levels: Set<RegionLevel> = zoom < SlippyTile.storedZoom ? Set(RegionLevel.allCases) : Self.levelsWithFineTiles
+            let wanted = combined.regions.keys.filter { levels.contains($0.level) }
+            regionTiles[zoom] = (worldCounter.counts(ofRegions: wanted.filter { $0.level == .country }.map(\.index), zoom: zoom),
+                                 chinaCounter.counts(ofRegions: wanted.filter { $0.level != .country }.map(\.index), zoom: zoom))
         }
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in combined.regions {
@@ -534,7 +541,7 @@ public struct ClassifyReport {
         for t in tiles {
             out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
         }
-        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (levels \(options.familiarityLevels) effective passes)\n"
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (at \(options.familiarityLevels.lit), \(options.familiarityLevels.bright) and \(options.familiarityLevels.gold) effective passes)\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }

@@ -158,7 +158,7 @@ extension UnlockLedger {
         }
         view.cells = CellList.union(order.map { parts[$0].cells })
         view.tiles = TileList.union(order.map { parts[$0].tiles })
-        view.cellPasses = PassCandidates.union(order.map { parts[$0].passes }).effectivePasses(of: view.cells)
+        view.cellPasses = PassCandidates.effectivePasses(order.map { parts[$0].passes }, of: view.cells)
         view.countedMinutes.sort { $0.minute < $1.minute }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }

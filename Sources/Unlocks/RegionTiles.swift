@@ -21,23 +21,33 @@ public struct RegionTileCount: Equatable, Sendable {
 /// and edges, not with the tiles, so China or Russia at zoom 17 stays cheap.
 public struct RegionTileCounter {
     private let table: RegionTable
+    /// The visited tiles by zoom (keys of that zoom).
+    private let visited: [Int: TileList]
     /// Units' rings in z17 tile coordinates, converted once per run.
     private var unitRings: [Int32: [[(x: Double, y: Double)]]] = [:]
     private var unitsByRegion: [Int32: [Int32]]?
+    /// Each unit's counts by zoom: a county, its city and its province share their units.
+    private var unitCounts: [Int: [Int32: (visited: Int, total: Int)]] = [:]
 
-    public init(table: RegionTable) {
+    /// A counter of `table`'s regions' tiles, `visited` the archive's visited tiles by zoom.
+    public init(table: RegionTable, visited: [Int: TileList]) {
         self.table = table
+        self.visited = visited
     }
 
-    /// The visited and total tiles at `zoom` of each region of `regions` (indices in the table),
-    /// `visited` being the archive's visited tiles at that zoom.
-    public mutating func counts(ofRegions regions: [Int32], zoom: Int, visited: TileList) -> [Int32: RegionTileCount] {
+    /// The visited and total tiles at `zoom` of each region of `regions` (indices in the table).
+    public mutating func counts(ofRegions regions: [Int32], zoom: Int) -> [Int32: RegionTileCount] {
+        let visited = self.visited[zoom] ?? TileList()
         let units = regionUnits()
         var result: [Int32: RegionTileCount] = [:]
         for region in Set(regions) {
             var count = RegionTileCount(visited: 0, total: 0)
             for unit in units[region] ?? [] {
-                let c = countUnit(unit, zoom: zoom, visited: visited)
+                let c: (visited: Int, total: Int)
+                if let known = unitCounts[zoom]?[unit] { c = known } else {
+                    c = countUnit(unit, zoom: zoom, visited: visited)
+                    unitCounts[zoom, default: [:]][unit] = c
+                }
                 count.visited += c.visited
                 count.total += c.total
             }
@@ -88,33 +98,46 @@ public struct RegionTileCounter {
         // Rows whose centre line r + 0.5 lies in [low, high).
         let firstRow = Int64((low / scale - 0.5).rounded(.up)), lastRow = Int64((high / scale - 0.5).rounded(.up)) - 1
         guard firstRow <= lastRow else { return (0, 0) }
-        var crossings = [[Double]](repeating: [], count: Int(lastRow - firstRow + 1))
-        for ring in rings where ring.count >= 2 {
-            var a = ring[ring.count - 1]
-            for b in ring {
-                let y0 = a.y / scale, y1 = b.y / scale
-                if y0 != y1 {
-                    let top = min(y0, y1), bottom = max(y0, y1)
-                    var row = max(Int64((top - 0.5).rounded(.up)), firstRow)
-                    while row <= lastRow, Double(row) + 0.5 < bottom {
-                        let y = Double(row) + 0.5
-                        crossings[Int(row - firstRow)].append((a.x + (b.x - a.x) * ((y * scale - a.y) / (b.y - a.y))) / scale)
-                        row += 1
+        // Crossings of each row's centre line, in one flat array grouped by row (counted, then filled).
+        let rowCount = Int(lastRow - firstRow + 1)
+        func forEachCrossing(_ body: (Int, Double) -> Void) {
+            for ring in rings where ring.count >= 2 {
+                var a = ring[ring.count - 1]
+                for b in ring {
+                    let y0 = a.y / scale, y1 = b.y / scale
+                    if y0 != y1 {
+                        let top = min(y0, y1), bottom = max(y0, y1)
+                        var row = max(Int64((top - 0.5).rounded(.up)), firstRow)
+                        while row <= lastRow, Double(row) + 0.5 < bottom {
+                            let y = Double(row) + 0.5
+                            body(Int(row - firstRow), (a.x + (b.x - a.x) * ((y * scale - a.y) / (b.y - a.y))) / scale)
+                            row += 1
+                        }
                     }
+                    a = b
                 }
-                a = b
             }
+        }
+        var start = [Int](repeating: 0, count: rowCount + 1)
+        forEachCrossing { row, _ in start[row + 1] += 1 }
+        for r in 0..<rowCount { start[r + 1] += start[r] }
+        var fill = start
+        var crossings = [Double](repeating: 0, count: start[rowCount])
+        forEachCrossing { row, x in
+            crossings[fill[row]] = x
+            fill[row] += 1
         }
         var total = 0, seen = 0
         let keys = visited.keys
-        for (offset, var xs) in crossings.enumerated() where xs.count >= 2 {
-            xs.sort()
+        for offset in 0..<rowCount where start[offset + 1] - start[offset] >= 2 {
+            crossings[start[offset]..<start[offset + 1]].sort()
+            let xs = crossings[start[offset]..<start[offset + 1]]
             let row = firstRow + Int64(offset)
             // The visited tiles of this row, by binary search for its first key.
             var i = lowerBound(keys, SlippyTile.key(x: 0, y: row, zoom: zoom))
             let rowEnd = SlippyTile.key(x: 0, y: row + 1, zoom: zoom)
-            var k = 0
-            while k + 1 < xs.count {
+            var k = xs.startIndex
+            while k + 1 < xs.endIndex {
                 // Centres c + 0.5 in [xs[k], xs[k + 1]).
                 let from = Int64((xs[k] - 0.5).rounded(.up)), to = Int64((xs[k + 1] - 0.5).rounded(.up))
                 total += Int(max(0, to - from))

@@ -127,6 +127,21 @@ public struct TrackClassifier: TrackSink {
         var row: Double
         /// The point's z17 tile coordinates (``SlippyTile/tileCoordinates(latitude:longitude:zoom:)``).
         var tile: (x: Double, y: Double)
+        /// The key of the z17 tile whose interior holds it; -1 on a tile's edge (or beyond the last
+        /// column), where the leg's supercover decides.
+        var tileKey: Int64
+
+        init(point: TrackPoint, placement: Placement, cell: CellVisit, row: Double, tile: (x: Double, y: Double)) {
+            self.point = point
+            self.placement = placement
+            self.cell = cell
+            self.row = row
+            self.tile = tile
+            let x = tile.x.rounded(.down), y = tile.y.rounded(.down)
+            let size = Double(Int64(1) << SlippyTile.storedZoom)
+            tileKey = x != tile.x && y != tile.y && x >= 0 && x < size && y < size
+                ? SlippyTile.key(x: Int64(x), y: Int64(y), zoom: SlippyTile.storedZoom) : -1
+        }
     }
 
     public init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger = UnlockLedger()) {
@@ -420,10 +435,15 @@ public struct TrackClassifier: TrackSink {
                 }
             }
             if drawn {
-                // The leg's tiles are visited at the earlier of its ends' times.
+                // The leg's tiles are visited at the earlier of its ends' times; most legs stay
+                // inside one z17 tile.
                 let time = min(from.cell.time, located.cell.time)
-                SlippyTile.supercover(from: from.tile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
-                    partTiles.visit(key, time: time)
+                if from.tileKey >= 0, from.tileKey == located.tileKey {
+                    partTiles.visit(from.tileKey, time: time)
+                } else {
+                    SlippyTile.supercover(from: from.tile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
+                        partTiles.visit(key, time: time)
+                    }
                 }
             } else {
                 passChain = false
@@ -626,8 +646,14 @@ public struct TrackClassifier: TrackSink {
         tallyStart = minute == MomentTally.untimedMinute ? .max : minute &* 60_000
     }
 
+    /// Keeps the tally being written. A file whose time runs back over minutes it recorded (the
+    /// same walk twice in one file) adds to those minutes again; a minute holds at most a minute
+    /// of recording, so its duration is capped at 60 s (the state refuses more).
     private mutating func foldTally() {
-        if tallyMinute != .min, !tally.isEmpty { part.moments[tallyMinute] = tally }
+        if tallyMinute != .min, !tally.isEmpty {
+            if tallyMinute != MomentTally.untimedMinute, tally.durationMilliseconds > 60_000 { tally.durationMilliseconds = 60_000 }
+            part.moments[tallyMinute] = tally
+        }
         tallyMinute = .min
         tallyStart = .max
         tally = MomentTally()

@@ -135,6 +135,22 @@ final class OverlapAndForgetTests: XCTestCase {
         }
     }
 
+    /// One file that records the same walk twice (two segments with the same times): each minute
+    /// holds at most a minute of recording, and the state it writes is read back by the next run.
+    func testAFileRecordingTheSameMinutesTwiceKeepsAReadableState() throws {
+        let dir = try temporaryDirectory()
+        let seconds = Self.seconds(0, 1800, step: 2)
+        let once = Self.gpx(seconds)
+        let segment = once.components(separatedBy: "<trkseg>\n")[1].components(separatedBy: "</trkseg>")[0]
+        try once.replacingOccurrences(of: "</trkseg>", with: "</trkseg><trkseg>\n" + segment + "</trkseg>")
+            .write(toFile: dir + "/twice.gpx", atomically: true, encoding: .utf8)
+        let first = try json(try classify([dir + "/twice.gpx", "--state", dir + "/state"]))
+        XCTAssertEqual(try metrics(first)["totalDurationHours"]!, 1800.0 / 3600, accuracy: 0.001, "the minutes recorded, each once")
+        try Self.gpx(seconds, start: Self.start + 86_400).write(toFile: dir + "/next.gpx", atomically: true, encoding: .utf8)
+        let second = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/next.gpx", "--state", dir + "/state"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+    }
+
     func testEveryOrderStateAndMergeGiveTheSameReport() throws {
         let dir = try temporaryDirectory()
         let paths = try threeSources(in: dir)

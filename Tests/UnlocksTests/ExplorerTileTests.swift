@@ -194,14 +194,15 @@ final class ExplorerTileTests: XCTestCase {
                     all[SlippyTile.key(x: x, y: y, zoom: zoom)] = 0
                 }
             }
-            var counter = RegionTileCounter(table: table)
-            let count = try XCTUnwrap(counter.counts(ofRegions: [region.index], zoom: zoom, visited: TileList(all))[region.index])
+            var counter = RegionTileCounter(table: table, visited: [zoom: TileList(all)])
+            let count = try XCTUnwrap(counter.counts(ofRegions: [region.index], zoom: zoom)[region.index])
             XCTAssertLessThanOrEqual(abs(count.total - located), tolerance, "\(code) at z\(zoom): \(count.total) against \(located) located")
             XCTAssertGreaterThan(located, 100)
             XCTAssertEqual(count.visited, count.total, "every tile of the box visited")
             // Half the box's tiles visited (every other column): about half the region's.
             let half = TileList(all.filter { SlippyTile.tile(ofKey: $0.key, zoom: zoom).x % 2 == 0 })
-            let halfCount = counter.counts(ofRegions: [region.index], zoom: zoom, visited: half)[region.index]!
+            var halfCounter = RegionTileCounter(table: table, visited: [zoom: half])
+            let halfCount = halfCounter.counts(ofRegions: [region.index], zoom: zoom)[region.index]!
             XCTAssertEqual(Double(halfCount.visited), Double(count.total) / 2, accuracy: Double(count.total) * 0.05 + 2)
         }
         try check(locator.china, code: "110101", level: .county, zoom: 17, box: (39.85, 116.37, 39.98, 116.45), tolerance: 2)
