@@ -200,7 +200,6 @@ public struct TrackClassifier: TrackSink {
             part = InputContribution()
         } else {
             part.cells = CellList(partCells)
-            part.cells = CellList(partCells)
             part.tiles = TileList(partTiles.tiles)
             part.passes = PassCandidates(partPasses)
         }
