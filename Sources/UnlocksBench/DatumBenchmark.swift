@@ -33,23 +33,23 @@ enum DatumBenchmark {
             Coordinate(latitude: generator.uniform(18, 53), longitude: generator.uniform(74, 134))
         }
         var sink = 0.0
-        let textbook = Stopwatch.best(of: repeats) {
+        let textbook = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { let d = textbookOffset(latitude: p.latitude, longitude: p.longitude); sink += d.0 + d.1 }
         }
-        let forward = Stopwatch.best(of: repeats) {
+        let forward = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { let g = GCJ02.fromWGS84(p); sink += g.latitude + g.longitude }
         }
         let shifted = points.map(GCJ02.fromWGS84)
-        let inverse = Stopwatch.best(of: repeats) {
+        let inverse = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for g in shifted { let w = GCJ02.toWGS84(g); sink += w.latitude + w.longitude }
         }
         var batchOut = [Coordinate](repeating: Coordinate(latitude: 0, longitude: 0), count: count)
-        let forwardBatch = Stopwatch.best(of: repeats) {
+        let forwardBatch = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             points.withUnsafeBufferPointer { p in batchOut.withUnsafeMutableBufferPointer { GCJ02.fromWGS84(p, into: $0) } }
             sink += batchOut[count / 2].latitude
         }
         let forwardDiffering = zip(batchOut, shifted).filter { $0.0.latitude.bitPattern != $0.1.latitude.bitPattern || $0.0.longitude.bitPattern != $0.1.longitude.bitPattern }.count
-        let inverseBatch = Stopwatch.best(of: repeats) {
+        let inverseBatch = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             shifted.withUnsafeBufferPointer { p in batchOut.withUnsafeMutableBufferPointer { GCJ02.toWGS84(p, into: $0) } }
             sink += batchOut[count / 2].latitude
         }
