@@ -25,9 +25,6 @@ enum ConvertCommand {
         """
     )
 
-    /// Lines converted together (a few kilobytes of pending output).
-    static let block = 256
-
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard let source = try arguments.choice("from", as: Datum.self) else {
             throw UsageError(message: "missing required option '--from'")
@@ -45,27 +42,6 @@ enum ConvertCommand {
         var rejected = 0
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
-        // Lines are converted in blocks (the GCJ-02 step runs in SIMD lanes over a batch, bit for
-        // bit the per-point conversion), each line's extra columns kept until its block is written.
-        var pending: [Coordinate] = []
-        var rests: [UInt8] = []
-        var restEnds: [Int] = []
-        pending.reserveCapacity(Self.block)
-        func writePending() throws {
-            converter.convert(&pending, from: source, to: target)
-            var start = 0
-            for (k, c) in pending.enumerated() {
-                try output.write(fixed: c.latitude, decimals: 9)
-                try output.write(byte: UInt8(ascii: ","))
-                try output.write(fixed: c.longitude, decimals: 9)
-                if restEnds[k] > start { try rests.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[start..<restEnds[k]])) } }
-                try output.write(byte: UInt8(ascii: "\n"))
-                start = restEnds[k]
-            }
-            pending.removeAll(keepingCapacity: true)
-            rests.removeAll(keepingCapacity: true)
-            restEnds.removeAll(keepingCapacity: true)
-        }
         try reader.forEachLine { line, number in
             if line.isEmpty { return }
             if number == 1, CoordinateCSV.isHeader(line) {
@@ -81,12 +57,14 @@ enum ConvertCommand {
                 reportError(InputError(path: displayName, line: number, reason: error.description).description)
                 return
             }
-            pending.append(Coordinate(latitude: parsed.latitude, longitude: parsed.longitude))
-            if let rest = parsed.restOffset { rests.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[rest...])) }
-            restEnds.append(rests.count)
-            if pending.count == Self.block { try writePending() }
+            let c = converter.convert(Coordinate(latitude: parsed.latitude, longitude: parsed.longitude),
+                                      from: source, to: target)
+            try output.write(fixed: c.latitude, decimals: 9)
+            try output.write(byte: UInt8(ascii: ","))
+            try output.write(fixed: c.longitude, decimals: 9)
+            if let rest = parsed.restOffset { try output.write(UnsafeRawBufferPointer(rebasing: line[rest...])) }
+            try output.write(byte: UInt8(ascii: "\n"))
         }
-        try writePending()
         try output.flush()
         return rejected > 0 ? .inputsRejected : .success
     }

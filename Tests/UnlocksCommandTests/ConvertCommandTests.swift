@@ -40,9 +40,9 @@ final class ConvertCommandTests: XCTestCase {
         }
     }
 
-    /// Lines are converted in blocks of 256: across several blocks, with bad lines and extra
-    /// columns on some lines, every output line keeps its own columns, in order, and converts back.
-    func testLinesAcrossConversionBlocksKeepTheirOrderAndColumns() throws {
+    /// A thousand lines with bad lines and extra columns among them: every output line keeps its
+    /// own columns, in order, and converts back (what any buffering of lines must keep).
+    func testManyLinesKeepTheirOrderAndColumns() throws {
         var input = "", expectedTags: [String] = []
         for i in 0..<1_000 {
             if i == 300 || i == 700 { input += "not,a number\n"; continue }
