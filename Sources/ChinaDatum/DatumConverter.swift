@@ -43,3 +43,61 @@ extension DatumConverter where Domain == ChinaRectangle {
         self.init(domain: ChinaRectangle())
     }
 }
+
+extension DatumConverter {
+    /// Converts every point of `points` from one datum to another into `output` (same count; it
+    /// may be the same memory as `points`); each result is bit for bit
+    /// ``convert(_:from:to:)`` of its point. The GCJ-02 steps run four points at a time
+    /// (``GCJ02/fromWGS84(_:into:)``) over the points the domain shifts, gathered in blocks.
+    public func convert(_ points: UnsafeBufferPointer<Coordinate>, into output: UnsafeMutableBufferPointer<Coordinate>,
+                        from source: Datum, to target: Datum) {
+        precondition(output.count == points.count, "DatumConverter.convert: output holds \(output.count) points, input \(points.count)")
+        guard let input = points.baseAddress, let out = output.baseAddress, points.count > 0 else { return }
+        if input != UnsafePointer(out) { out.update(from: input, count: points.count) }
+        switch (source, target) {
+        case (.wgs84, .wgs84), (.gcj02, .gcj02), (.bd09, .bd09): return
+        case (.wgs84, .gcj02): shiftInPlace(output, forward: true)
+        case (.gcj02, .wgs84): shiftInPlace(output, forward: false)
+        case (.gcj02, .bd09): for i in output.indices { output[i] = BD09.fromGCJ02(output[i]) }
+        case (.bd09, .gcj02): for i in output.indices { output[i] = BD09.toGCJ02(output[i]) }
+        case (.wgs84, .bd09):
+            shiftInPlace(output, forward: true)
+            for i in output.indices { output[i] = BD09.fromGCJ02(output[i]) }
+        case (.bd09, .wgs84):
+            for i in output.indices { output[i] = BD09.toGCJ02(output[i]) }
+            shiftInPlace(output, forward: false)
+        }
+    }
+
+    /// ``convert(_:into:from:to:)`` in place over an array.
+    public func convert(_ points: inout [Coordinate], from source: Datum, to target: Datum) {
+        points.withUnsafeMutableBufferPointer { buffer in
+            convert(UnsafeBufferPointer(buffer), into: buffer, from: source, to: target)
+        }
+    }
+
+    /// The gated GCJ-02 step over `points` in place: the points the domain shifts are gathered
+    /// (256 at a time), converted in lanes and scattered back; the others stay bit for bit.
+    private func shiftInPlace(_ points: UnsafeMutableBufferPointer<Coordinate>, forward: Bool) {
+        let block = 256
+        withUnsafeTemporaryAllocation(of: Coordinate.self, capacity: 2 * block) { gathered in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: block) { positions in
+                var start = 0
+                while start < points.count {
+                    let end = min(start + block, points.count)
+                    var n = 0
+                    for i in start..<end where domain.appliesShift(latitude: points[i].latitude, longitude: points[i].longitude) {
+                        gathered[n] = points[i]
+                        positions[n] = i
+                        n += 1
+                    }
+                    let from = UnsafeBufferPointer(rebasing: gathered[0..<n])
+                    let into = UnsafeMutableBufferPointer(rebasing: gathered[block..<(block + n)])
+                    if forward { GCJ02.fromWGS84(from, into: into) } else { GCJ02.toWGS84(from, into: into) }
+                    for k in 0..<n { points[positions[k]] = into[k] }
+                    start = end
+                }
+            }
+        }
+    }
+}

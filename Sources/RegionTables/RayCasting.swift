@@ -213,12 +213,13 @@ final class UnitLookup {
         vertices.withUnsafeBufferPointer { v in
             chunkStart.withUnsafeBufferPointer { starts in
                 chunkSegments.withUnsafeBufferPointer { segments in
+                  chunkBoxes.withUnsafeBufferPointer { boxes in
                     var chunk = 0
                     for _ in 0..<count {
                         chunk += Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
                         // A chunk wholly above the ray (min y > py), at or below it (max y ≤ py) or
                         // west of the point has no segment the ray crosses.
-                        if boxed, Int64(chunkBoxes[4 * chunk]) > py || Int64(chunkBoxes[4 * chunk + 1]) <= py || Int64(chunkBoxes[4 * chunk + 3]) < px { continue }
+                        if boxed, Int64(boxes[4 * chunk]) > py || Int64(boxes[4 * chunk + 1]) <= py || Int64(boxes[4 * chunk + 3]) < px { continue }
                         var i = Int(starts[chunk])
                         let last = i + Int(segments[chunk])
                         var ay = Int64(v[2 * i + 1])
@@ -235,6 +236,7 @@ final class UnitLookup {
                             i += 1
                         }
                     }
+                  }
                 }
             }
         }

@@ -33,16 +33,27 @@ enum DatumBenchmark {
             Coordinate(latitude: generator.uniform(18, 53), longitude: generator.uniform(74, 134))
         }
         var sink = 0.0
-        let textbook = Stopwatch.best(of: repeats) {
+        let textbook = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { let d = textbookOffset(latitude: p.latitude, longitude: p.longitude); sink += d.0 + d.1 }
         }
-        let forward = Stopwatch.best(of: repeats) {
+        let forward = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { let g = GCJ02.fromWGS84(p); sink += g.latitude + g.longitude }
         }
         let shifted = points.map(GCJ02.fromWGS84)
-        let inverse = Stopwatch.best(of: repeats) {
+        let inverse = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for g in shifted { let w = GCJ02.toWGS84(g); sink += w.latitude + w.longitude }
         }
+        var batchOut = [Coordinate](repeating: Coordinate(latitude: 0, longitude: 0), count: count)
+        let forwardBatch = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
+            points.withUnsafeBufferPointer { p in batchOut.withUnsafeMutableBufferPointer { GCJ02.fromWGS84(p, into: $0) } }
+            sink += batchOut[count / 2].latitude
+        }
+        let forwardDiffering = zip(batchOut, shifted).filter { $0.0.latitude.bitPattern != $0.1.latitude.bitPattern || $0.0.longitude.bitPattern != $0.1.longitude.bitPattern }.count
+        let inverseBatch = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
+            shifted.withUnsafeBufferPointer { p in batchOut.withUnsafeMutableBufferPointer { GCJ02.toWGS84(p, into: $0) } }
+            sink += batchOut[count / 2].latitude
+        }
+        let inverseDiffering = zip(batchOut, shifted.map(GCJ02.toWGS84)).filter { $0.0.latitude.bitPattern != $0.1.latitude.bitPattern || $0.0.longitude.bitPattern != $0.1.longitude.bitPattern }.count
         var evaluations = 0, worstRoundTrip = 0.0, worstVersusTextbook = 0.0
         for (p, g) in zip(points, shifted) {
             let (w, n) = GCJ02.toWGS84Counting(g)
@@ -61,6 +72,9 @@ enum DatumBenchmark {
             "| textbook forward (libm, baseline) | \(millions(perSecond(textbook))) M points/s |",
             "| forward WGS-84 → GCJ-02 | \(millions(perSecond(forward))) M points/s (\(ratio(textbook / forward))× baseline) |",
             "| inverse GCJ-02 → WGS-84 | \(millions(perSecond(inverse))) M points/s (\(ratio(inverse / forward))× the forward time) |",
+            "| forward, batch (`GCJ02.fromWGS84(_:into:)`, SIMD4 lanes) | \(millions(perSecond(forwardBatch))) M points/s (**\(ratio(textbook / forwardBatch))× baseline**, \(ratio(forward / forwardBatch))× the scalar forward) |",
+            "| inverse, batch (`GCJ02.toWGS84(_:into:)`, SIMD4 lanes) | \(millions(perSecond(inverseBatch))) M points/s (\(ratio(inverse / inverseBatch))× the scalar inverse) |",
+            "| batch results not bit-identical to the scalar ones (forward, inverse) | \(forwardDiffering), \(inverseDiffering) of \(count) |",
             "| inverse: offset evaluations per point | \(ratio(Double(evaluations) / Double(count))) |",
             "| inverse: worst round-trip error | \(scientific(worstRoundTrip))° |",
             "| forward: worst difference from the textbook formula | \(scientific(worstVersusTextbook))° |",

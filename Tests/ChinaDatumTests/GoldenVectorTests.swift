@@ -45,6 +45,22 @@ final class GoldenVectorTests: XCTestCase {
         print("forward: worst disagreement with the two references \(worst)°")
     }
 
+    /// The batch entry point (SIMD lanes) over the same vectors: within 1e-9° of both references,
+    /// unchanged bit for bit outside the rectangle.
+    func testBatchForwardAgreesWithBothImplementations() {
+        var batch = Self.rows.map(\.wgs)
+        DatumConverter().convert(&batch, from: .wgs84, to: .gcj02)
+        for (row, ours) in zip(Self.rows, batch) {
+            for reference in [row.gcjA, row.gcjB] {
+                XCTAssertLessThanOrEqual(max(abs(ours.latitude - reference.latitude), abs(ours.longitude - reference.longitude)), 1e-9, "\(row.kind) \(row.wgs)")
+            }
+            if !ChinaRectangle().appliesShift(latitude: row.wgs.latitude, longitude: row.wgs.longitude) {
+                XCTAssertEqual(ours.latitude.bitPattern, row.wgs.latitude.bitPattern)
+                XCTAssertEqual(ours.longitude.bitPattern, row.wgs.longitude.bitPattern)
+            }
+        }
+    }
+
     func testPointsOutsideTheRectangleAreReturnedBitForBit() {
         let converter = DatumConverter()
         var outside = 0

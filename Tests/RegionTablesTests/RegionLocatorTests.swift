@@ -420,3 +420,50 @@ final class RegionLocatorFastPathTests: XCTestCase {
         XCTAssertGreaterThan(withMargin, 100)
     }
 }
+
+/// The batch entry point gives, point for point, exactly what `locate(latitude:longitude:)` gives.
+final class RegionLocatorBatchTests: XCTestCase {
+    func testBatchPlacementsEqualScalarOnesEverywhere() throws {
+        let l = RegionLocatorTests.locator
+        let plain = try RegionLocator(world: l.world, china: l.china, marginRadius: 0)
+        var state: UInt64 = 2026
+        func uniform(_ low: Double, _ high: Double) -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return low + (high - low) * Double(state >> 11) / Double(1 << 53)
+        }
+        var points: [Coordinate] = []
+        for k in 0..<40_001 {
+            switch k % 4 {
+            case 0: points.append(Coordinate(latitude: uniform(18, 54), longitude: uniform(73, 135)))  // China's box
+            case 1: points.append(Coordinate(latitude: uniform(39.4, 41.0), longitude: uniform(115.4, 117.6)))  // Beijing–Hebei borders
+            case 2: points.append(Coordinate(latitude: uniform(-60, 75), longitude: uniform(-180, 180)))  // the world
+            default:
+                // Along China's land borders and the rectangle's edges: Erenhot, Hong Kong, the Korean border, Bhutan.
+                let centres = [(43.65, 111.98), (22.5, 114.1), (42.0, 128.0), (27.8, 89.6), (0.8293, 110.0), (40.0, 137.8347)]
+                let c = centres[k / 4 % centres.count]
+                points.append(Coordinate(latitude: c.0 + uniform(-0.3, 0.3), longitude: c.1 + uniform(-0.3, 0.3)))
+            }
+        }
+        for locator in [l, plain] {
+            var batch = [Placement](repeating: Placement(), count: points.count)
+            try points.withUnsafeBufferPointer { p in try batch.withUnsafeMutableBufferPointer { try locator.locate(p, into: $0) } }
+            var differing = 0, inChina = 0
+            for (p, b) in zip(points, batch) {
+                let scalar = try locator.locate(latitude: p.latitude, longitude: p.longitude)
+                if scalar != b { differing += 1 }
+                if scalar.gcj02 != nil { inChina += 1 }
+            }
+            XCTAssertEqual(differing, 0, "margin radius \(locator.marginRadius)")
+            XCTAssertGreaterThan(inChina, 10_000)
+        }
+    }
+
+    func testBatchNamesTheFirstBadPoint() {
+        let points = [Coordinate(latitude: 39.9, longitude: 116.4), Coordinate(latitude: .nan, longitude: 116.4)]
+        var batch = [Placement](repeating: Placement(), count: 2)
+        XCTAssertThrowsError(try points.withUnsafeBufferPointer { p in try batch.withUnsafeMutableBufferPointer { try RegionLocatorTests.locator.locate(p, into: $0) } }) { error in
+            XCTAssertEqual((error as? LocatorError)?.reason, "point 1: coordinate is not a finite number")
+        }
+        XCTAssertNotNil(batch[0].county.region)
+    }
+}

@@ -40,6 +40,34 @@ final class ConvertCommandTests: XCTestCase {
         }
     }
 
+    /// A thousand lines with bad lines and extra columns among them: every output line keeps its
+    /// own columns, in order, and converts back (what any buffering of lines must keep).
+    func testManyLinesKeepTheirOrderAndColumns() throws {
+        var input = "", expectedTags: [String] = []
+        for i in 0..<1_000 {
+            if i == 300 || i == 700 { input += "not,a number\n"; continue }
+            let lat = 20 + Double(i % 97) * 0.3, lon = i % 5 == 0 ? -70 - Double(i) * 0.01 : 80 + Double(i) * 0.05
+            input += i % 3 == 0 ? "\(lat),\(lon),p\(i),x\n" : "\(lat),\(lon)\n"
+            expectedTags.append(i % 3 == 0 ? ",p\(i),x" : "")
+        }
+        let there = try CommandRunner.run(["convert", "--from", "wgs84", "--to", "gcj02"], input: Data(input.utf8))
+        XCTAssertEqual(there.status, 3, "two bad lines")
+        let lines = there.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 998)
+        for (line, tag) in zip(lines, expectedTags) {
+            let fields = line.split(separator: ",", maxSplits: 2)
+            XCTAssertEqual(fields.count > 2 ? "," + fields[2] : "", tag, line)
+        }
+        let back = try CommandRunner.run(["convert", "--from", "gcj02", "--to", "wgs84"], input: Data(there.stdout.utf8))
+        let originals = input.split(separator: "\n").filter { !$0.hasPrefix("not") }
+        XCTAssertEqual(back.stdout.split(separator: "\n").count, 998)
+        for (original, returned) in zip(originals, back.stdout.split(separator: "\n")) {
+            let o = original.split(separator: ",").prefix(2).map { Double($0)! }, r = returned.split(separator: ",").prefix(2).map { Double($0)! }
+            XCTAssertEqual(o[0], r[0], accuracy: 1e-8, String(original))
+            XCTAssertEqual(o[1], r[1], accuracy: 1e-8, String(original))
+        }
+    }
+
     func testBadLinesAreReportedSkippedAndExitThree() throws {
         let input = "39.9,116.4\nabc,1\nNaN,1\n95,1\n1,200\n39.9\n\n30,120\n"
         let result = try CommandRunner.run(["convert", "--from", "wgs84", "--to", "gcj02", "-"], input: Data(input.utf8))
