@@ -384,7 +384,7 @@ public struct ClassifyReport {
                     ("areaKm2", .number(rounded(u.areaSquareMetres / 1e6, 3))),
                     ("exploredPercent", u.exploredPercent.map { .number(rounded($0, 6)) } ?? .null),
                     ("tiles", .object(SlippyTile.reportedZooms.compactMap { zoom in
-                        u.tiles[zoom].map { c in (String(zoom), .object([("visited", .number(Double(c.visited))), ("total", .number(Double(c.total))),
+                        u.tiles[zoom].map { c in (String(zoom), .object([("visited", .number(Double(c.visited))), ("total", c.total.map { .number(Double($0)) } ?? .null),
                                                                        ("percent", c.percent.map { .number(rounded($0, 4)) } ?? .null)])) }
                     })),
                     ("cells", Self.familiarityJSON(u.familiarCells)),

@@ -4,10 +4,16 @@ import RegionTables
 /// A region's explorer tiles at one zoom: how many of its tiles were visited, of how many.
 public struct RegionTileCount: Equatable, Sendable {
     public var visited: Int
-    public var total: Int
+    /// Nil when no visited tile lies in the region's bounding box: then `visited` is 0 and the
+    /// total is not counted (a region only passed through costs no scan).
+    public var total: Int?
 
-    /// Visited over total, percent; nil for a region without a tile centre inside it.
-    public var percent: Double? { total > 0 ? Double(visited) / Double(total) * 100 : nil }
+    /// Visited over total, percent (0 without a visited tile near it); nil for a region without a
+    /// tile centre inside it.
+    public var percent: Double? {
+        guard let total else { return 0 }
+        return total > 0 ? Double(visited) / Double(total) * 100 : nil
+    }
 }
 
 /// Counts the tiles of regions: a tile belongs to the region whose stored polygon holds the
@@ -41,6 +47,10 @@ public struct RegionTileCounter {
         let units = regionUnits()
         var result: [Int32: RegionTileCount] = [:]
         for region in Set(regions) {
+            guard hasVisitedTile(near: table.region(region), zoom: zoom, visited: visited) else {
+                result[region] = RegionTileCount(visited: 0, total: nil)
+                continue
+            }
             var count = RegionTileCount(visited: 0, total: 0)
             for unit in units[region] ?? [] {
                 let c: (visited: Int, total: Int)
@@ -49,7 +59,7 @@ public struct RegionTileCounter {
                     unitCounts[zoom, default: [:]][unit] = c
                 }
                 count.visited += c.visited
-                count.total += c.total
+                count.total! += c.total
             }
             result[region] = count
         }
@@ -150,6 +160,22 @@ public struct RegionTileCounter {
             }
         }
         return (seen, total)
+    }
+
+    /// Whether a visited tile meets the region's bounding box (widened by 0.02° for the China
+    /// table's GCJ-02 shift).
+    private func hasVisitedTile(near region: Region, zoom: Int, visited: TileList) -> Bool {
+        guard visited.count > 0 else { return false }
+        let q = TableFormat.quantum, margin = 0.02
+        let box = region.boundingBox
+        let nw = SlippyTile.tile(latitude: min(85, Double(box.maxY) * q + margin), longitude: max(-180, Double(box.minX) * q - margin), zoom: zoom)
+        let se = SlippyTile.tile(latitude: max(-85, Double(box.minY) * q - margin), longitude: min(180, Double(box.maxX) * q + margin), zoom: zoom)
+        guard nw.y <= se.y, nw.x <= se.x else { return true }
+        for row in nw.y...se.y {
+            let i = lowerBound(visited.keys, SlippyTile.key(x: nw.x, y: row, zoom: zoom))
+            if i < visited.keys.count, visited.keys[i] <= SlippyTile.key(x: se.x, y: row, zoom: zoom) { return true }
+        }
+        return false
     }
 
     private func lowerBound(_ keys: [Int64], _ key: Int64) -> Int {
