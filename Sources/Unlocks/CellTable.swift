@@ -153,39 +153,9 @@ public struct CellList: Equatable, Sendable, Sequence {
     /// Every cell of the lists, each with its earliest visit (``CellVisit/isEarlier(than:)``), by
     /// merging pairs of lists until one is left: linear work per round, log₂ of the lists' count rounds.
     public static func union(_ lists: [CellList]) -> CellList {
-        var round = lists.filter { $0.count > 0 }
-        guard !round.isEmpty else { return CellList() }
-        while round.count > 1 {
-            var next: [CellList] = []
-            next.reserveCapacity((round.count + 1) / 2)
-            var i = 0
-            while i + 1 < round.count {
-                next.append(merge(round[i], round[i + 1]))
-                i += 2
-            }
-            if i < round.count { next.append(round[i]) }
-            round = next
+        SortedKeyMerge.union(lists, empty: CellList(), count: \.count) { a, b in
+            let merged = SortedKeyMerge.merge(a.keys, a.visits, b.keys, b.visits) { x, y in y.isEarlier(than: x) ? y : x }
+            return CellList(sortedKeys: merged.keys, visits: merged.values)
         }
-        return round[0]
-    }
-
-    private static func merge(_ a: CellList, _ b: CellList) -> CellList {
-        var keys: [Int64] = [], visits: [CellVisit] = []
-        keys.reserveCapacity(a.count + b.count)
-        visits.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
-        while i < a.count || j < b.count {
-            if j == b.count || (i < a.count && a.keys[i] < b.keys[j]) {
-                keys.append(a.keys[i]); visits.append(a.visits[i]); i += 1
-            } else if i == a.count || b.keys[j] < a.keys[i] {
-                keys.append(b.keys[j]); visits.append(b.visits[j]); j += 1
-            } else {
-                keys.append(a.keys[i])
-                visits.append(b.visits[j].isEarlier(than: a.visits[i]) ? b.visits[j] : a.visits[i])
-                i += 1
-                j += 1
-            }
-        }
-        return CellList(sortedKeys: keys, visits: visits)
     }
 }

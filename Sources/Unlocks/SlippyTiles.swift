@@ -169,38 +169,12 @@ public struct TileList: Equatable, Sendable {
         return TileList(table)
     }
 
-    /// Every tile of the lists with its earliest visit, merged pairwise.
+    /// Every tile of the lists with its earliest visit (``SortedKeyMerge``).
     public static func union(_ lists: [TileList]) -> TileList {
-        var round = lists.filter { $0.count > 0 }
-        guard !round.isEmpty else { return TileList() }
-        while round.count > 1 {
-            var next: [TileList] = []
-            var i = 0
-            while i + 1 < round.count {
-                next.append(merge(round[i], round[i + 1]))
-                i += 2
-            }
-            if i < round.count { next.append(round[i]) }
-            round = next
+        SortedKeyMerge.union(lists, empty: TileList(), count: \.count) { a, b in
+            let merged = SortedKeyMerge.merge(a.keys, a.times, b.keys, b.times, earlier: min)
+            return TileList(sortedKeys: merged.keys, times: merged.values)
         }
-        return round[0]
-    }
-
-    private static func merge(_ a: TileList, _ b: TileList) -> TileList {
-        var keys: [Int64] = [], times: [Int64] = []
-        keys.reserveCapacity(a.count + b.count)
-        times.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
-        while i < a.count || j < b.count {
-            if j == b.count || (i < a.count && a.keys[i] < b.keys[j]) {
-                keys.append(a.keys[i]); times.append(a.times[i]); i += 1
-            } else if i == a.count || b.keys[j] < a.keys[i] {
-                keys.append(b.keys[j]); times.append(b.times[j]); j += 1
-            } else {
-                keys.append(a.keys[i]); times.append(min(a.times[i], b.times[j])); i += 1; j += 1
-            }
-        }
-        return TileList(sortedKeys: keys, times: times)
     }
 }
 
