@@ -36,6 +36,9 @@ enum DatumBenchmark {
         let textbook = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { let d = textbookOffset(latitude: p.latitude, longitude: p.longitude); sink += d.0 + d.1 }
         }
+        let formula = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { let d = GCJ02.formulaOffset(latitude: p.latitude, longitude: p.longitude); sink += d.latitude + d.longitude }
+        }
         let forward = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { let g = GCJ02.fromWGS84(p); sink += g.latitude + g.longitude }
         }
@@ -70,10 +73,11 @@ enum DatumBenchmark {
             "|---|---|",
             "| points (uniform in lon 74–134, lat 18–53) | \(count) |",
             "| textbook forward (libm, baseline) | \(millions(perSecond(textbook))) M points/s |",
-            "| forward WGS-84 → GCJ-02 | \(millions(perSecond(forward))) M points/s (\(ratio(textbook / forward))× baseline) |",
-            "| inverse GCJ-02 → WGS-84 | \(millions(perSecond(inverse))) M points/s (\(ratio(inverse / forward))× the forward time) |",
-            "| forward, batch (`GCJ02.fromWGS84(_:into:)`, SIMD4 lanes) | \(millions(perSecond(forwardBatch))) M points/s (**\(ratio(textbook / forwardBatch))× baseline**, \(ratio(forward / forwardBatch))× the scalar forward) |",
-            "| inverse, batch (`GCJ02.toWGS84(_:into:)`, SIMD4 lanes) | \(millions(perSecond(inverseBatch))) M points/s (\(ratio(inverse / inverseBatch))× the scalar inverse) |",
+            "| the formula term by term (`GCJ02.formulaOffset`: polynomial sine, multiple angles) | \(millions(perSecond(formula))) M points/s (\(ratio(textbook / formula))× baseline) |",
+            "| forward WGS-84 → GCJ-02 (`GCJ02.fromWGS84`: the offset's polynomials) | \(millions(perSecond(forward))) M points/s (**\(ratio(textbook / forward))× baseline**, \(ratio(formula / forward))× the formula) |",
+            "| inverse GCJ-02 → WGS-84 (`GCJ02.toWGS84`: one Newton step) | \(millions(perSecond(inverse))) M points/s (\(ratio(inverse / forward))× the forward time) |",
+            "| forward, batch (`GCJ02.fromWGS84(_:into:)`) | \(millions(perSecond(forwardBatch))) M points/s (\(ratio(textbook / forwardBatch))× baseline) |",
+            "| inverse, batch (`GCJ02.toWGS84(_:into:)`) | \(millions(perSecond(inverseBatch))) M points/s |",
             "| batch results not bit-identical to the scalar ones (forward, inverse) | \(forwardDiffering), \(inverseDiffering) of \(count) |",
             "| inverse: offset evaluations per point | \(ratio(Double(evaluations) / Double(count))) |",
             "| inverse: worst round-trip error | \(scientific(worstRoundTrip))° |",

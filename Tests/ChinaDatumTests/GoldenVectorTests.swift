@@ -45,7 +45,7 @@ final class GoldenVectorTests: XCTestCase {
         print("forward: worst disagreement with the two references \(worst)°")
     }
 
-    /// The batch entry point (SIMD lanes) over the same vectors: within 1e-9° of both references,
+    /// The batch entry point over the same vectors: within 1e-9° of both references,
     /// unchanged bit for bit outside the rectangle.
     func testBatchForwardAgreesWithBothImplementations() {
         var batch = Self.rows.map(\.wgs)
