@@ -45,17 +45,14 @@ public enum GCJ02 {
     }
 
     /// The formula's one-variable parts, as ``OffsetField`` splits it:
-    /// dLat = (u(x) + c(y) + 0.1xy + 0.2√|x|)·latitudeFactor(lat),
-    /// dLon = (u(x) + d(x) + 2y + 0.1xy + 0.1√|x|)·longitudeFactor(lat).
+    /// dLat = (u(x) + c(y) + 0.1xy + 0.2√|x|)·factors.latitude,
+    /// dLon = (u(x) + d(x) + 2y + 0.1xy + 0.1√|x|)·factors.longitude.
     enum Terms {
-        static func u(_ x: Double) -> Double {
+        /// u(x) and d(x), from one set of harmonics.
+        static func uAndD(_ x: Double) -> (u: Double, d: Double) {
             let h = Harmonics(x)
-            return 2 * x + (20 * h.sin6 + 20 * h.sin2) * (2.0 / 3.0)
-        }
-
-        static func d(_ x: Double) -> Double {
-            let h = Harmonics(x)
-            return 300 - x + 0.1 * x * x + (20 * h.sin1 + 40 * h.sin1over3 + 150 * h.sin1over12 + 300 * h.sin1over30) * (2.0 / 3.0)
+            return (2 * x + (20 * h.sin6 + 20 * h.sin2) * (2.0 / 3.0),
+                    300 - x + 0.1 * x * x + (20 * h.sin1 + 40 * h.sin1over3 + 150 * h.sin1over12 + 300 * h.sin1over30) * (2.0 / 3.0))
         }
 
         static func c(_ y: Double) -> Double {
@@ -63,16 +60,12 @@ public enum GCJ02 {
             return -100 + 3 * y + 0.2 * y * y + (20 * h.sin1 + 40 * h.sin1over3 + 160 * h.sin1over12 + 320 * h.sin1over30) * (2.0 / 3.0)
         }
 
-        static func latitudeFactor(_ latitude: Double) -> Double {
+        /// latitudeFactor and longitudeFactor, from one sine and cosine of the latitude.
+        static func factors(latitude: Double) -> (latitude: Double, longitude: Double) {
             let phi = sineCosine(latitude * (Double.pi / 180))
             let magic = 1 - eccentricitySquared * phi.sin * phi.sin
-            return latitudeScale * magic * magic.squareRoot()
-        }
-
-        static func longitudeFactor(_ latitude: Double) -> Double {
-            let phi = sineCosine(latitude * (Double.pi / 180))
-            let magic = 1 - eccentricitySquared * phi.sin * phi.sin
-            return longitudeScale * magic.squareRoot() / phi.cos
+            let rootMagic = magic.squareRoot()
+            return (latitudeScale * magic * rootMagic, longitudeScale * rootMagic / phi.cos)
         }
     }
 

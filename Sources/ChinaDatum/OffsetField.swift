@@ -10,17 +10,19 @@
 /// with U = 2x + ⅔(20 sin 6πx + 20 sin 2πx), D the rest of the longitude's x terms, C the
 /// latitude's y terms. Each one-variable function is smooth, so on short intervals a polynomial
 /// of low degree reproduces it far below the datum's needs: per 1/32° of x, U of degree 7 and D of
-/// degree 5; per 1/8° of y, C of degree 6 and the two factors of degree 4. Each polynomial
-/// interpolates its function at the Chebyshev nodes of its interval, so its error is within a few
-/// times the best possible; the largest, U's, is under 2e-10 offset units, about 3e-15°
-/// (`OffsetFieldTests` measures every function against the formula over the whole grid, and the
-/// converted points against two independent implementations). √|x| and 0.1·xy stay exact (the
-/// cusp at x = 0 would spoil a polynomial).
+/// degree 5; per 1/8° of y, C of degree 6 and the two factors of degree 4. Each is the Chebyshev
+/// series through its function's values at the interval's Chebyshev nodes (eight for x, seven
+/// for y), cut at its degree: within a small factor of the best polynomial of that degree. The
+/// largest error, C's, is under 5e-10 offset units, about 5e-15° (`OffsetFieldTests` measures
+/// every function against the formula over the whole grid, and the converted points against
+/// two independent implementations). √|x| and 0.1·xy stay exact (the cusp at x = 0 would spoil
+/// a polynomial).
 ///
-/// The coefficients are computed once, at first use, from ``GCJ02/formulaOffset(latitude:longitude:)``'s
-/// own terms (the polynomial sine, no libm), with IEEE arithmetic only: the same bits on every
-/// platform, so region tables and reports stay reproducible. Points outside the grid (which covers
-/// the China rectangle with a degree to spare) take the formula.
+/// The coefficients are computed once, at first use (about 2 ms), from
+/// ``GCJ02/formulaOffset(latitude:longitude:)``'s own terms (the polynomial sine, no libm), with
+/// IEEE arithmetic only: the same bits on every platform, so region tables and reports stay
+/// reproducible. Points outside the grid (which covers the China rectangle with a degree to
+/// spare) take the formula.
 final class OffsetField: @unchecked Sendable {
     static let shared = OffsetField()
 
@@ -39,52 +41,33 @@ final class OffsetField: @unchecked Sendable {
     private init() {
         xRows = .allocate(capacity: Self.xIntervals * Self.xStride)
         yRows = .allocate(capacity: Self.yIntervals * Self.yStride)
-        for i in 0..<Self.xIntervals {
-            let centre = Self.xOrigin + (Double(i) + 0.5) / Self.xPerDegree, half = 0.5 / Self.xPerDegree
-            let row = xRows + i * Self.xStride
-            Self.interpolate(degree: 7, centre: centre, halfWidth: half, into: row) { GCJ02.Terms.u($0) }
-            Self.interpolate(degree: 5, centre: centre, halfWidth: half, into: row + 8) { GCJ02.Terms.d($0) }
-        }
-        for j in 0..<Self.yIntervals {
-            let centre = Self.yOrigin + (Double(j) + 0.5) / Self.yPerDegree, half = 0.5 / Self.yPerDegree
-            let row = yRows + j * Self.yStride
-            Self.interpolate(degree: 6, centre: centre, halfWidth: half, into: row) { GCJ02.Terms.c($0) }
-            Self.interpolate(degree: 4, centre: centre, halfWidth: half, into: row + 7) { GCJ02.Terms.latitudeFactor($0 + 35) }
-            Self.interpolate(degree: 4, centre: centre, halfWidth: half, into: row + 12) { GCJ02.Terms.longitudeFactor($0 + 35) }
-        }
-    }
-
-    /// Writes the monomial coefficients (in u = (v − centre) / halfWidth) of the polynomial of
-    /// `degree` that interpolates `f` at the interval's Chebyshev nodes.
-    static func interpolate(degree n: Int, centre: Double, halfWidth: Double, into out: UnsafeMutablePointer<Double>,
-                            _ f: (Double) -> Double) {
-        let count = n + 1
-        // Chebyshev coefficients c_k = (2 / (n + 1)) Σ_j f(u_j) T_k(u_j), c_0 halved, at the nodes
-        // u_j = cos((2j + 1)π / 2(n + 1)) = sin(π/2 − that), by the polynomial sine (|θ| ≤ π/2).
-        var chebyshev = [Double](repeating: 0, count: count)
-        for j in 0..<count {
-            let node = sineCosine(Double.pi / 2 - Double(2 * j + 1) * Double.pi / Double(2 * count)).sin
-            let value = f(centre + halfWidth * node)
-            var older = 1.0, old = node
-            for k in 0..<count {
-                let t = k == 0 ? 1.0 : k == 1 ? node : 2 * node * old - older
-                if k >= 2 { (older, old) = (old, t) }
-                chebyshev[k] += value * t
+        // U and D share x's eight nodes (one set of harmonics a node); C and the two factors share
+        // y's seven. Each part's series is cut at its degree.
+        let xNodes = ChebyshevNodes(count: 8), yNodes = ChebyshevNodes(count: 7)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * 8) { values in
+            let v = values.baseAddress!
+            for i in 0..<Self.xIntervals {
+                let centre = Self.xOrigin + (Double(i) + 0.5) / Self.xPerDegree, half = 0.5 / Self.xPerDegree
+                for (j, node) in xNodes.nodes.enumerated() {
+                    (v[j], v[8 + j]) = GCJ02.Terms.uAndD(centre + half * node)
+                }
+                let row = xRows + i * Self.xStride
+                xNodes.coefficients(of: v, degree: 7, into: row)
+                xNodes.coefficients(of: v + 8, degree: 5, into: row + 8)
+            }
+            for j in 0..<Self.yIntervals {
+                let centre = Self.yOrigin + (Double(j) + 0.5) / Self.yPerDegree, half = 0.5 / Self.yPerDegree
+                for (k, node) in yNodes.nodes.enumerated() {
+                    let y = centre + half * node
+                    v[k] = GCJ02.Terms.c(y)
+                    (v[8 + k], v[16 + k]) = GCJ02.Terms.factors(latitude: y + 35)
+                }
+                let row = yRows + j * Self.yStride
+                yNodes.coefficients(of: v, degree: 6, into: row)
+                yNodes.coefficients(of: v + 8, degree: 4, into: row + 7)
+                yNodes.coefficients(of: v + 16, degree: 4, into: row + 12)
             }
         }
-        // Σ c_k T_k(u) in monomials, T_k's integer coefficients from T_k = 2u·T_{k−1} − T_{k−2}.
-        var monomial = [Double](repeating: 0, count: count)
-        var older = [Double](repeating: 0, count: count), old = older
-        for k in 0..<count {
-            var t = [Double](repeating: 0, count: count)
-            if k == 0 { t[0] = 1 } else if k == 1 { t[1] = 1 } else {
-                for m in 0..<count { t[m] = (m > 0 ? 2 * old[m - 1] : 0) - older[m] }
-            }
-            (older, old) = (old, t)
-            let scale = (k == 0 ? 1.0 : 2.0) / Double(count)
-            for m in 0..<count { monomial[m] += chebyshev[k] * scale * t[m] }
-        }
-        for m in 0..<count { out[m] = monomial[m] }
     }
 
     /// The grid's row and position for x and y, or nil outside it (NaN included).
@@ -172,5 +155,53 @@ final class OffsetField: @unchecked Sendable {
                 (cSlope * yScale + 0.1 * x) * sLat + latSum * sLatSlope * yScale,
                 (uSlope * xScale + dSlope * xScale + 0.1 * y + 0.1 * rootSlope) * sLon,
                 (2 + 0.1 * x) * sLon + lonSum * sLonSlope * yScale)
+    }
+}
+
+/// Interpolation at the Chebyshev nodes of [−1, 1], set up once per node count: the polynomial
+/// through a function's values at the nodes, as a Chebyshev series, cut at a degree and written
+/// in monomials of u. Cutting the series leaves the largest dropped coefficients as the error,
+/// close to the best polynomial of that degree for a smooth function.
+struct ChebyshevNodes {
+    let count: Int
+    /// u_j = cos((2j + 1)π / 2n) = sin(π/2 − that), by the polynomial sine (|θ| ≤ π/2).
+    let nodes: [Double]
+    /// weights[k·n + j] = (k = 0 ? 1 : 2) / n · T_k(u_j): c_k = Σ_j weights[k·n + j] · f(u_j).
+    let weights: [Double]
+    /// monomials[k·n + m]: the coefficient of u^m in T_k (T_k = 2u·T_{k−1} − T_{k−2}).
+    let monomials: [Double]
+
+    init(count n: Int) {
+        count = n
+        nodes = (0..<n).map { j in sineCosine(Double.pi / 2 - Double(2 * j + 1) * Double.pi / Double(2 * n)).sin }
+        var weights = [Double](repeating: 0, count: n * n), monomials = weights
+        for (j, u) in nodes.enumerated() {
+            var older = 1.0, old = u
+            for k in 0..<n {
+                let t = k == 0 ? 1.0 : k == 1 ? u : 2 * u * old - older
+                if k >= 2 { (older, old) = (old, t) }
+                weights[k * n + j] = (k == 0 ? 1.0 : 2.0) / Double(n) * t
+            }
+        }
+        monomials[0] = 1
+        if n > 1 { monomials[n + 1] = 1 }
+        for k in stride(from: 2, to: n, by: 1) {
+            for m in 0..<n {
+                monomials[k * n + m] = (m > 0 ? 2 * monomials[(k - 1) * n + m - 1] : 0) - monomials[(k - 2) * n + m]
+            }
+        }
+        self.weights = weights
+        self.monomials = monomials
+    }
+
+    /// Writes the monomial coefficients u⁰…u^degree of the series through `values` (one per
+    /// node) cut at `degree` (< count).
+    func coefficients(of values: UnsafePointer<Double>, degree: Int, into out: UnsafeMutablePointer<Double>) {
+        for m in 0...degree { out[m] = 0 }
+        for k in 0...degree {
+            var c = 0.0
+            for j in 0..<count { c += weights[k * count + j] * values[j] }
+            for m in 0...k { out[m] += c * monomials[k * count + m] }
+        }
     }
 }

@@ -69,8 +69,8 @@ final class OffsetFieldTests: XCTestCase {
             for k in 0...64 {
                 let u = -1 + Double(k) / 32
                 let x = OffsetField.xOrigin + (Double(i) + 0.5 + u / 2) / OffsetField.xPerDegree
-                worstU = max(worstU, abs(OffsetField.horner(row, degree: 7, u) - GCJ02.Terms.u(x)))
-                worstD = max(worstD, abs(OffsetField.horner(row + 8, degree: 5, u) - GCJ02.Terms.d(x)))
+                worstU = max(worstU, abs(OffsetField.horner(row, degree: 7, u) - GCJ02.Terms.uAndD(x).u))
+                worstD = max(worstD, abs(OffsetField.horner(row + 8, degree: 5, u) - GCJ02.Terms.uAndD(x).d))
             }
         }
         for j in 0..<OffsetField.yIntervals {
@@ -79,7 +79,7 @@ final class OffsetFieldTests: XCTestCase {
                 let u = -1 + Double(k) / 32
                 let y = OffsetField.yOrigin + (Double(j) + 0.5 + u / 2) / OffsetField.yPerDegree
                 worstC = max(worstC, abs(OffsetField.horner(row, degree: 6, u) - GCJ02.Terms.c(y)))
-                let lat = GCJ02.Terms.latitudeFactor(y + 35), lon = GCJ02.Terms.longitudeFactor(y + 35)
+                let (lat, lon) = GCJ02.Terms.factors(latitude: y + 35)
                 worstLat = max(worstLat, abs(OffsetField.horner(row + 7, degree: 4, u) - lat) / lat)
                 worstLon = max(worstLon, abs(OffsetField.horner(row + 12, degree: 4, u) - lon) / lon)
             }
