@@ -21,9 +21,19 @@ public enum EllipsoidArea {
     /// Signed area of a closed ring of (longitude, latitude) degrees, m²: positive when it runs
     /// counterclockwise. The ring may or may not repeat its first point at the end.
     public static func ring<Points: Collection>(_ points: Points) -> Double where Points.Element == (longitude: Double, latitude: Double) {
-        guard points.count >= 3, var previous = points.first else { return 0 }
+        guard points.count >= 3, let first = points.first else { return 0 }
+        var closed = Array(points)
+        closed.append(first)
+        return area(ofPathSum: pathSum(closed))
+    }
+
+    /// Green's sum of an open path of (longitude, latitude) degrees: Σ over its edges of
+    /// (S(φa) + 4·S(mid) + S(φb))·(λb − λa). Sums of paths add up to a closed ring's
+    /// (``area(ofPathSum:)``), and a reversed path's sum is the negation: so a table's rings can be
+    /// measured from sums made once per arc.
+    public static func pathSum<Points: Collection>(_ points: Points) -> Double where Points.Element == (longitude: Double, latitude: Double) {
+        guard var previous = points.first else { return 0 }
         var previousZone = zone(upTo: previous.latitude)
-        let firstZone = previousZone, first = previous
         var sum = 0.0
         for point in points.dropFirst() {
             let z = zone(upTo: point.latitude)
@@ -31,8 +41,12 @@ public enum EllipsoidArea {
             previous = point
             previousZone = z
         }
-        sum += (previousZone + 4 * zone(upTo: (previous.latitude + first.latitude) / 2) + firstZone) * (first.longitude - previous.longitude)
-        return -sum / 6 * (.pi / 180) / (2 * .pi)
+        return sum
+    }
+
+    /// The signed area, m², of a closed ring whose Green's sum (``pathSum(_:)`` over its edges) is `sum`.
+    public static func area(ofPathSum sum: Double) -> Double {
+        -sum / 6 * (.pi / 180) / (2 * .pi)
     }
 }
 
@@ -46,10 +60,15 @@ extension RegionTable {
         var areas: [Int32: Double] = [:]
         for region in wanted { areas[region] = 0 }
         guard !wanted.isEmpty else { return areas }
+        // Each arc's Green's sum once, for every unit that shares it (NaN: not yet made).
+        var arcSums = [Double](repeating: .nan, count: arcCount)
         for unit in 0..<Int32(unitCount) {
             let owners = levels.compactMap { region(ofUnit: unit, at: $0) }.filter(wanted.contains)
             guard !owners.isEmpty else { continue }
-            let area = unitArea(unit)
+            let area = unitArea(unit) { arc in
+                if arcSums[arc].isNaN { arcSums[arc] = arcPathSum(arc) }
+                return arcSums[arc]
+            }
             for owner in owners { areas[owner, default: 0] += area }
         }
         return areas
@@ -57,14 +76,25 @@ extension RegionTable {
 
     /// Area of one unit's stored polygons, m².
     public func unitArea(_ unit: Int32) -> Double {
-        let scale = TableFormat.quantum
+        unitArea(unit, arcSum: arcPathSum)
+    }
+
+    /// Outer rings less their holes (a first ring counts as outer, as in ``unitPolygons(_:)``),
+    /// each ring's sum the signed sums of its arcs.
+    private func unitArea(_ unit: Int32, arcSum: (Int) -> Double) -> Double {
         var total = 0.0
-        for polygon in unitPolygons(unit) {
-            for (k, ring) in polygon.enumerated() {
-                let area = abs(EllipsoidArea.ring(ring.lazy.map { (longitude: Double($0.x) * scale, latitude: Double($0.y) * scale) }))
-                total += k == 0 ? area : -area
-            }
+        for (index, ring) in unitRings(unit).enumerated() {
+            var sum = 0.0
+            for reference in ring.arcs { sum += reference < 0 ? -arcSum(Int(~reference)) : arcSum(Int(reference)) }
+            let area = abs(EllipsoidArea.area(ofPathSum: sum))
+            total += ring.hole && index > 0 ? -area : area
         }
         return total
+    }
+
+    /// ``EllipsoidArea/pathSum(_:)`` of one arc, in the table's own degrees.
+    private func arcPathSum(_ arc: Int) -> Double {
+        let scale = TableFormat.quantum
+        return EllipsoidArea.pathSum(arcVertices(arc).lazy.map { (longitude: Double($0.x) * scale, latitude: Double($0.y) * scale) })
     }
 }

@@ -592,22 +592,36 @@ public final class RegionTable: @unchecked Sendable {
 
     /// The polygons of `unit`: each an outer ring then its holes, each ring closed, quantised.
     public func unitPolygons(_ unit: Int32) -> [[[(x: Int32, y: Int32)]]] {
+        var polygons: [[[(x: Int32, y: Int32)]]] = []
+        for ring in unitRings(unit) {
+            let points = Self.assemble(ring.arcs) { arcVertices($0) }
+            if !ring.hole || polygons.isEmpty { polygons.append([points]) } else { polygons[polygons.count - 1].append(points) }
+        }
+        return polygons
+    }
+
+    /// A unit's rings in order (an outer ring, then its holes, then the next outer ring): whether
+    /// each is a hole, and its arcs as references (an arc index, or ~index for the arc reversed).
+    /// For callers that compute something once per arc and reuse it across the units that share it.
+    public func unitRings(_ unit: Int32) -> [(hole: Bool, arcs: ArraySlice<Int32>)] {
         let unitRings = section(.unitRings)
         let first = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4) as UInt32)
         let end = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4 + 4) as UInt32)
-        var polygons: [[[(x: Int32, y: Int32)]]] = []
-        for ring in first..<end {
-            var points: [(x: Int32, y: Int32)] = []
-            for k in Int(ringStart[ring])..<Int(ringStart[ring + 1]) {
-                let reference = arcReferences[k]
-                var arc = arcVertices(Int(reference < 0 ? ~reference : reference))
-                if reference < 0 { arc.reverse() }
-                if !points.isEmpty { arc.removeFirst() }
-                points.append(contentsOf: arc)
-            }
-            if !ringHole[ring] || polygons.isEmpty { polygons.append([points]) } else { polygons[polygons.count - 1].append(points) }
+        return (first..<end).map { ring in (ringHole[ring], arcReferences[Int(ringStart[ring])..<Int(ringStart[ring + 1])]) }
+    }
+
+    /// A ring's points from its arc references, each arc's points given by `points(arc)` (in the
+    /// arc's direction): reversed arcs reversed, each arc's first point dropped after the first
+    /// arc (it repeats the previous arc's last). The ring ends on its first point.
+    @inlinable
+    public static func assemble<Point>(_ references: ArraySlice<Int32>, _ points: (Int) -> [Point]) -> [Point] {
+        var ring: [Point] = []
+        for reference in references {
+            var arc = points(Int(reference < 0 ? ~reference : reference))
+            if reference < 0 { arc.reverse() }
+            ring.append(contentsOf: ring.isEmpty ? arc[...] : arc.dropFirst())
         }
-        return polygons
+        return ring
     }
 
     // MARK: Index

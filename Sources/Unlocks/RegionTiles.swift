@@ -31,6 +31,8 @@ public struct RegionTileCounter {
     private let visited: [Int: TileList]
     /// Units' rings in z17 tile coordinates, converted once per run.
     private var unitRings: [Int32: [[(x: Double, y: Double)]]] = [:]
+    /// Arcs' vertices in z17 tile coordinates, converted once per run (each arc bounds two units).
+    private var convertedArcs: [Int: [(x: Double, y: Double)]] = [:]
     private var unitsByRegion: [Int32: [Int32]]?
     /// Each unit's counts by zoom: a county, its city and its province share their units.
     private var unitCounts: [Int: [Int32: (visited: Int, total: Int)]] = [:]
@@ -81,22 +83,29 @@ public struct RegionTileCounter {
 
     private mutating func rings(ofUnit unit: Int32) -> [[(x: Double, y: Double)]] {
         if let known = unitRings[unit] { return known }
-        let converter = DatumConverter()
-        let gcj = table.datum == .gcj02
         var rings: [[(x: Double, y: Double)]] = []
-        for polygon in table.unitPolygons(unit) {
-            for ring in polygon {
-                rings.append(ring.map { vertex in
-                    var c = Coordinate(latitude: Double(vertex.y) * TableFormat.quantum, longitude: Double(vertex.x) * TableFormat.quantum)
-                    if gcj { c = converter.wgs84(fromGCJ02: c) }
-                    let t = SlippyTile.worldCoordinates(latitude: c.latitude, longitude: c.longitude)
-                    let size = Double(Int64(1) << SlippyTile.storedZoom)
-                    return (t.x * size, min(max(t.y, 0), 1) * size)
-                })
-            }
+        for ring in table.unitRings(unit) {
+            rings.append(RegionTable.assemble(ring.arcs) { arcPoints(ofArc: $0) })
         }
         unitRings[unit] = rings
         return rings
+    }
+
+    /// An arc's vertices in z17 tile coordinates (WGS-84), converted once for all the units that
+    /// share the arc.
+    private mutating func arcPoints(ofArc arc: Int) -> [(x: Double, y: Double)] {
+        if let known = convertedArcs[arc] { return known }
+        let converter = DatumConverter()
+        let gcj = table.datum == .gcj02
+        let size = Double(Int64(1) << SlippyTile.storedZoom)
+        let points = table.arcVertices(arc).map { vertex in
+            var c = Coordinate(latitude: Double(vertex.y) * TableFormat.quantum, longitude: Double(vertex.x) * TableFormat.quantum)
+            if gcj { c = converter.wgs84(fromGCJ02: c) }
+            let t = SlippyTile.worldCoordinates(latitude: c.latitude, longitude: c.longitude)
+            return (x: t.x * size, y: min(max(t.y, 0), 1) * size)
+        }
+        convertedArcs[arc] = points
+        return points
     }
 
     private mutating func countUnit(_ unit: Int32, zoom: Int, visited: TileList) -> (visited: Int, total: Int) {
