@@ -183,6 +183,17 @@ public enum ExploredGrid {
             if lon1 - start.longitude > 180 { lon1 -= 360 } else if start.longitude - lon1 > 180 { lon1 += 360 }
             let lon0 = start.longitude
             let firstRow = Self.floor(min(y0, y1)), lastRow = Self.floor(max(y0, y1))
+            if firstRow == lastRow {
+                // One row (the line's parameters there are 0...1, so its ends are lon0 and
+                // lon0 + (lon1 - lon0), as below) and one column: the leg of a track that stays
+                // in its cell, most legs at walking pace.
+                let columns = columnCount(row: firstRow)
+                let width = 360 / Double(columns)
+                let ca = Self.floor((lon0 + 180) / width)
+                if ca == Self.floor((lon0 + (lon1 - lon0) + 180) / width) {
+                    return visit(key(row: firstRow, column: Self.wrap(ca, columns)), 0)
+                }
+            }
             for row in firstRow...lastRow {
                 // The part of the line inside this row's band, as parameters t along the line.
                 var tLow = 0.0, tHigh = 1.0

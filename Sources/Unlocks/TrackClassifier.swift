@@ -444,7 +444,7 @@ public struct TrackClassifier: TrackSink {
             let drawn = untimed ? metres <= ClassifyOptions.untimedLegLimit
                                 : humanSpeed && metres <= ClassifyOptions.maximumExploredLeg
             if !legAlreadyCounted, !untimed || drawn {
-                addLeg(from: fromTime, to: point.time, millimetres: Int64((metres * 1000).rounded()))
+                addLeg(from: fromTime, to: point.time, millimetres: Self.rounded(metres * 1000))
             }
             if drawn, let t0 = fromTime, let t1 = point.time,
                metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
@@ -630,10 +630,13 @@ public struct TrackClassifier: TrackSink {
     private mutating func addReuse(_ level: RegionLevel, _ region: Int32?) {
         guard let region else { return }
         let key = RegionKey(level: level, index: region)
-        var evidence = part.regions[key] ?? RegionEvidence()
-        if let first = reuseFirst { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
-        if let first = passedReuseFirst { evidence.passedBy = earliest(evidence.passedBy, first) }
-        part.regions[key] = evidence
+        // In place: one hash lookup, the entry added when new.
+        Self.add(confirmed: reuseFirst, passed: passedReuseFirst, to: &part.regions[key, default: RegionEvidence()])
+    }
+
+    private static func add(confirmed: Visit?, passed: Visit?, to evidence: inout RegionEvidence) {
+        if let first = confirmed { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
+        if let first = passed { evidence.passedBy = earliest(evidence.passedBy, first) }
     }
 
     /// One more point in the region within the current segment: the segment's points confirm it
@@ -696,6 +699,14 @@ public struct TrackClassifier: TrackSink {
     }
 
     // MARK: Moments
+
+    /// `Int64(x.rounded())` (half away from zero) without a call to `round`, for the x it does not trap on.
+    @inline(__always)
+    static func rounded(_ x: Double) -> Int64 {
+        let t = Int64(x)  // towards zero; the fraction x - t is exact
+        let fraction = x - Double(t)
+        return fraction >= 0.5 ? t + 1 : fraction <= -0.5 ? t - 1 : t
+    }
 
     /// The whole second of a time in milliseconds (rounded down, before 1970 too).
     static func second(of time: Int64) -> Int64 {
@@ -792,8 +803,13 @@ public struct TrackClassifier: TrackSink {
     }
 
     /// The palette position of `lookupPlacement`: inside at every level it has, or passed.
+    @inline(__always)
     private mutating func reusedPlace(been: Bool) -> Int32 {
         if let known = been ? reusedPlaces.been : reusedPlaces.passed { return known }
+        return newReusedPlace(been: been)
+    }
+
+    private mutating func newReusedPlace(been: Bool) -> Int32 {
         let p = lookupPlacement
         let regions = (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1)
         var kinds: UInt8 = 0
@@ -831,21 +847,24 @@ struct LocalScale {
     private var northPerDegree = 0.0
     private var eastPerDegree = 0.0
 
+    @inline(__always)
     mutating func metres(from a: TrackPoint, to b: TrackPoint) -> Double {
         let mean = (a.latitude + b.latitude) / 2
-        if !(abs(mean - latitude) <= 0.01) {
-            let phi = mean * .pi / 180
-            let s = sin(phi)
-            let w = (1 - ExploredGrid.e2 * s * s).squareRoot()
-            northPerDegree = ExploredGrid.a * (1 - ExploredGrid.e2) / (w * w * w) * .pi / 180
-            eastPerDegree = ExploredGrid.a / w * cos(phi) * .pi / 180
-            latitude = mean
-        }
+        if !(abs(mean - latitude) <= 0.01) { rescale(mean) }
         var dLon = b.longitude - a.longitude
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
         let north = (b.latitude - a.latitude) * northPerDegree
         let east = dLon * eastPerDegree
         return (north * north + east * east).squareRoot()
+    }
+
+    private mutating func rescale(_ mean: Double) {
+        let phi = mean * .pi / 180
+        let s = sin(phi)
+        let w = (1 - ExploredGrid.e2 * s * s).squareRoot()
+        northPerDegree = ExploredGrid.a * (1 - ExploredGrid.e2) / (w * w * w) * .pi / 180
+        eastPerDegree = ExploredGrid.a / w * cos(phi) * .pi / 180
+        latitude = mean
     }
 }
 
