@@ -164,6 +164,7 @@ struct GPXParser {
     private var hdop: Double?
     private var accuracy: Double?
     private var problem: String?
+    private var times = TimestampStream()
 
     // The value being read: text directly inside the element at depth `captureDepth`. While
     // `valueInBuffer`, it is the buffer's `valueStart..<valueEnd` (kept through refills); once
@@ -507,16 +508,17 @@ struct GPXParser {
     /// general path would find no fault in its text and take it unchanged.
     private mutating func simpleValue(at start: Int) -> Int? {
         let which: Field, nameLength: Int
-        if equals(start + 1, "ele>") {
+        switch buffer[start + 1] {  // `simpleElement` saw `start + 1 < end`
+        case UInt8(ascii: "e") where equals(start + 1, "ele>"):
             which = .elevation
             nameLength = 3
-        } else if equals(start + 1, "time>") {
+        case UInt8(ascii: "t") where equals(start + 1, "time>"):
             which = .time
             nameLength = 4
-        } else if equals(start + 1, "hdop>") {
+        case UInt8(ascii: "h") where equals(start + 1, "hdop>"):
             which = .hdop
             nameLength = 4
-        } else {
+        default:
             return nil
         }
         let valueStart = start + nameLength + 2
@@ -535,10 +537,13 @@ struct GPXParser {
         }
         let tagEnd = valueEnd + nameLength + 3
         guard valueEnd > valueStart, tagEnd <= end, buffer[valueEnd] == UInt8(ascii: "<"), buffer[valueEnd + 1] == UInt8(ascii: "/") else { return nil }
-        for k in 0...nameLength where buffer[valueEnd + 2 + k] != buffer[start + 1 + k] { return nil }  // the name and '>'
+        // The name and '>' (4 or 5 bytes, all before `tagEnd`), four at a time.
+        let closing = UnsafeRawPointer(buffer + valueEnd + 2), opening = UnsafeRawPointer(buffer + start + 1)
+        guard closing.loadUnaligned(as: UInt32.self) == opening.loadUnaligned(as: UInt32.self),
+              nameLength == 3 || buffer[valueEnd + 6] == buffer[start + 5] else { return nil }
         switch which {
         case .time:
-            guard let parsed = Timestamp.parse(UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)) else { return nil }
+            guard let parsed = times.parse(UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)) else { return nil }
             time = parsed
         case .elevation:
             elevation = number
@@ -781,7 +786,7 @@ struct GPXParser {
         var parsed = true
         switch which {
         case .time:
-            time = Timestamp.parse(bytes)
+            time = times.parse(bytes)
             parsed = time != nil
         case .elevation:
             elevation = DecimalNumber.parse(bytes)
