@@ -447,12 +447,27 @@ struct GPXParser {
         let openStart = top > 0 ? nameEnds[top - 1] : 0
         let length = nameEnds[top] - openStart
         guard start + length + 3 <= end, buffer[start + length + 2] == UInt8(ascii: ">") else { return nil }
-        for k in 0..<length where names.base[openStart + k] != buffer[start + 2 + k] { return nil }
+        guard Self.equalBytes(names.base + openStart, buffer + start + 2, length) else { return nil }
         depth = top
         names.count = openStart
         valueEnd = start
         closed(depth: top)
         return start + length + 3
+    }
+
+    /// Whether the `count` bytes at `a` and at `b` are the same, compared four at a time.
+    @inline(__always)
+    private static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var k = 0
+        while k + 4 <= count {
+            if UnsafeRawPointer(a + k).loadUnaligned(as: UInt32.self) != UnsafeRawPointer(b + k).loadUnaligned(as: UInt32.self) { return false }
+            k += 4
+        }
+        while k < count {
+            if a[k] != b[k] { return false }
+            k += 1
+        }
+        return true
     }
 
     /// `<trkpt …>` or `<rtept …>` (no prefix, not self-closing) whose `lat` and `lon` attributes

@@ -639,13 +639,11 @@ public struct TrackClassifier: TrackSink {
         if let first = passed { evidence.passedBy = earliest(evidence.passedBy, first) }
     }
 
-    /// One more point in the region within the current segment: the segment's points confirm it
-    /// once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
-    private mutating func countTowardsSegment(_ key: RegionKey, _ visit: Visit, _ evidence: inout RegionEvidence) {
-        var tally = segmentInside[key] ?? (0, visit)
+    /// One more point in the region within the current segment (its tally there): the
+    /// segment's points confirm it once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
+    private static func countTowardsSegment(_ tally: inout (count: Int, first: Visit), minimum: Int, _ evidence: inout RegionEvidence) {
         tally.count += 1
-        segmentInside[key] = tally
-        if tally.count >= options.minimumPointsPerSegment {
+        if tally.count >= minimum {
             evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
         }
     }
@@ -676,7 +674,15 @@ public struct TrackClassifier: TrackSink {
         guard let region = placement.region, placement.status != .outside else { return 0 }
         let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
         let key = RegionKey(level: level, index: region)
-        var evidence = part.regions[key] ?? RegionEvidence()
+        // The region's evidence (and its tally in the segment) updated in place: one hash lookup
+        // each, the entry added when new.
+        Self.weigh(placement, visit: visit, accuracy: accuracy, been: been, minimum: options.minimumPointsPerSegment,
+                   key: key, segmentInside: &segmentInside, evidence: &part.regions[key, default: RegionEvidence()])
+        return kind.rawValue << (2 * position)
+    }
+
+    private static func weigh(_ placement: LevelPlacement, visit: Visit, accuracy: Double, been: Bool, minimum: Int, key: RegionKey,
+                              segmentInside: inout [RegionKey: (count: Int, first: Visit)], evidence: inout RegionEvidence) {
         if !been {
             evidence.passedBy = earliest(evidence.passedBy, visit)
         } else if visit.time == nil {
@@ -686,16 +692,14 @@ public struct TrackClassifier: TrackSink {
                 evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
             } else {
                 evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-                countTowardsSegment(key, visit, &evidence)
+                countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence)
             }
         } else {
             evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
             // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
             // count like points inside near a border: enough of them in one segment confirm.
-            if placement.uncontested { countTowardsSegment(key, visit, &evidence) }
+            if placement.uncontested { countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence) }
         }
-        part.regions[key] = evidence
-        return kind.rawValue << (2 * position)
     }
 
     // MARK: Moments
