@@ -432,7 +432,12 @@ struct GPXParser {
             while k < end, XMLMarkup.isSpace(buffer[k]) { k += 1 }
             guard k + 1 < end, buffer[k] == UInt8(ascii: "<") else { break }
             if buffer[k + 1] == UInt8(ascii: "/") {
-                if let next = simplePointEnd(at: k) { i = next }
+                if let next = simplePointEnd(at: k) {
+                    // And the white space after it, which `scanText` would pass over unchanged
+                    // (inside the root, no value being read).
+                    i = next
+                    while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
+                }
                 break
             }
             guard let next = simpleValue(at: k) else { break }
@@ -453,6 +458,23 @@ struct GPXParser {
         valueEnd = start
         closed(depth: top)
         return start + length + 3
+    }
+
+    /// Whether `byte` is among the `count` (20 or 24) bytes at `p`, eight at a time: a word has
+    /// it when the word xor `byte` in every lane has a zero byte (exact, borrows only move which
+    /// lane shows it).
+    @inline(__always)
+    private static func contains(_ byte: UInt8, _ p: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let lanes: UInt64 = 0x0101_0101_0101_0101, pattern = lanes &* UInt64(byte)
+        func hasZeroByte(_ v: UInt64) -> Bool { (v &- lanes) & ~v & 0x8080_8080_8080_8080 != 0 }
+        let raw = UnsafeRawPointer(p)
+        var k = 0
+        while k + 8 <= count {
+            if hasZeroByte(raw.loadUnaligned(fromByteOffset: k, as: UInt64.self) ^ pattern) { return true }
+            k += 8
+        }
+        if k < count, hasZeroByte(UInt64(raw.loadUnaligned(fromByteOffset: k, as: UInt32.self)) ^ pattern | 0xFFFF_FFFF_0000_0000) { return true }
+        return false
     }
 
     /// Whether the `count` bytes at `a` and at `b` are the same, compared four at a time.
@@ -543,8 +565,15 @@ struct GPXParser {
         var number = 0.0
         let valueEnd: Int
         if which == .time {
-            guard let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), available) else { return nil }
-            valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+            // The first '<': where a time in the fixed layout (20 or 24 bytes) ends, else found.
+            if available > 20, buffer[valueStart + 20] == UInt8(ascii: "<"), !Self.contains(UInt8(ascii: "<"), buffer + valueStart, 20) {
+                valueEnd = valueStart + 20
+            } else if available > 24, buffer[valueStart + 24] == UInt8(ascii: "<"), !Self.contains(UInt8(ascii: "<"), buffer + valueStart, 24) {
+                valueEnd = valueStart + 24
+            } else {
+                guard let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), available) else { return nil }
+                valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+            }
         } else {
             guard let parsed = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(start: buffer + valueStart, count: available)) else { return nil }
             number = parsed.value
