@@ -164,6 +164,7 @@ struct GPXParser {
     private var hdop: Double?
     private var accuracy: Double?
     private var problem: String?
+    private var times = TimestampStream()
 
     // The value being read: text directly inside the element at depth `captureDepth`. While
     // `valueInBuffer`, it is the buffer's `valueStart..<valueEnd` (kept through refills); once
@@ -431,7 +432,12 @@ struct GPXParser {
             while k < end, XMLMarkup.isSpace(buffer[k]) { k += 1 }
             guard k + 1 < end, buffer[k] == UInt8(ascii: "<") else { break }
             if buffer[k + 1] == UInt8(ascii: "/") {
-                if let next = simplePointEnd(at: k) { i = next }
+                if let next = simplePointEnd(at: k) {
+                    // And the white space after it, which `scanText` would pass over unchanged
+                    // (inside the root, no value being read).
+                    i = next
+                    while i < end, XMLMarkup.isSpace(buffer[i]) { i += 1 }
+                }
                 break
             }
             guard let next = simpleValue(at: k) else { break }
@@ -446,12 +452,44 @@ struct GPXParser {
         let openStart = top > 0 ? nameEnds[top - 1] : 0
         let length = nameEnds[top] - openStart
         guard start + length + 3 <= end, buffer[start + length + 2] == UInt8(ascii: ">") else { return nil }
-        for k in 0..<length where names.base[openStart + k] != buffer[start + 2 + k] { return nil }
+        guard Self.equalBytes(names.base + openStart, buffer + start + 2, length) else { return nil }
         depth = top
         names.count = openStart
         valueEnd = start
         closed(depth: top)
         return start + length + 3
+    }
+
+    /// Whether `byte` is among the `count` (20 or 24) bytes at `p`, eight at a time: a word has
+    /// it when the word xor `byte` in every lane has a zero byte (exact, borrows only move which
+    /// lane shows it).
+    @inline(__always)
+    private static func contains(_ byte: UInt8, _ p: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let lanes: UInt64 = 0x0101_0101_0101_0101, pattern = lanes &* UInt64(byte)
+        func hasZeroByte(_ v: UInt64) -> Bool { (v &- lanes) & ~v & 0x8080_8080_8080_8080 != 0 }
+        let raw = UnsafeRawPointer(p)
+        var k = 0
+        while k + 8 <= count {
+            if hasZeroByte(raw.loadUnaligned(fromByteOffset: k, as: UInt64.self) ^ pattern) { return true }
+            k += 8
+        }
+        if k < count, hasZeroByte(UInt64(raw.loadUnaligned(fromByteOffset: k, as: UInt32.self)) ^ pattern | 0xFFFF_FFFF_0000_0000) { return true }
+        return false
+    }
+
+    /// Whether the `count` bytes at `a` and at `b` are the same, compared four at a time.
+    @inline(__always)
+    private static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var k = 0
+        while k + 4 <= count {
+            if UnsafeRawPointer(a + k).loadUnaligned(as: UInt32.self) != UnsafeRawPointer(b + k).loadUnaligned(as: UInt32.self) { return false }
+            k += 4
+        }
+        while k < count {
+            if a[k] != b[k] { return false }
+            k += 1
+        }
+        return true
     }
 
     /// `<trkpt …>` or `<rtept …>` (no prefix, not self-closing) whose `lat` and `lon` attributes
@@ -507,16 +545,17 @@ struct GPXParser {
     /// general path would find no fault in its text and take it unchanged.
     private mutating func simpleValue(at start: Int) -> Int? {
         let which: Field, nameLength: Int
-        if equals(start + 1, "ele>") {
+        switch buffer[start + 1] {  // `simpleElement` saw `start + 1 < end`
+        case UInt8(ascii: "e") where equals(start + 1, "ele>"):
             which = .elevation
             nameLength = 3
-        } else if equals(start + 1, "time>") {
+        case UInt8(ascii: "t") where equals(start + 1, "time>"):
             which = .time
             nameLength = 4
-        } else if equals(start + 1, "hdop>") {
+        case UInt8(ascii: "h") where equals(start + 1, "hdop>"):
             which = .hdop
             nameLength = 4
-        } else {
+        default:
             return nil
         }
         let valueStart = start + nameLength + 2
@@ -526,8 +565,15 @@ struct GPXParser {
         var number = 0.0
         let valueEnd: Int
         if which == .time {
-            guard let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), available) else { return nil }
-            valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+            // The first '<': where a time in the fixed layout (20 or 24 bytes) ends, else found.
+            if available > 20, buffer[valueStart + 20] == UInt8(ascii: "<"), !Self.contains(UInt8(ascii: "<"), buffer + valueStart, 20) {
+                valueEnd = valueStart + 20
+            } else if available > 24, buffer[valueStart + 24] == UInt8(ascii: "<"), !Self.contains(UInt8(ascii: "<"), buffer + valueStart, 24) {
+                valueEnd = valueStart + 24
+            } else {
+                guard let hit = memchr(buffer + valueStart, Int32(UInt8(ascii: "<")), available) else { return nil }
+                valueEnd = UnsafeMutablePointer<UInt8>(OpaquePointer(hit)) - buffer
+            }
         } else {
             guard let parsed = DecimalNumber.parsePrefix(UnsafeRawBufferPointer(start: buffer + valueStart, count: available)) else { return nil }
             number = parsed.value
@@ -535,10 +581,13 @@ struct GPXParser {
         }
         let tagEnd = valueEnd + nameLength + 3
         guard valueEnd > valueStart, tagEnd <= end, buffer[valueEnd] == UInt8(ascii: "<"), buffer[valueEnd + 1] == UInt8(ascii: "/") else { return nil }
-        for k in 0...nameLength where buffer[valueEnd + 2 + k] != buffer[start + 1 + k] { return nil }  // the name and '>'
+        // The name and '>' (4 or 5 bytes, all before `tagEnd`), four at a time.
+        let closing = UnsafeRawPointer(buffer + valueEnd + 2), opening = UnsafeRawPointer(buffer + start + 1)
+        guard closing.loadUnaligned(as: UInt32.self) == opening.loadUnaligned(as: UInt32.self),
+              nameLength == 3 || buffer[valueEnd + 6] == buffer[start + 5] else { return nil }
         switch which {
         case .time:
-            guard let parsed = Timestamp.parse(UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)) else { return nil }
+            guard let parsed = times.parse(UnsafeRawBufferPointer(start: buffer + valueStart, count: valueEnd - valueStart)) else { return nil }
             time = parsed
         case .elevation:
             elevation = number
@@ -781,7 +830,7 @@ struct GPXParser {
         var parsed = true
         switch which {
         case .time:
-            time = Timestamp.parse(bytes)
+            time = times.parse(bytes)
             parsed = time != nil
         case .elevation:
             elevation = DecimalNumber.parse(bytes)

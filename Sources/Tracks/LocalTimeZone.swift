@@ -118,6 +118,10 @@ public struct LocalDayClock: Sendable {
     /// The cached offset holds for instants in `validFrom..<validUntil`.
     private var validFrom = Int64.max
     private var validUntil = Int64.min
+    /// `day(of:)` is `day` for instants in `dayFrom..<dayUntil`.
+    private var day: Int64 = 0
+    private var dayFrom = Int64.max
+    private var dayUntil = Int64.min
 
     public init(zone: LocalTimeZone) { self.zone = zone }
 
@@ -131,9 +135,25 @@ public struct LocalDayClock: Sendable {
         return offsetMilliseconds
     }
 
-    /// Days since 1970-01-01 on the local clock of the instant `milliseconds`.
+    /// Days since 1970-01-01 on the local clock of the instant `milliseconds`. The instants of
+    /// the last day found (under one offset) are remembered: a track's points share their day.
     public mutating func day(of milliseconds: Int64) -> Int64 {
-        let local = milliseconds + offset(at: milliseconds)
-        return local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+        if milliseconds >= dayFrom, milliseconds < dayUntil { return day }
+        let offset = offset(at: milliseconds)
+        let local = milliseconds + offset
+        let found = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+        // The instants of that local day, where the offset holds (none remembered on overflow).
+        let (start, startOverflow) = found.multipliedReportingOverflow(by: 86_400_000)
+        let (from, fromOverflow) = start.subtractingReportingOverflow(offset)
+        let (until, untilOverflow) = from.addingReportingOverflow(86_400_000)
+        if startOverflow || fromOverflow || untilOverflow {
+            dayFrom = .max
+            dayUntil = .min
+        } else {
+            dayFrom = max(from, validFrom)
+            dayUntil = min(until, validUntil)
+        }
+        day = found
+        return found
     }
 }

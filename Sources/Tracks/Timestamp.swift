@@ -29,34 +29,56 @@ public enum Timestamp {
     /// `YYYY-MM-DDThh:mm:ss.sssZ`, read by position; nil for anything else (including an invalid
     /// date or time in that layout), which `parseGeneral` then decides.
     private static func parseFixedLayout(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard hasFixedLayout(bytes), let hour = fixedLayoutHour(bytes), let within = fixedLayoutWithinHour(bytes) else { return nil }
+        return hour + within
+    }
+
+    /// Whether `bytes` can be in the fixed layout: 20 or 24 bytes, `Z` last, `:` at 13 and 16
+    /// (the date's separators are checked with the date).
+    @inline(__always)
+    static func hasFixedLayout(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
-        guard count == 20 || count == 24, bytes[count - 1] == UInt8(ascii: "Z"),
-              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
-        else { return nil }
-        // Each field's digits, read without a branch per digit; `bad` is set when one is not a digit.
+        return (count == 20 || count == 24) && bytes[count - 1] == UInt8(ascii: "Z")
+            && bytes[13] == UInt8(ascii: ":") && bytes[16] == UInt8(ascii: ":")
+    }
+
+    /// Reads the digits of `bytes[start..<start + length]` without a branch per digit; `bad` is
+    /// set when one is not a digit.
+    @inline(__always)
+    private static func number(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ length: Int, _ bad: inout UInt8) -> Int64 {
+        var value: Int64 = 0
+        for i in start..<(start + length) {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            bad |= digit > 9 ? 0x80 : 0
+            value = value * 10 + Int64(digit)
+        }
+        return value
+    }
+
+    /// Of a time with ``hasFixedLayout(_:)``: the milliseconds from 1970 to its hour
+    /// (`YYYY-MM-DDThh`), nil when that is not a valid date and hour.
+    static func fixedLayoutHour(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T") else { return nil }
         var bad: UInt8 = 0
-        func number(_ start: Int, _ length: Int) -> Int64 {
-            var value: Int64 = 0
-            for i in start..<(start + length) {
-                let digit = bytes[i] &- UInt8(ascii: "0")
-                bad |= digit > 9 ? 0x80 : 0
-                value = value * 10 + Int64(digit)
-            }
-            return value
-        }
-        let year = number(0, 4), month = number(5, 2), day = number(8, 2)
-        let hour = number(11, 2), minute = number(14, 2), second = number(17, 2)
+        let year = number(bytes, 0, 4, &bad), month = number(bytes, 5, 2, &bad), day = number(bytes, 8, 2, &bad)
+        let hour = number(bytes, 11, 2, &bad)
+        guard bad == 0, month >= 1, month <= 12, day >= 1, day <= daysIn(month: month, year: year), hour < 24 else { return nil }
+        return (daysSinceEpoch(year: year, month: month, day: day) * 24 + hour) * 3_600_000
+    }
+
+    /// Of a time with ``hasFixedLayout(_:)``: the milliseconds after its hour (`mm:ss[.sss]`),
+    /// nil when they are not valid.
+    @inline(__always)
+    static func fixedLayoutWithinHour(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var bad: UInt8 = 0
+        let minute = number(bytes, 14, 2, &bad), second = number(bytes, 17, 2, &bad)
         var milliseconds: Int64 = 0
-        if count == 24 {
+        if bytes.count == 24 {
             guard bytes[19] == UInt8(ascii: ".") else { return nil }
-            milliseconds = number(20, 3)
+            milliseconds = number(bytes, 20, 3, &bad)
         }
-        guard bad == 0, month >= 1, month <= 12, day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60
-        else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        return (((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + milliseconds
+        guard bad == 0, minute < 60, second < 60 else { return nil }
+        return (minute * 60 + second) * 1000 + milliseconds
     }
 
     /// Every accepted form (see the type's description), read field by field.
@@ -239,5 +261,30 @@ private struct DigitReader {
         if take(UInt8(ascii: "+")) { return 1 }
         if take(UInt8(ascii: "-")) { return -1 }
         return nil
+    }
+}
+
+/// ``Timestamp/parse(_:)`` for the times of one file in order: the date and hour of the last time
+/// read in the fixed layout (`YYYY-MM-DDThh:mm:ss[.sss]Z`) are remembered, so a time in the same
+/// hour reads only its minutes and seconds (a 1 Hz track has 3,600 points an hour). Every answer is
+/// the one ``Timestamp/parse(_:)`` gives.
+struct TimestampStream {
+    /// The first 13 bytes (`YYYY-MM-DDThh`) of the last fixed-layout time whose date and hour
+    /// were valid, and the milliseconds from 1970 to that hour.
+    private var head: (UInt64, UInt32, UInt8) = (0, 0, 0)
+    private var hourMilliseconds: Int64 = 0
+    private var known = false
+
+    mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard Timestamp.hasFixedLayout(bytes) else { return Timestamp.parse(bytes) }
+        let read = (bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self), bytes[12])
+        if !known || read != head {
+            guard let hour = Timestamp.fixedLayoutHour(bytes) else { return Timestamp.parse(bytes) }
+            head = read
+            hourMilliseconds = hour
+            known = true
+        }
+        guard let within = Timestamp.fixedLayoutWithinHour(bytes) else { return Timestamp.parse(bytes) }
+        return hourMilliseconds + within
     }
 }

@@ -113,8 +113,29 @@ public enum ExploredGrid {
         private var baseLatitude = Double.nan
         private var baseRow = 0.0
         private var rowsPerDegree = 0.0
+        /// `maximumRow + 1`, read once (the static is initialised lazily, a check on every read).
+        private let rowOffset = ExploredGrid.maximumRow + 1
 
         public init() {}
+
+        /// `ExploredGrid.key(row:column:)`.
+        @inline(__always)
+        private func key(row: Int64, column: Int64) -> Int64 {
+            ((row + rowOffset) << 23) | column
+        }
+
+        /// `Int64(x.rounded(.down))` without a call to `floor` (the same for every x it does not trap on).
+        @inline(__always)
+        private static func floor(_ x: Double) -> Int64 {
+            let t = Int64(x)
+            return Double(t) > x ? t - 1 : t
+        }
+
+        /// `((column % columns) + columns) % columns`, without dividing when it is in range already.
+        @inline(__always)
+        private static func wrap(_ column: Int64, _ columns: Int64) -> Int64 {
+            column >= 0 && column < columns ? column : ((column % columns) + columns) % columns
+        }
 
         /// `ExploredGrid.rowCoordinate(latitude:)`, linearised within 0.001° (111 m) of the last
         /// exact evaluation: the curvature term there is below 10⁻⁵ m, so a point changes row only
@@ -148,10 +169,10 @@ public enum ExploredGrid {
 
         /// The cell of a point given its row coordinate (see `rowCoordinate(latitude:)`).
         public mutating func key(rowCoordinate y: Double, longitude: Double) -> Int64 {
-            let row = Int64(y.rounded(.down))
+            let row = Self.floor(y)
             let columns = columnCount(row: row)
-            let column = Int64(((longitude + 180) / (360 / Double(columns))).rounded(.down))
-            return ExploredGrid.key(row: row, column: ((column % columns) + columns) % columns)
+            let column = Self.floor((longitude + 180) / (360 / Double(columns)))
+            return key(row: row, column: Self.wrap(column, columns))
         }
 
         /// `ExploredGrid.rasterise` for end points given as (row coordinate, longitude).
@@ -161,7 +182,18 @@ public enum ExploredGrid {
             var lon1 = end.longitude
             if lon1 - start.longitude > 180 { lon1 -= 360 } else if start.longitude - lon1 > 180 { lon1 += 360 }
             let lon0 = start.longitude
-            let firstRow = Int64(min(y0, y1).rounded(.down)), lastRow = Int64(max(y0, y1).rounded(.down))
+            let firstRow = Self.floor(min(y0, y1)), lastRow = Self.floor(max(y0, y1))
+            if firstRow == lastRow {
+                // One row (the line's parameters there are 0...1, so its ends are lon0 and
+                // lon0 + (lon1 - lon0), as below) and one column: the leg of a track that stays
+                // in its cell, most legs at walking pace.
+                let columns = columnCount(row: firstRow)
+                let width = 360 / Double(columns)
+                let ca = Self.floor((lon0 + 180) / width)
+                if ca == Self.floor((lon0 + (lon1 - lon0) + 180) / width) {
+                    return visit(key(row: firstRow, column: Self.wrap(ca, columns)), 0)
+                }
+            }
             for row in firstRow...lastRow {
                 // The part of the line inside this row's band, as parameters t along the line.
                 var tLow = 0.0, tHigh = 1.0
@@ -174,7 +206,7 @@ public enum ExploredGrid {
                 let columns = columnCount(row: row)
                 let width = 360 / Double(columns)
                 let la = lon0 + (lon1 - lon0) * tLow, lb = lon0 + (lon1 - lon0) * tHigh
-                let ca = Int64(((la + 180) / width).rounded(.down)), cb = Int64(((lb + 180) / width).rounded(.down))
+                let ca = Self.floor((la + 180) / width), cb = Self.floor((lb + 180) / width)
                 let step: Int64 = cb >= ca ? 1 : -1
                 var column = ca
                 while true {
@@ -186,8 +218,7 @@ public enum ExploredGrid {
                         let boundary = Double(step > 0 ? column : column + 1) * width - 180
                         entry = (boundary - lon0) / (lon1 - lon0)
                     }
-                    let wrapped = ((column % columns) + columns) % columns
-                    visit(ExploredGrid.key(row: row, column: wrapped), min(1, max(0, entry)))
+                    visit(key(row: row, column: Self.wrap(column, columns)), min(1, max(0, entry)))
                     if column == cb { break }
                     column += step
                 }

@@ -43,11 +43,18 @@ public struct TrackClassifier: TrackSink {
     /// The input being read.
     public private(set) var record = InputRecord(path: "", fingerprint: "", format: "")
 
-    /// The last point that passed the filter (for duplicates and leg speeds).
-    private var previous: TrackPoint?
+    /// The last point that passed the filter (for duplicates and leg speeds), when `hasPrevious`.
+    /// The per-point state is kept in plain fields, not in Optionals or tuples of structs, so
+    /// that a point is not copied from one to the next (measured: a tenth of the classifier's time).
+    private var previous = TrackPoint(latitude: 0, longitude: 0)
+    private var hasPrevious = false
     private var breakPending = true
-    /// The last point committed to the ground track, with its placement (the start of the next leg).
-    private var anchor: Located?
+    /// The last point committed to the ground track (the start of the next leg), when `hasAnchor`;
+    /// its placement is `lookupPlacement` when `anchorReused`, else `anchorPlacement`.
+    private var anchor = Located()
+    private var hasAnchor = false
+    private var anchorReused = false
+    private var anchorPlacement = Placement()
     /// Points after the anchor reached through fast legs, waiting for the run's verdict.
     private var run: [TrackPoint] = []
     private var runMetres = 0.0
@@ -57,9 +64,15 @@ public struct TrackClassifier: TrackSink {
     private var datumConverter = DatumConverter()
     /// The current input's datum (its record's).
     private var inputDatum = Datum.wgs84
-    /// The last point located afresh, its placement without margins, and its smallest margin.
-    private var lastLookup: (point: TrackPoint, reusable: Placement, clearance: Double)?
-    /// Points that reused `lastLookup` since it was made, and the earliest of them: their
+    /// The last point located afresh, its placement without margins, and its smallest margin,
+    /// when `hasLookup`; `lookupCell` is the placement's part of a ``CellVisit`` (country, finest
+    /// China region).
+    private var hasLookup = false
+    private var lookupPoint = TrackPoint(latitude: 0, longitude: 0)
+    private var lookupPlacement = Placement()
+    private var lookupClearance = 0.0
+    private var lookupCell = (country: Int32(-1), chinaRegion: Int32(-1))
+    /// Points that reused the last lookup since it was made, and the earliest of them: their
     /// evidence (inside, confirmed) is added to the ledger in one step when the lookup changes.
     private var reuseCount: Int64 = 0
     private var reuseFirst: Visit?
@@ -71,12 +84,15 @@ public struct TrackClassifier: TrackSink {
     private var scale = LocalScale()
     /// Ground segments started so far in this run (numbers the observed points' segments).
     private var segmentCount = 0
-    /// The last committed ground point whose evidence waits for its outgoing leg (see step 5):
-    /// `been` is already true when it starts a segment or its incoming leg was at human speed.
-    /// `predecessor` is the ground point before it in the segment: a point between two fast legs
-    /// whose chord (predecessor to successor) is at human speed is a position spike in a walk, not
-    /// a vehicle, and counts as been.
-    private var pending: (located: Located, reused: Bool, been: Bool, predecessor: TrackPoint?)?
+    /// Whether the anchor's evidence waits for its outgoing leg (see step 5): `pendingBeen` is
+    /// already true when it starts a segment or its incoming leg was at human speed. The
+    /// predecessor (`pendingHasPredecessor`) is the ground point before it in the segment: a
+    /// point between two fast legs whose chord (predecessor to successor) is at human speed is a
+    /// position spike in a walk, not a vehicle, and counts as been.
+    private var pendingActive = false
+    private var pendingBeen = false
+    private var pendingHasPredecessor = false
+    private var pendingPredecessor = TrackPoint(latitude: 0, longitude: 0)
     /// Reused points only passed at vehicle speed since the last lookup, and the earliest of them.
     private var passedReuseCount: Int64 = 0
     private var passedReuseFirst: Visit?
@@ -107,7 +123,7 @@ public struct TrackClassifier: TrackSink {
     private var tally = MomentTally()
     /// The last place weighed and its palette position (consecutive points share a place).
     private var lastPlace: (signature: PlaceSignature, position: Int32)?
-    /// The palette positions of `lastLookup`'s placement for a point been there and one only
+    /// The palette positions of `lookupPlacement` for a point been there and one only
     /// passed (computed when first needed).
     private var reusedPlaces: (been: Int32?, passed: Int32?) = (nil, nil)
     /// Called with every kept ground point, after it is weighed (the audit listens here; nil for
@@ -119,28 +135,33 @@ public struct TrackClassifier: TrackSink {
     var collectsExploredKeys = false
     var exploredKeys: [Int64] = []
 
+    /// A committed ground point and what the next leg from it needs (its placement is kept
+    /// apart: most points reuse the last lookup's).
     struct Located {
-        var point: TrackPoint
-        var placement: Placement
-        var cell: CellVisit
+        var point = TrackPoint(latitude: 0, longitude: 0)
+        var cell = CellVisit(time: .max, country: -1, chinaRegion: -1)
         /// `ExploredGrid.rowCoordinate` of the point, kept for the next leg.
-        var row: Double
+        var row = 0.0
         /// The point's z17 tile coordinates (``SlippyTile/tileCoordinates(latitude:longitude:zoom:)``).
-        var tile: (x: Double, y: Double)
+        var tile = (x: 0.0, y: 0.0)
         /// The key of the z17 tile whose interior holds it; -1 on a tile's edge (or beyond the last
         /// column), where the leg's supercover decides.
-        var tileKey: Int64
+        var tileKey: Int64 = -1
 
-        init(point: TrackPoint, placement: Placement, cell: CellVisit, row: Double, tile: (x: Double, y: Double)) {
+        init() {}
+
+        init(point: TrackPoint, cell: CellVisit, row: Double, tile: (x: Double, y: Double)) {
             self.point = point
-            self.placement = placement
             self.cell = cell
             self.row = row
             self.tile = tile
-            let x = tile.x.rounded(.down), y = tile.y.rounded(.down)
-            let size = Double(Int64(1) << SlippyTile.storedZoom)
-            tileKey = x != tile.x && y != tile.y && x >= 0 && x < size && y < size
-                ? SlippyTile.key(x: Int64(x), y: Int64(y), zoom: SlippyTile.storedZoom) : -1
+            // Tile coordinates are finite and at least 0 (x from a longitude ≥ −180°, y clamped),
+            // so truncation is the floor; the checks keep the rule for any other value.
+            let size = Int64(1) << SlippyTile.storedZoom
+            if tile.x >= 0, tile.y >= 0, tile.x < Double(size), tile.y < Double(size) {
+                let x = Int64(tile.x), y = Int64(tile.y)
+                tileKey = Double(x) != tile.x && Double(y) != tile.y ? SlippyTile.key(x: x, y: y, zoom: SlippyTile.storedZoom) : -1
+            }
         }
     }
 
@@ -157,18 +178,19 @@ public struct TrackClassifier: TrackSink {
         inputDatum = record.datum ?? options.inputDatum
         // Kept as the state and the report keep it: WGS-84 is no entry.
         self.record.datum = inputDatum == .wgs84 ? nil : inputDatum
-        previous = nil
-        anchor = nil
+        hasPrevious = false
+        hasAnchor = false
+        anchorReused = false
         breakPending = true
         run.removeAll(keepingCapacity: true)
         runMetres = 0
-        lastLookup = nil
+        hasLookup = false
         reuseCount = 0
         reuseFirst = nil
         rows = ExploredGrid.RowCache()
         scale = LocalScale()
         lastDay = .min
-        pending = nil
+        pendingActive = false
         passedReuseCount = 0
         passedReuseFirst = nil
         inRoute = false
@@ -253,7 +275,7 @@ public struct TrackClassifier: TrackSink {
     public mutating func segmentBreak() {
         flushRun()
         breakPending = true
-        previous = nil
+        hasPrevious = false
         inRoute = false
     }
 
@@ -296,24 +318,38 @@ public struct TrackClassifier: TrackSink {
             return
         }
         if point.time != nil { sawTimed = true }
-        if let last = previous, let t = point.time, let lastTime = last.time {
+        if hasPrevious, let t = point.time, let lastTime = previous.time {
             if t == lastTime { return drop(.duplicateTime) }
             if t < lastTime || t - lastTime > options.segmentGap {
                 segmentBreak()
             }
         }
-        let leg = previous.map { scale.metres(from: $0, to: point) }
-        if let last = previous, let leg, let t0 = last.time, let t1 = point.time, t1 > t0, leg / (Double(t1 - t0) / 1000) > options.fastSpeed {
+        guard hasPrevious else {
+            flushRun()
+            commit(point)
+            previous = point
+            hasPrevious = true
+            return
+        }
+        let leg = scale.metres(from: previous, to: point)
+        if let t0 = previous.time, let t1 = point.time, t1 > t0, leg / (Double(t1 - t0) / 1000) > options.fastSpeed {
             runMetres += leg
             run.append(point)
             previous = point
             if run.count >= Self.maximumRun { flushRun() }
             return
         }
-        let fromAnchor = run.isEmpty && previous != nil && previous == anchor?.point ? leg : nil
+        let fromAnchor = run.isEmpty && hasAnchor && Self.same(previous, anchor.point)
         flushRun()
-        commit(point, legMetres: fromAnchor)
+        commit(point, legMetres: fromAnchor ? leg : nil)
         previous = point
+    }
+
+    /// `a == b` (the derived equality), written out: the per-point check whether the previous
+    /// point is the anchor.
+    @inline(__always)
+    private static func same(_ a: TrackPoint, _ b: TrackPoint) -> Bool {
+        a.latitude == b.latitude && a.longitude == b.longitude && a.time == b.time && a.accuracy == b.accuracy && a.elevation == b.elevation
     }
 
     // MARK: Runs of fast legs
@@ -325,7 +361,7 @@ public struct TrackClassifier: TrackSink {
             runMetres = 0
         }
         let landing = run[run.count - 1]
-        guard let start = anchor?.point, let t0 = start.time, let t1 = landing.time, t1 > t0 else {
+        guard hasAnchor, let t0 = anchor.point.time, let t1 = landing.time, t1 > t0 else {
             for point in run { commit(point) }
             return
         }
@@ -363,28 +399,32 @@ public struct TrackClassifier: TrackSink {
         if inRoute { record.pointsPlanned += 1 } else if point.time == nil { untimedTrackKept += 1 }
         // The leg from the anchor, and whether it was at human-powered speed; the anchor's evidence
         // is decided by it before this point is placed (placing may flush the reused evidence).
-        var leg: (metres: Double, untimed: Bool, humanSpeed: Bool)?
+        let hasLeg = !breakPending && hasAnchor
+        var metres = 0.0, untimed = false, humanSpeed = false
         if breakPending {
             resolvePending(outgoingAtHumanSpeed: true)
-        } else if let from = anchor {
-            let metres = legMetres ?? scale.metres(from: from.point, to: point)
-            if let t0 = from.point.time, let t1 = point.time {
-                let human = t1 > t0 && metres <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
-                leg = (metres, false, human)
+        } else if hasAnchor {
+            metres = legMetres ?? scale.metres(from: anchor.point, to: point)
+            if let t0 = anchor.point.time, let t1 = point.time {
+                humanSpeed = t1 > t0 && metres <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
             } else {
-                leg = (metres, true, true)
+                untimed = true
+                humanSpeed = true
             }
-            resolvePending(outgoingAtHumanSpeed: leg!.humanSpeed, successor: point)
+            resolvePending(outgoingAtHumanSpeed: humanSpeed, successor: point)
         }
-        guard let (placement, reused) = place(point) else {
+        guard let reused = place(point) else {
             // Unreachable after the filter's range checks; counted rather than lost if it ever happens.
             record.pointsKept -= 1
             return drop(.invalidCoordinate)
         }
-        useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
+        useMinute(ofTime: point.time)
         tally.points += 1
-        let located = Located(point: point, placement: placement, cell: cellVisit(point, placement),
-                              row: rows.rowCoordinate(latitude: point.latitude),
+        let second = point.time.map(CellVisit.second(of:)) ?? .max
+        let cell = reused ? CellVisit(time: second, country: lookupCell.country, chinaRegion: lookupCell.chinaRegion)
+                          : CellVisit(time: second, country: anchorPlacement.country.region ?? -1,
+                                      chinaRegion: anchorPlacement.county.region ?? anchorPlacement.city.region ?? anchorPlacement.province.region ?? -1)
+        let located = Located(point: point, cell: cell, row: rows.rowCoordinate(latitude: point.latitude),
                               tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
         if breakPending {
             breakPending = false
@@ -397,21 +437,23 @@ public struct TrackClassifier: TrackSink {
             if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
             let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
             partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
-        } else if let from = anchor, let leg {
-            let drawn = leg.untimed ? leg.metres <= ClassifyOptions.untimedLegLimit
-                                    : leg.humanSpeed && leg.metres <= ClassifyOptions.maximumExploredLeg
-            if !legAlreadyCounted, !leg.untimed || drawn {
-                addLeg(from: from.point.time, to: point.time, millimetres: Int64((leg.metres * 1000).rounded()))
+        } else if hasLeg {
+            // The anchor is still the leg's start here.
+            let fromTime = anchor.point.time, fromRow = anchor.row, fromLongitude = anchor.point.longitude
+            let startCell = anchor.cell, endCell = located.cell
+            let drawn = untimed ? metres <= ClassifyOptions.untimedLegLimit
+                                : humanSpeed && metres <= ClassifyOptions.maximumExploredLeg
+            if !legAlreadyCounted, !untimed || drawn {
+                addLeg(from: fromTime, to: point.time, millimetres: Self.rounded(metres * 1000))
             }
-            if drawn, let t0 = from.point.time, let t1 = point.time,
-               leg.metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
-               (from.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
+            if drawn, let t0 = fromTime, let t1 = point.time,
+               metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
+               (anchor.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
                (point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit {
                 // A moving leg with good fixes: every cell it enters is a pass candidate, at the
                 // time the leg enters it; its start cell only when the last leg gave none.
-                let startCell = from.cell, endCell = located.cell
                 let chained = passChain, duration = Double(t1 - t0)
-                rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                rows.rasterise(from: (fromRow, fromLongitude), to: (located.row, point.longitude)) { key, fraction in
                     let known = partCells.count
                     partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                     if collectsExploredKeys, partCells.count != known { exploredKeys.append(key) }
@@ -420,15 +462,14 @@ public struct TrackClassifier: TrackSink {
                 passChain = true
             } else if drawn {
                 passChain = false
-                let startCell = from.cell, endCell = located.cell
                 if collectsExploredKeys {
-                    rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                    rows.rasterise(from: (fromRow, fromLongitude), to: (located.row, point.longitude)) { key, fraction in
                         let known = partCells.count
                         partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                         if partCells.count != known { exploredKeys.append(key) }
                     }
                 } else {
-                    rows.rasterise(from: (from.row, from.point.longitude), to: (located.row, point.longitude)) { key, fraction in
+                    rows.rasterise(from: (fromRow, fromLongitude), to: (located.row, point.longitude)) { key, fraction in
                         partCells.explore(key, fraction < 0.5 ? startCell : endCell)
                     }
                 }
@@ -436,11 +477,13 @@ public struct TrackClassifier: TrackSink {
             if drawn {
                 // The leg's tiles are visited at the earlier of its ends' times; most legs stay
                 // inside one z17 tile.
-                let time = min(from.cell.time, located.cell.time)
-                if from.tileKey >= 0, from.tileKey == located.tileKey {
-                    partTiles.visit(from.tileKey, time: time)
+                let time = min(startCell.time, endCell.time)
+                let fromTileKey = anchor.tileKey
+                if fromTileKey >= 0, fromTileKey == located.tileKey {
+                    partTiles.visit(fromTileKey, time: time)
                 } else {
-                    SlippyTile.supercover(from: from.tile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
+                    let fromTile = anchor.tile
+                    SlippyTile.supercover(from: fromTile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
                         partTiles.visit(key, time: time)
                     }
                 }
@@ -455,23 +498,31 @@ public struct TrackClassifier: TrackSink {
                 lastDay = day
             }
         }
-        // Untimed points have no speed to judge: they count as places been (tentatively).
-        pending = (located, reused, leg == nil || leg!.humanSpeed, leg == nil ? nil : anchor?.point)
+        // The new anchor's evidence waits for its outgoing leg. Untimed points have no speed to
+        // judge: they count as places been (tentatively).
+        pendingActive = true
+        pendingBeen = !hasLeg || humanSpeed
+        pendingHasPredecessor = hasLeg
+        if hasLeg { pendingPredecessor = anchor.point }
         anchor = located
-        observer?(ObservedPoint(input: record.path, segment: segmentCount, point: point, placement: placement, reused: reused))
+        hasAnchor = true
+        anchorReused = reused
+        observer?(ObservedPoint(input: record.path, segment: segmentCount, point: point,
+                                placement: reused ? lookupPlacement : anchorPlacement, reused: reused))
     }
 
-    /// Weighs the pending point now that its outgoing leg is known (or there is none).
+    /// Weighs the pending point (the anchor) now that its outgoing leg is known (or there is none).
+    @inline(__always)
     private mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil) {
-        guard let (located, reused, beenBefore, predecessor) = pending else { return }
-        pending = nil
-        var been = beenBefore || outgoingAtHumanSpeed
-        if !been, let a = predecessor, let b = successor, let t0 = a.time, let t1 = b.time, t1 > t0 {
-            been = scale.metres(from: a, to: b) <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+        guard pendingActive else { return }
+        pendingActive = false
+        var been = pendingBeen || outgoingAtHumanSpeed
+        if !been, pendingHasPredecessor, let b = successor, let t0 = pendingPredecessor.time, let t1 = b.time, t1 > t0 {
+            been = scale.metres(from: pendingPredecessor, to: b) <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
         }
-        if reused {
-            let point = located.point
-            let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
+        if anchorReused {
+            let time = anchor.point.time
+            let visit = Visit(time: time, latitude: anchor.point.latitude, longitude: anchor.point.longitude)
             if been {
                 reuseCount += 1
                 reuseFirst = earliest(reuseFirst, visit)
@@ -480,51 +531,71 @@ public struct TrackClassifier: TrackSink {
                 passedReuseFirst = earliest(passedReuseFirst, visit)
             }
             let place = reusedPlace(been: been)
-            useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
+            useMinute(ofTime: time)
             tally.count(place: place)
         } else {
-            weigh(located, been: been)
+            weigh(been: been)
         }
     }
 
-    /// The placement of a ground point. A point near the last located one reuses its answer
+    /// Places a ground point: true when it reuses the last lookup's placement (`lookupPlacement`),
+    /// false when it was located afresh (the placement is then put in `anchorPlacement`), nil
+    /// when it cannot be located. A point near the last located one reuses its answer
     /// when that cannot change it: it is inside at every level it has, the placement is stable
     /// (`RegionLocator.placementIsStable`: no China level missing in China, no datum gate near
     /// China's border), and it moved less than the smallest margin minus its accuracy (with 1% and 1 m to spare for the datum shift's slight
     /// stretch). Then every level has the same region and the margin still exceeds the accuracy,
     /// so the evidence is what a fresh lookup would give; the margins are dropped (nil: "far
     /// enough"). Tracks sample every few metres, so most points take this path.
-    private mutating func place(_ point: TrackPoint) -> (Placement, reused: Bool)? {
+    private mutating func place(_ point: TrackPoint) -> Bool? {
         let accuracy = point.accuracy ?? options.assumedAccuracy
         // Untimed points are tentative, which a reused placement (confirmed) would not say.
-        if point.time != nil, let cached = lastLookup {
-            let moved = scale.metres(from: cached.point, to: point) * 1.01 + 1
-            if moved + accuracy <= cached.clearance { return (cached.reusable, true) }
+        if point.time != nil, hasLookup {
+            let moved = scale.metres(from: lookupPoint, to: point) * 1.01 + 1
+            if moved + accuracy <= lookupClearance { return true }
         }
         flushReuse()
         guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
-        let levels = [placement.country, placement.province, placement.city, placement.county].filter { $0.region != nil }
-        if !levels.isEmpty, levels.allSatisfy({ $0.status == .inside }),
+        // The levels that have a region: all inside, and the smallest margin (the first one met
+        // on ties, as `min()` takes it).
+        var levels = 0, allInside = true, clearance = 0.0
+        let radius = locator.marginRadius
+        func include(_ level: LevelPlacement) {
+            guard level.region != nil else { return }
+            if level.status != .inside { allInside = false }
+            let margin = level.marginMetres ?? radius
+            if levels == 0 || margin < clearance { clearance = margin }
+            levels += 1
+        }
+        include(placement.country)
+        include(placement.province)
+        include(placement.city)
+        include(placement.county)
+        if levels > 0, allInside,
            locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius) {
-            let clearance = levels.map { $0.marginMetres ?? locator.marginRadius }.min()!
             var reusable = placement
             reusable.country.marginMetres = nil
             reusable.province.marginMetres = nil
             reusable.city.marginMetres = nil
             reusable.county.marginMetres = nil
-            lastLookup = (point, reusable, clearance)
+            hasLookup = true
+            lookupPoint = point
+            lookupPlacement = reusable
+            lookupClearance = clearance
+            lookupCell = (placement.country.region ?? -1, placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
         } else {
-            lastLookup = nil
+            hasLookup = false
         }
         reusedPlaces = (nil, nil)
-        return (placement, false)
+        anchorPlacement = placement
+        return false
     }
 
     /// Calls `body` with the current input's evidence of each region so far, the points that
     /// reused the last lookup included (they are added to `part` only when the lookup changes).
     /// For ``LiveLedger``, after each point.
     func forEachRegionSoFar(_ body: (RegionKey, RegionEvidence) -> Void) {
-        let reused = reuseCount > 0 || passedReuseCount > 0 ? lastLookup?.reusable : nil
+        let reused = (reuseCount > 0 || passedReuseCount > 0) && hasLookup ? lookupPlacement : nil
         func withReuse(_ key: RegionKey, _ evidence: RegionEvidence) -> RegionEvidence {
             guard let reused, reused.level(key.level).region == key.index else { return evidence }
             var evidence = evidence
@@ -545,80 +616,101 @@ public struct TrackClassifier: TrackSink {
     /// Adds the points that reused the last lookup to the ledger: inside, confirmed, at every level.
     /// Points only passed at vehicle speed count as passed, not inside.
     private mutating func flushReuse() {
-        guard reuseCount > 0 || passedReuseCount > 0, let placement = lastLookup?.reusable else { return }
-        for (level, found) in [(RegionLevel.country, placement.country), (.province, placement.province), (.city, placement.city), (.county, placement.county)] {
-            guard let region = found.region else { continue }
-            let key = RegionKey(level: level, index: region)
-            var evidence = part.regions[key] ?? RegionEvidence()
-            if let first = reuseFirst { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
-            if let first = passedReuseFirst { evidence.passedBy = earliest(evidence.passedBy, first) }
-            part.regions[key] = evidence
-        }
+        guard reuseCount > 0 || passedReuseCount > 0, hasLookup else { return }
+        addReuse(.country, lookupPlacement.country.region)
+        addReuse(.province, lookupPlacement.province.region)
+        addReuse(.city, lookupPlacement.city.region)
+        addReuse(.county, lookupPlacement.county.region)
         reuseCount = 0
         reuseFirst = nil
         passedReuseCount = 0
         passedReuseFirst = nil
     }
 
-    private func cellVisit(_ point: TrackPoint, _ placement: Placement) -> CellVisit {
-        let finest = placement.county.region ?? placement.city.region ?? placement.province.region
-        return CellVisit(time: point.time.map(CellVisit.second(of:)) ?? .max, country: placement.country.region ?? -1, chinaRegion: finest ?? -1)
+    private mutating func addReuse(_ level: RegionLevel, _ region: Int32?) {
+        guard let region else { return }
+        let key = RegionKey(level: level, index: region)
+        // In place: one hash lookup, the entry added when new.
+        Self.add(confirmed: reuseFirst, passed: passedReuseFirst, to: &part.regions[key, default: RegionEvidence()])
     }
 
-    /// One more point in the region within the current segment: the segment's points confirm it
-    /// once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
-    private mutating func countTowardsSegment(_ key: RegionKey, _ visit: Visit, _ evidence: inout RegionEvidence) {
-        var tally = segmentInside[key] ?? (0, visit)
+    private static func add(confirmed: Visit?, passed: Visit?, to evidence: inout RegionEvidence) {
+        if let first = confirmed { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
+        if let first = passed { evidence.passedBy = earliest(evidence.passedBy, first) }
+    }
+
+    /// One more point in the region within the current segment (its tally there): the
+    /// segment's points confirm it once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
+    private static func countTowardsSegment(_ tally: inout (count: Int, first: Visit), minimum: Int, _ evidence: inout RegionEvidence) {
         tally.count += 1
-        segmentInside[key] = tally
-        if tally.count >= options.minimumPointsPerSegment {
+        if tally.count >= minimum {
             evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
         }
     }
 
-    /// Applies the evidence rules of DESIGN.md to one ground point at every level. A point only
-    /// passed at vehicle speed (`been` false) is passed-through evidence; an untimed one tentative.
-    private mutating func weigh(_ located: Located, been: Bool) {
-        let point = located.point
+    /// Applies the evidence rules of DESIGN.md to the anchor, located afresh (`anchorPlacement`),
+    /// at every level. A point only passed at vehicle speed (`been` false) is passed-through
+    /// evidence; an untimed one tentative.
+    private mutating func weigh(been: Bool) {
+        let point = anchor.point
         let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
         let accuracy = point.accuracy ?? options.assumedAccuracy
-        let levels: [(RegionLevel, LevelPlacement)] = [(.country, located.placement.country), (.province, located.placement.province),
-                                                       (.city, located.placement.city), (.county, located.placement.county)]
+        let p = anchorPlacement
         var kinds: UInt8 = 0
-        for (position, (level, placement)) in levels.enumerated() {
-            guard let region = placement.region, placement.status != .outside else { continue }
-            let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
-            kinds |= kind.rawValue << (2 * UInt8(position))
-            let key = RegionKey(level: level, index: region)
-            var evidence = part.regions[key] ?? RegionEvidence()
-            if !been {
-                evidence.passedBy = earliest(evidence.passedBy, visit)
-            } else if point.time == nil {
-                evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-            } else if placement.status == .inside {
-                if (placement.marginMetres ?? .infinity) >= accuracy {
-                    evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
-                } else {
-                    evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-                    countTowardsSegment(key, visit, &evidence)
-                }
-            } else {
-                evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-                // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
-                // count like points inside near a border: enough of them in one segment confirm.
-                if placement.uncontested { countTowardsSegment(key, visit, &evidence) }
-            }
-            part.regions[key] = evidence
-        }
-        let p = located.placement
+        kinds |= weigh(.country, p.country, position: 0, visit: visit, accuracy: accuracy, been: been)
+        kinds |= weigh(.province, p.province, position: 1, visit: visit, accuracy: accuracy, been: been)
+        kinds |= weigh(.city, p.city, position: 2, visit: visit, accuracy: accuracy, been: been)
+        kinds |= weigh(.county, p.county, position: 3, visit: visit, accuracy: accuracy, been: been)
         let signature = PlaceSignature(regions: (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1),
                                        kinds: kinds)
         let place = position(of: signature)
-        useMinute(point.time.map(Self.minute(of:)) ?? MomentTally.untimedMinute)
+        useMinute(ofTime: point.time)
         tally.count(place: place)
     }
 
+    /// `weigh(been:)` at one level; returns the level's kind in the place signature's bits.
+    private mutating func weigh(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8,
+                                visit: Visit, accuracy: Double, been: Bool) -> UInt8 {
+        guard let region = placement.region, placement.status != .outside else { return 0 }
+        let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
+        let key = RegionKey(level: level, index: region)
+        // The region's evidence (and its tally in the segment) updated in place: one hash lookup
+        // each, the entry added when new.
+        Self.weigh(placement, visit: visit, accuracy: accuracy, been: been, minimum: options.minimumPointsPerSegment,
+                   key: key, segmentInside: &segmentInside, evidence: &part.regions[key, default: RegionEvidence()])
+        return kind.rawValue << (2 * position)
+    }
+
+    private static func weigh(_ placement: LevelPlacement, visit: Visit, accuracy: Double, been: Bool, minimum: Int, key: RegionKey,
+                              segmentInside: inout [RegionKey: (count: Int, first: Visit)], evidence: inout RegionEvidence) {
+        if !been {
+            evidence.passedBy = earliest(evidence.passedBy, visit)
+        } else if visit.time == nil {
+            evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+        } else if placement.status == .inside {
+            if (placement.marginMetres ?? .infinity) >= accuracy {
+                evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
+            } else {
+                evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+                countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence)
+            }
+        } else {
+            evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+            // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
+            // count like points inside near a border: enough of them in one segment confirm.
+            if placement.uncontested { countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence) }
+        }
+    }
+
     // MARK: Moments
+
+    /// `Int64(x.rounded())` (half away from zero) without a call to `round`, for the x it does not trap on.
+    @inline(__always)
+    static func rounded(_ x: Double) -> Int64 {
+        let t = Int64(x)  // towards zero; the fraction x - t is exact
+        let fraction = x - Double(t)
+        return fraction >= 0.5 ? t + 1 : fraction <= -0.5 ? t - 1 : t
+    }
 
     /// The whole second of a time in milliseconds (rounded down, before 1970 too).
     static func second(of time: Int64) -> Int64 {
@@ -636,6 +728,15 @@ public struct TrackClassifier: TrackSink {
     @inline(__always)
     private mutating func useMinute(_ minute: Int64) {
         if minute != tallyMinute { switchMinute(to: minute) }
+    }
+
+    /// Makes `tally` the tally of the minute of `time` (untimed: ``MomentTally/untimedMinute``);
+    /// a time inside the minute being written needs no division.
+    @inline(__always)
+    private mutating func useMinute(ofTime time: Int64?) {
+        guard let time else { return useMinute(MomentTally.untimedMinute) }
+        if time >= tallyStart, time &- tallyStart < 60_000 { return }
+        useMinute(Self.minute(of: time))
     }
 
     private mutating func switchMinute(to minute: Int64) {
@@ -705,10 +806,15 @@ public struct TrackClassifier: TrackSink {
         return position
     }
 
-    /// The palette position of `lastLookup`'s placement: inside at every level it has, or passed.
+    /// The palette position of `lookupPlacement`: inside at every level it has, or passed.
+    @inline(__always)
     private mutating func reusedPlace(been: Bool) -> Int32 {
         if let known = been ? reusedPlaces.been : reusedPlaces.passed { return known }
-        let p = lastLookup!.reusable
+        return newReusedPlace(been: been)
+    }
+
+    private mutating func newReusedPlace(been: Bool) -> Int32 {
+        let p = lookupPlacement
         let regions = (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1)
         var kinds: UInt8 = 0
         let kind = been ? PlaceSignature.Kind.inside : .passed
@@ -745,21 +851,24 @@ struct LocalScale {
     private var northPerDegree = 0.0
     private var eastPerDegree = 0.0
 
+    @inline(__always)
     mutating func metres(from a: TrackPoint, to b: TrackPoint) -> Double {
         let mean = (a.latitude + b.latitude) / 2
-        if !(abs(mean - latitude) <= 0.01) {
-            let phi = mean * .pi / 180
-            let s = sin(phi)
-            let w = (1 - ExploredGrid.e2 * s * s).squareRoot()
-            northPerDegree = ExploredGrid.a * (1 - ExploredGrid.e2) / (w * w * w) * .pi / 180
-            eastPerDegree = ExploredGrid.a / w * cos(phi) * .pi / 180
-            latitude = mean
-        }
+        if !(abs(mean - latitude) <= 0.01) { rescale(mean) }
         var dLon = b.longitude - a.longitude
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
         let north = (b.latitude - a.latitude) * northPerDegree
         let east = dLon * eastPerDegree
         return (north * north + east * east).squareRoot()
+    }
+
+    private mutating func rescale(_ mean: Double) {
+        let phi = mean * .pi / 180
+        let s = sin(phi)
+        let w = (1 - ExploredGrid.e2 * s * s).squareRoot()
+        northPerDegree = ExploredGrid.a * (1 - ExploredGrid.e2) / (w * w * w) * .pi / 180
+        eastPerDegree = ExploredGrid.a / w * cos(phi) * .pi / 180
+        latitude = mean
     }
 }
 

@@ -413,6 +413,10 @@ final class GPXReaderTests: XCTestCase {
     <trkpt lat="-0" lon="+7"><ele>-12.25e1</ele><hdop>.5</hdop><time>2024-13-01T00:00:00Z</time></trkpt>
     <trkpt lat="1" lon="2"><sat>4</sat><time>2024-03-01T00:00:00Z<![CDATA[]]></time><wpt/></trkpt>
     <trkpt lat="1" lon="2"><trkpt lat="3" lon="4"><ele>5</ele></trkpt><ele>6</ele></trkpt>
+    <trkpt lat="1" lon="2"><time>2024-03-01T00<!-- c -->:00:00Z</time></trkpt>	
+     <trkpt lat="1" lon="2"><time>2024-03-01T00:00:00Z<b/></time></trkpt>junk<trkpt lat="1" lon="2"><time>2024-03-01T00:00:00,123Z</time></trkpt>
+    <trkpt lat="1" lon="2"><time>2024-02-29T23:59:59Z</time></trkpt><trkpt lat="1" lon="2"><time>2024-02-30T23:00:00Z</time></trkpt>
+    <trkpt lat="1" lon="2"><time>2024-03-01T00:00:00.12</time></trkpt><trkpt lat="1" lon="2"><time>2024-03-01T00:00:0Z</time></trkpt>
     </trkseg></trk>
     <wpt lat="1" lon="2"><ele>3</ele></wpt>
     """)

@@ -28,6 +28,27 @@ final class LocalTimeZoneTests: XCTestCase {
         XCTAssertEqual(fixed.day(of: Self.march31 + 22 * Self.hour + Self.hour / 2), 19_813)
     }
 
+    /// The clock remembers the instants of the last day it found; every answer must still be the
+    /// day of the instant's own offset, asked of the zone directly: points every 7 minutes over
+    /// the spring transition (forwards, backwards, and hopping), and each local midnight's edges.
+    func testTheDayClockAgreesWithTheZoneAtEveryInstant() {
+        func expected(_ t: Int64) -> Int64 {
+            let local = t + Int64(berlin.offsetMinutes(at: t)) * 60_000
+            return Int64((Double(local) / 86_400_000).rounded(.down))
+        }
+        let start = Self.march31 - 2 * 86_400_000, end = Self.march31 + 3 * 86_400_000
+        var instants = Array(stride(from: start, to: end, by: 7 * 60_000))
+        // Local midnights (CET before the transition, CEST after) and the millisecond before each.
+        for day in Int64(19_811)...19_816 {
+            let midnight = day * 86_400_000 - (day <= 19_813 ? 1 : 2) * Self.hour
+            instants += [midnight - 1, midnight, midnight + 1]
+        }
+        for order in [instants, instants.reversed(), instants.enumerated().map { instants[($0.offset * 37) % instants.count] }] {
+            var clock = LocalDayClock(zone: berlin)
+            for t in order { XCTAssertEqual(clock.day(of: t), expected(t), "\(t)") }
+        }
+    }
+
     func testWallClockTimesAtTransitions() {
         // 02:30 on 31 March does not exist: read at the offset before (+01:00), i.e. 01:30Z.
         XCTAssertEqual(berlin.utc(fromLocal: Self.march31 + 2 * Self.hour + Self.hour / 2), Self.march31 + Self.hour + Self.hour / 2)

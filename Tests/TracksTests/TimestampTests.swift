@@ -22,6 +22,44 @@ final class TimestampTests: XCTestCase {
         }
     }
 
+    /// `TimestampStream` remembers the date and hour of the last time: over runs of times 37 s
+    /// apart across a year's end and a leap day, each answer is the instant Foundation's calendar
+    /// gives, and broken or offset times in between (in the remembered hour too) read as
+    /// `Timestamp.parse` reads them.
+    func testTheStreamAgreesWithTheCalendar() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try XCTUnwrap(TimeZone(identifier: "UTC"))
+        var stream = TimestampStream()
+        func read(_ text: String) -> Int64? {
+            var text = text
+            return text.withUTF8 { stream.parse(UnsafeRawBufferPointer($0)) }
+        }
+        var checked = 0
+        for start in [DateComponents(year: 2023, month: 12, day: 31, hour: 22), DateComponents(year: 2024, month: 2, day: 28, hour: 22)] {
+            let first = Int64(try XCTUnwrap(calendar.date(from: start)).timeIntervalSince1970)
+            for i in Int64(0)..<3_000 {
+                let seconds = first + i * 37, milliseconds = (i * 389) % 1000
+                let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(seconds)))
+                let hour = String(format: "%04ld-%02ld-%02ldT%02ld", c.year!, c.month!, c.day!, c.hour!)
+                let text = hour + String(format: ":%02ld:%02ld", c.minute!, c.second!)
+                XCTAssertEqual(read(text + "Z"), seconds * 1000, text)
+                XCTAssertEqual(read(text + String(format: ".%03ldZ", milliseconds)), seconds * 1000 + milliseconds, text)
+                if i % 50 == 0 {
+                    XCTAssertNil(read(hour + ":60:00Z"))
+                    XCTAssertNil(read(hour + ":00:61Z"))
+                    XCTAssertNil(read(hour + ":0x:00Z"))
+                    XCTAssertEqual(read(text + ",5Z"), seconds * 1000 + 500)  // a comma: the general form
+                    XCTAssertEqual(read(text + "+01:00"), seconds * 1000 - 3_600_000)
+                    XCTAssertNil(read(String(format: "%04ld-%02ld-32T%02ld", c.year!, c.month!, c.hour!) + ":00:00Z"))
+                }
+                checked += 1
+            }
+        }
+        XCTAssertEqual(checked, 6_000)
+        XCTAssertNil(read("2023-02-29T10:00:00Z"))
+        XCTAssertEqual(read("2024-02-29T10:00:00Z"), Timestamp.parse("2024-02-29T10:00:00Z"))
+    }
+
     /// Day numbers agree with Foundation's Gregorian calendar from 1614 to 2380 (Foundation turns Julian before 1582).
     func testCivilDatesRoundTrip() {
         var calendar = Calendar(identifier: .gregorian)

@@ -80,6 +80,33 @@ final class ExploredGridTests: XCTestCase {
         XCTAssertLessThanOrEqual(covered.count, 2 * sampled.count)
     }
 
+    /// Walking steps (1.4 m) in four quarters of the globe and across the antimeridian: a step
+    /// whose ends lie in one cell (each end's cell found on its own) visits that cell alone, at
+    /// the step's start; any other step visits both ends' cells.
+    func testStepsVisitTheCellsOfTheirEnds() {
+        var oneCell = 0
+        for (latitude, longitude) in [(39.9, 116.3), (-33.87, 151.21), (51.5, -0.1276), (-22.9, -43.2), (10.0, 179.9999)] {
+            var a = (latitude, longitude)
+            for i in 0..<2_000 {
+                let heading = Double(i) * 0.37
+                let b = (a.0 + 1.4 / 111_000 * cos(heading), a.1 + 1.4 / 111_000 / cos(a.0 * .pi / 180) * sin(heading))
+                let end = (b.0, b.1 > 180 ? b.1 - 360 : b.1)
+                var visits: [(Int64, Double)] = []
+                ExploredGrid.rasterise(from: a, to: end) { visits.append(($0, $1)) }
+                let first = ExploredGrid.key(latitude: a.0, longitude: a.1), last = ExploredGrid.key(latitude: end.0, longitude: end.1)
+                if first == last {
+                    oneCell += 1
+                    XCTAssertEqual(visits.map(\.0), [first])
+                    XCTAssertEqual(visits.map(\.1), [0])
+                } else {
+                    XCTAssertTrue(visits.contains { $0.0 == first } && visits.contains { $0.0 == last })
+                }
+                a = end
+            }
+        }
+        XCTAssertGreaterThan(oneCell, 5_000)  // most steps stay in their cell
+    }
+
     /// The linearised row coordinate agrees with the exact one to 1e-6 rows (25 µm) on a walk.
     func testLinearisedRowCoordinateMatchesTheExactOne() {
         var rows = ExploredGrid.RowCache()
