@@ -38,13 +38,23 @@ public enum DecimalNumber {
         // cannot overflow UInt64.
         var mantissa: UInt64 = 0
         let integerStart = index
-        readDigits(bytes, count: count, &index, into: &mantissa)
+        while index < count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            index += 1
+        }
         var digits = index - integerStart
         var exponent = 0
         if index < count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             let fractionStart = index
-            readDigits(bytes, count: count, &index, into: &mantissa)
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                index += 1
+            }
             digits += index - fractionStart
             exponent = fractionStart - index
         }
@@ -72,48 +82,6 @@ public enum DecimalNumber {
         let value = exponent < 0 ? Double(mantissa) / exactPowersOfTen[-exponent] : Double(mantissa) * exactPowersOfTen[exponent]
         return (negative ? -value : value, index)
     }
-
-    /// Appends the run of digits at `index` (before `count`) to `mantissa` (wrapping: the caller
-    /// rejects more than 19 digits, which alone could overflow) and moves `index` past it. Eight
-    /// bytes at a time while eight remain: the digits among them found and combined in a word.
-    @inlinable
-    static func readDigits(_ bytes: UnsafeRawBufferPointer, count: Int, _ index: inout Int, into mantissa: inout UInt64) {
-        while index + 8 <= count {
-            let (n, value) = leadingDigits(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
-            mantissa = mantissa &* powersOfTen[n] &+ value
-            index += n
-            guard n == 8 else { return }
-        }
-        while index < count {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { break }
-            mantissa = mantissa &* 10 &+ UInt64(digit)
-            index += 1
-        }
-    }
-
-    /// How many of the eight bytes of `word` (first byte lowest) are digits before the first that
-    /// is not (0…8), and the number they spell.
-    @inlinable
-    static func leadingDigits(_ word: UInt64) -> (count: Int, value: UInt64) {
-        let x = word ^ 0x3030_3030_3030_3030  // a digit byte becomes 0…9
-        // Bit 7 of each byte that is not 0…9 (x ≥ 10: x + 0x76 ≥ 0x80, or x ≥ 0x80 itself). A
-        // carry out of a byte can only reach bytes after the first non-digit, which are not read.
-        let nonDigits = ((x &+ 0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080
-        let n = nonDigits == 0 ? 8 : nonDigits.trailingZeroBitCount / 8
-        guard n > 0 else { return (0, 0) }
-        // The n digits into the top n bytes, zeros (leading zero digits) below; then pairs,
-        // quadruples and the whole, each step multiplying the higher part and adding the lower.
-        var v = n == 8 ? x : x << UInt64(8 * (8 - n))
-        v = (v &* (10 << 8 + 1)) >> 8 & 0x00FF_00FF_00FF_00FF
-        v = (v &* (100 << 16 + 1)) >> 16 & 0x0000_FFFF_0000_FFFF
-        v = (v &* (10_000 << 32 + 1)) >> 32
-        return (n, v)
-    }
-
-    /// 10⁰…10⁸ as integers, for `readDigits`.
-    @usableFromInline
-    static let powersOfTen: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
 
     /// 10⁰…10²², all exactly representable as doubles (a literal, so no lazy initialisation).
     @usableFromInline

@@ -99,26 +99,6 @@ final class DecimalNumberTests: XCTestCase {
         }
     }
 
-    /// The word-at-a-time digit reader against a byte-by-byte count, on words of random digits
-    /// followed by any byte at all (0x00…0xFF, so every carry and high-bit case is met).
-    func testLeadingDigitsOfAWordMatchByteByByte() {
-        var random = TestRandom(seed: 8)
-        for _ in 0..<200_000 {
-            var bytes = (0..<8).map { _ in UInt8(ascii: "0") + UInt8(random.below(10)) }
-            let digits = random.below(9)
-            for k in digits..<8 { bytes[k] = UInt8(truncatingIfNeeded: random.next()) }
-            var expectedCount = 0, expectedValue: UInt64 = 0
-            while expectedCount < 8, bytes[expectedCount] >= UInt8(ascii: "0"), bytes[expectedCount] <= UInt8(ascii: "9") {
-                expectedValue = expectedValue * 10 + UInt64(bytes[expectedCount] - UInt8(ascii: "0"))
-                expectedCount += 1
-            }
-            let word = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
-            let (count, value) = DecimalNumber.leadingDigits(word)
-            XCTAssertEqual(count, expectedCount, "\(bytes)")
-            XCTAssertEqual(value, expectedValue, "\(bytes)")
-        }
-    }
-
     func testHardCases() {
         let cases = [
             "0", "-0", "0.0", "-0.0", "+0", "00", "1", "-1", "+7", "007.50", ".5", "5.", "-.5", "-5.",
