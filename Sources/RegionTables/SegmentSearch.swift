@@ -55,11 +55,39 @@ extension UnitLookup {
         let x0 = x - radiusX, x1 = x + radiusX, y0 = y - radius, y1 = y + radius
         let limit = Double(radius) * metresPerQuantum
         let boxed = !chunkBoxes.isEmpty
-        // Each split pops one cell and pushes four: the stack never holds more than 3 per level + 1.
-        withUnsafeTemporaryAllocation(of: (node: Int, ox: Int64, oy: Int64, size: Int64).self, capacity: 3 * Int(rootLog2) + 4) { stack in
+        // A segment with both ends beyond the same side of the box is farther than the radius (by
+        // at least a quantum, so no rounding can bring it within): skipped before measuring. East
+        // and west only where the box's x reach covers the radius (not beyond the cosine's floor).
+        let skipX = boxed && Double(radiusX) * cosine >= Double(radius)
+        // The walk starts from the jump table's nodes that the box overlaps (each once), when it
+        // overlaps at most `starts` of its cells; else from the root. Each split pops one cell and
+        // pushes four: the stack never holds more than the starts plus 3 per level + 1.
+        let starts = 16
+        withUnsafeTemporaryAllocation(of: (node: Int, ox: Int64, oy: Int64, size: Int64).self, capacity: starts + 3 * Int(rootLog2) + 4) { stack in
             var top = 0
-            stack[0] = (0, originX, originY, Int64(1) << rootLog2)
-            top = 1
+            let rootSize = Int64(1) << rootLog2, cellLog2 = rootLog2 - jumpDepth
+            if !jump.isEmpty, x1 >= originX, x0 < originX + rootSize, y1 >= originY, y0 < originY + rootSize {
+                let i0 = (max(x0, originX) - originX) >> cellLog2, i1 = (min(x1, originX + rootSize - 1) - originX) >> cellLog2
+                let j0 = (max(y0, originY) - originY) >> cellLog2, j1 = (min(y1, originY + rootSize - 1) - originY) >> cellLog2
+                if (i1 - i0 + 1) * (j1 - j0 + 1) <= starts {
+                    for j in j0...j1 {
+                        for i in i0...i1 {
+                            let entry = jump[Int(j << jumpDepth | i)]
+                            let depth = Int64(entry & 0xFF), up = jumpDepth - depth
+                            // The node's cell covers jump cells (i >> up << up)…; push it from the first of them in the box.
+                            guard i == max(i0, (i >> up) << up), j == max(j0, (j >> up) << up) else { continue }
+                            stack[top] = (Int(entry >> 8), originX + (i >> up) << (rootLog2 - depth), originY + (j >> up) << (rootLog2 - depth), rootSize >> depth)
+                            top += 1
+                        }
+                    }
+                } else {
+                    stack[0] = (0, originX, originY, rootSize)
+                    top = 1
+                }
+            } else {
+                stack[0] = (0, originX, originY, rootSize)
+                top = 1
+            }
             vertices.withUnsafeBufferPointer { v in
                 while top > 0 {
                     top -= 1
@@ -88,11 +116,13 @@ extension UnitLookup {
                             var i = Int(chunkStart[chunk])
                             let last = i + Int(chunkSegments[chunk])
                             var nearest = Double.infinity
-                            var ax = Double(Int64(v[2 * i]) - x) * cosine, ay = Double(Int64(v[2 * i + 1]) - y)
+                            var qx = Int64(v[2 * i]), qy = Int64(v[2 * i + 1])
                             while i < last {
-                                let bx = Double(Int64(v[2 * i + 2]) - x) * cosine, by = Double(Int64(v[2 * i + 3]) - y)
-                                nearest = min(nearest, RegionTable.distanceToOrigin(ax, ay, bx, by))
-                                (ax, ay) = (bx, by)
+                                let rx = Int64(v[2 * i + 2]), ry = Int64(v[2 * i + 3])
+                                if !boxed || !((qy > y1 && ry > y1) || (qy < y0 && ry < y0) || (skipX && ((qx > x1 && rx > x1) || (qx < x0 && rx < x0)))) {
+                                    nearest = min(nearest, RegionTable.distanceToOrigin(Double(qx - x) * cosine, Double(qy - y), Double(rx - x) * cosine, Double(ry - y)))
+                                }
+                                (qx, qy) = (rx, ry)
                                 i += 1
                             }
                             let metres = nearest * metresPerQuantum
