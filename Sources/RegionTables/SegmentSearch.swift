@@ -71,7 +71,8 @@ extension UnitLookup {
             let rootSize = Int64(1) << rootLog2, cellLog2 = rootLog2 - jumpDepth
             stack[0] = (0, 0, 0, UInt32(rootLog2))
             top = 1
-            if !jump.isEmpty, x1 >= originX, x0 < originX + rootSize, y1 >= originY, y0 < originY + rootSize {
+            // (A negative radius gives an empty box: no cell to start from but the root.)
+            if !jump.isEmpty, x0 <= x1, y0 <= y1, x1 >= originX, x0 < originX + rootSize, y1 >= originY, y0 < originY + rootSize {
                 let i0 = (max(x0, originX) - originX) >> cellLog2, i1 = (min(x1, originX + rootSize - 1) - originX) >> cellLog2
                 let j0 = (max(y0, originY) - originY) >> cellLog2, j1 = (min(y1, originY + rootSize - 1) - originY) >> cellLog2
                 if (i1 - i0 + 1) * (j1 - j0 + 1) <= starts {

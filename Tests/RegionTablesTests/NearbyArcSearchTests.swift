@@ -58,8 +58,9 @@ final class NearbyArcSearchTests: XCTestCase {
             let fast = UnitLookup(table, jumpDepth: RegionLocator.TableView.jumpDepth)
             var mismatches = 0, found = 0
             for (k, (x, y)) in Self.probes(table, seed: 7, count: 6_000).enumerated() {
-                // The margin radius, a small one, the gate's, and now and then one wide enough to start from the root.
-                let radius: Int64 = k % 200 == 0 ? 70_000 : [270, 90, 1_800][k % 3]
+                // The margin radius, a small one, the gate's, and now and then one wide enough to
+                // start from the root, or none at all (a negative radius: an empty box).
+                let radius: Int64 = k % 200 == 0 ? 70_000 : k % 201 == 0 ? -5 : [270, 90, 1_800][k % 3]
                 var nearest: [Int: Double] = [:]
                 fast.visitArcsNear(x: x, y: y, radius: radius) { arc, metres in nearest[arc] = min(nearest[arc] ?? metres, metres) }
                 let mine = nearest.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.bitPattern)" }
