@@ -158,6 +158,9 @@ final class UnitLookup {
         self.jump = jump
     }
 
+    /// Bytes held beyond the table's own arrays: the jump table and the chunk boxes.
+    var byteCount: Int { 8 * jump.count + 4 * chunkBoxes.count }
+
     /// The unit containing the quantised point (x, y), with the clearance of a uniform cell.
     @inline(__always)
     func find(x: Int64, y: Int64) -> UnitLookupResult {

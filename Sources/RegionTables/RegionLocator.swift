@@ -145,6 +145,12 @@ public final class RegionLocator: @unchecked Sendable {
         gateRadius = Int64((world.buffer / Self.metresPerQuantum).rounded(.up))
     }
 
+    /// Bytes the locator holds beyond the tables themselves: both tables' jump tables and chunk
+    /// boxes (built when the locator is created).
+    public var indexByteCount: Int {
+        worldView.lookup.byteCount + chinaView.lookup.byteCount
+    }
+
     /// Loads `world.bin` and `china.bin` from a directory.
     public convenience init(directory: String, marginRadius: Double = 300) throws {
         try self.init(world: try RegionTable(contentsOf: directory + "/world.bin"),

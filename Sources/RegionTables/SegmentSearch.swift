@@ -55,22 +55,52 @@ extension UnitLookup {
         let x0 = x - radiusX, x1 = x + radiusX, y0 = y - radius, y1 = y + radius
         let limit = Double(radius) * metresPerQuantum
         let boxed = !chunkBoxes.isEmpty
-        // Each split pops one cell and pushes four: the stack never holds more than 3 per level + 1.
-        withUnsafeTemporaryAllocation(of: (node: Int, ox: Int64, oy: Int64, size: Int64).self, capacity: 3 * Int(rootLog2) + 4) { stack in
+        // A segment with both ends beyond the same side of the box is farther than the radius (by
+        // at least a quantum, so no rounding can bring it within): skipped before measuring. East
+        // and west only where the box's x reach covers the radius (not beyond the cosine's floor).
+        let skipX = boxed && Double(radiusX) * cosine >= Double(radius)
+        // The walk starts from the jump table's nodes that the box overlaps (each once), when it
+        // overlaps at most `starts` of its cells; else from the root. Each split pops one cell and
+        // pushes four, and no split lies at the index depth D or below: the stack never holds more
+        // than the starts plus 3 per level. Its entries (node, cell corner from the origin, log2
+        // size) are 16 bytes, so that for D ≤ 19 the stack takes at most 1 KiB and is made on the
+        // thread's stack (larger temporary allocations go to the heap: a malloc per search).
+        let starts = 4
+        withUnsafeTemporaryAllocation(of: (node: UInt32, rx: UInt32, ry: UInt32, log2: UInt32).self, capacity: starts + 3 * table.indexDepth + 1) { stack in
             var top = 0
-            stack[0] = (0, originX, originY, Int64(1) << rootLog2)
+            let rootSize = Int64(1) << rootLog2, cellLog2 = rootLog2 - jumpDepth
+            stack[0] = (0, 0, 0, UInt32(rootLog2))
             top = 1
+            // (A negative radius gives an empty box: no cell to start from but the root.)
+            if !jump.isEmpty, x0 <= x1, y0 <= y1, x1 >= originX, x0 < originX + rootSize, y1 >= originY, y0 < originY + rootSize {
+                let i0 = (max(x0, originX) - originX) >> cellLog2, i1 = (min(x1, originX + rootSize - 1) - originX) >> cellLog2
+                let j0 = (max(y0, originY) - originY) >> cellLog2, j1 = (min(y1, originY + rootSize - 1) - originY) >> cellLog2
+                if (i1 - i0 + 1) * (j1 - j0 + 1) <= starts {
+                    top = 0
+                    for j in j0...j1 {
+                        for i in i0...i1 {
+                            let entry = jump[Int(j << jumpDepth | i)]
+                            let depth = Int64(entry & 0xFF), up = jumpDepth - depth
+                            // The node's cell covers jump cells from (i >> up << up); push it from the first of them in the box.
+                            guard i == max(i0, (i >> up) << up), j == max(j0, (j >> up) << up) else { continue }
+                            stack[top] = (UInt32(entry >> 8), UInt32((i >> up) << (rootLog2 - depth)), UInt32((j >> up) << (rootLog2 - depth)), UInt32(rootLog2 - depth))
+                            top += 1
+                        }
+                    }
+                }
+            }
             vertices.withUnsafeBufferPointer { v in
                 while top > 0 {
                     top -= 1
-                    let (node, ox, oy, size) = stack[top]
+                    let (cell, rx, ry, log2) = stack[top]
+                    let node = Int(cell), ox = originX + Int64(rx), oy = originY + Int64(ry), size = Int64(1) << Int64(log2)
                     guard ox <= x1, ox + size > x0, oy <= y1, oy + size > y0 else { continue }
                     let raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: node * 4, as: UInt32.self))
                     switch raw >> 30 {
                     case 1:
-                        let first = Int(raw & IndexNode.payloadMask), half = size / 2
+                        let first = raw & IndexNode.payloadMask, half = UInt32(1) << (log2 - 1)
                         for child in 0..<4 {
-                            stack[top] = (first + child, ox + (child & 1 == 0 ? 0 : half), oy + (child & 2 == 0 ? 0 : half), half)
+                            stack[top] = (first + UInt32(child), rx + (child & 1 == 0 ? 0 : half), ry + (child & 2 == 0 ? 0 : half), log2 - 1)
                             top += 1
                         }
                     case 0:
@@ -88,11 +118,13 @@ extension UnitLookup {
                             var i = Int(chunkStart[chunk])
                             let last = i + Int(chunkSegments[chunk])
                             var nearest = Double.infinity
-                            var ax = Double(Int64(v[2 * i]) - x) * cosine, ay = Double(Int64(v[2 * i + 1]) - y)
+                            var qx = Int64(v[2 * i]), qy = Int64(v[2 * i + 1])
                             while i < last {
-                                let bx = Double(Int64(v[2 * i + 2]) - x) * cosine, by = Double(Int64(v[2 * i + 3]) - y)
-                                nearest = min(nearest, RegionTable.distanceToOrigin(ax, ay, bx, by))
-                                (ax, ay) = (bx, by)
+                                let rx = Int64(v[2 * i + 2]), ry = Int64(v[2 * i + 3])
+                                if !boxed || !((qy > y1 && ry > y1) || (qy < y0 && ry < y0) || (skipX && ((qx > x1 && rx > x1) || (qx < x0 && rx < x0)))) {
+                                    nearest = min(nearest, RegionTable.distanceToOrigin(Double(qx - x) * cosine, Double(qy - y), Double(rx - x) * cosine, Double(ry - y)))
+                                }
+                                (qx, qy) = (rx, ry)
                                 i += 1
                             }
                             let metres = nearest * metresPerQuantum

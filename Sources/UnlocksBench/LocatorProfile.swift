@@ -23,7 +23,8 @@ enum LocatorProfile {
             }
         }
         var sink = 0
-        var lines = ["locator created over loaded tables in \(fixed(creation * 1000, 1)) ms", "\(points.count) points around \(places.count) real places"]
+        var lines = ["locator created over loaded tables in \(fixed(creation * 1000, 1)) ms, holding \(fixed(Double(margins.indexByteCount) / 1_048_576, 1)) MiB of run-time index",
+                     "\(points.count) points around \(places.count) real places"]
         for (name, locator) in [("no margins", plain), ("margins within 300 m", margins)] {
             let seconds = try Stopwatch.best(of: repeats) {
                 for p in points { sink &+= Int(try locator.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
