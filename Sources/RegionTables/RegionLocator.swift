@@ -163,42 +163,6 @@ public final class RegionLocator: @unchecked Sendable {
     /// Locates a WGS-84 point. Latitudes beyond ±90 and longitudes beyond ±180 are rejected, not
     /// wrapped: in GPS data they are corruption, and wrapping would place them confidently wrong.
     public func locate(latitude: Double, longitude: Double) throws -> Placement {
-        try locate(latitude: latitude, longitude: longitude, shifted: nil)
-    }
-
-    /// Locates every point of `points` (WGS-84) into `placements` (same count), each as
-    /// ``locate(latitude:longitude:)`` places it, with the GCJ-02 conversions of a block of points
-    /// made together in SIMD lanes (``DatumConverter/convert(_:into:from:to:)``, bit for bit the
-    /// scalar conversion). Throws at the first point that cannot be located, naming its index;
-    /// the placements before it are written.
-    public func locate(_ points: UnsafeBufferPointer<Coordinate>, into placements: UnsafeMutableBufferPointer<Placement>) throws {
-        precondition(placements.count == points.count, "RegionLocator.locate: \(placements.count) placements for \(points.count) points")
-        let block = 256
-        let converter = DatumConverter()
-        try withUnsafeTemporaryAllocation(of: Coordinate.self, capacity: block) { shifted in
-            var start = 0
-            while start < points.count {
-                let end = min(start + block, points.count)
-                let part = UnsafeBufferPointer(rebasing: points[start..<end])
-                let into = UnsafeMutableBufferPointer(rebasing: shifted[0..<(end - start)])
-                // Inside the rectangle shifted, outside unchanged (and then not used).
-                converter.convert(part, into: into, from: .wgs84, to: .gcj02)
-                for (k, p) in part.enumerated() {
-                    let inRectangle = ChinaRectangle().appliesShift(latitude: p.latitude, longitude: p.longitude)
-                    do {
-                        placements[start + k] = try locate(latitude: p.latitude, longitude: p.longitude, shifted: inRectangle ? into[k] : nil)
-                    } catch let error as LocatorError {
-                        throw LocatorError(reason: "point \(start + k): \(error.reason)")
-                    }
-                }
-                start = end
-            }
-        }
-    }
-
-    /// ``locate(latitude:longitude:)`` with the point's GCJ-02 conversion already made (`shifted`,
-    /// for a point in the China rectangle) or nil (made here when needed).
-    private func locate(latitude: Double, longitude: Double, shifted: Coordinate?) throws -> Placement {
         guard latitude.isFinite, longitude.isFinite else { throw LocatorError(reason: "coordinate is not a finite number") }
         guard abs(latitude) <= 90 else { throw LocatorError(reason: "latitude \(latitude) is outside -90…90") }
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
@@ -212,9 +176,9 @@ public final class RegionLocator: @unchecked Sendable {
             // rectangle, which holds all of China: the shift is not defined far outside it).
             guard ChinaRectangle().appliesShift(latitude: latitude, longitude: longitude),
                   placement.country.region == nil || (!clear(found, y: y, radius: gateRadius) && nearChina(x: x, y: y)) else { return placement }
-            return gatedIntoChina(placement, latitude: latitude, longitude: longitude, shifted: shifted)
+            return gatedIntoChina(placement, latitude: latitude, longitude: longitude)
         }
-        let gcj = shifted ?? GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
+        let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
         placement.gcj02 = gcj
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
         (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: chinaView.lookup.find(x: gx, y: gy))
@@ -227,6 +191,20 @@ public final class RegionLocator: @unchecked Sendable {
             placement.county.uncontested = false
         }
         return placement
+    }
+
+    /// Locates every point of `points` (WGS-84) into `placements` (same count), each as
+    /// ``locate(latitude:longitude:)`` places it. Throws at the first point that cannot be
+    /// located, naming its index; the placements before it are written.
+    public func locate(_ points: UnsafeBufferPointer<Coordinate>, into placements: UnsafeMutableBufferPointer<Placement>) throws {
+        precondition(placements.count == points.count, "RegionLocator.locate: \(placements.count) placements for \(points.count) points")
+        for (k, p) in points.enumerated() {
+            do {
+                placements[k] = try locate(latitude: p.latitude, longitude: p.longitude)
+            } catch let error as LocatorError {
+                throw LocatorError(reason: "point \(k): \(error.reason)")
+            }
+        }
     }
 
     /// The China table's regions (province, city, county) at a point already in GCJ-02, by one
@@ -266,8 +244,8 @@ public final class RegionLocator: @unchecked Sendable {
 
     /// `placement` (the world table's answer, not China) for a point near China's border: in
     /// China after all when the China table has it inside one of its units.
-    private func gatedIntoChina(_ placement: Placement, latitude: Double, longitude: Double, shifted: Coordinate?) -> Placement {
-        let gcj = shifted ?? GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
+    private func gatedIntoChina(_ placement: Placement, latitude: Double, longitude: Double) -> Placement {
+        let gcj = GCJ02.fromWGS84(Coordinate(latitude: latitude, longitude: longitude))
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
         let found = chinaView.lookup.find(x: gx, y: gy)
         guard found.unit != nil else { return placement }

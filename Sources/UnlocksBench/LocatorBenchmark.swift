@@ -108,7 +108,7 @@ enum LocatorBenchmark {
             "| GEOS prepared, county, steady state (indexes already built, best of \(repeats)) | \(millions(n / geosCountySteady)) M | \(ratio(geosCounty / geosCountySteady))× GEOS county first pass |",
             "| table locator, all four levels from WGS-84 (datum, world gate, margins within 300 m) | \(millions(n / table)) M | \(ratio(geosCounty / table))× GEOS county |",
             "| table locator, all four levels from WGS-84 (datum, world gate), no margins | \(millions(n / tablePlain)) M | \(ratio(geosCounty / tablePlain))× GEOS county |",
-            "| table locator, batch (`locate(_:into:)`: the datum in SIMD lanes), margins within 300 m | \(millions(n / tableBatch)) M | \(ratio(geosCounty / tableBatch))× GEOS county |",
+            "| table locator, batch (`locate(_:into:)`), margins within 300 m | \(millions(n / tableBatch)) M | \(ratio(geosCounty / tableBatch))× GEOS county |",
             "| table locator, batch, no margins | \(millions(n / tablePlainBatch)) M | **\(ratio(geosCounty / tablePlainBatch))× GEOS county** (\(ratio(geosCountySteady / tablePlainBatch))× steady state) |",
             "| table, province only (GCJ-02 in, one unit lookup: `chinaRegions`) | \(millions(n / tableProvince)) M | \(ratio(geosProvince / tableProvince))× GEOS province |",
             "",
