@@ -47,8 +47,7 @@ extension DatumConverter where Domain == ChinaRectangle {
 extension DatumConverter {
     /// Converts every point of `points` from one datum to another into `output` (same count; it
     /// may be the same memory as `points`); each result is bit for bit
-    /// ``convert(_:from:to:)`` of its point. The GCJ-02 steps run four points at a time
-    /// (``GCJ02/fromWGS84(_:into:)``) over the points the domain shifts, gathered in blocks.
+    /// ``convert(_:from:to:)`` of its point, made in one loop.
     public func convert(_ points: UnsafeBufferPointer<Coordinate>, into output: UnsafeMutableBufferPointer<Coordinate>,
                         from source: Datum, to target: Datum) {
         precondition(output.count == points.count, "DatumConverter.convert: output holds \(output.count) points, input \(points.count)")
@@ -76,28 +75,11 @@ extension DatumConverter {
         }
     }
 
-    /// The gated GCJ-02 step over `points` in place: the points the domain shifts are gathered
-    /// (256 at a time), converted in lanes and scattered back; the others stay bit for bit.
+    /// The gated GCJ-02 step over `points` in place: the points the domain shifts are converted,
+    /// the others stay bit for bit.
     private func shiftInPlace(_ points: UnsafeMutableBufferPointer<Coordinate>, forward: Bool) {
-        let block = 256
-        withUnsafeTemporaryAllocation(of: Coordinate.self, capacity: 2 * block) { gathered in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: block) { positions in
-                var start = 0
-                while start < points.count {
-                    let end = min(start + block, points.count)
-                    var n = 0
-                    for i in start..<end where domain.appliesShift(latitude: points[i].latitude, longitude: points[i].longitude) {
-                        gathered[n] = points[i]
-                        positions[n] = i
-                        n += 1
-                    }
-                    let from = UnsafeBufferPointer(rebasing: gathered[0..<n])
-                    let into = UnsafeMutableBufferPointer(rebasing: gathered[block..<(block + n)])
-                    if forward { GCJ02.fromWGS84(from, into: into) } else { GCJ02.toWGS84(from, into: into) }
-                    for k in 0..<n { points[positions[k]] = into[k] }
-                    start = end
-                }
-            }
+        for i in points.indices where domain.appliesShift(latitude: points[i].latitude, longitude: points[i].longitude) {
+            points[i] = forward ? GCJ02.fromWGS84(points[i]) : GCJ02.toWGS84(points[i])
         }
     }
 }

@@ -15,8 +15,8 @@ public enum GCJ02 {
     /// The GCJ-02 offset at a WGS-84 position, in degrees: GCJ-02 = WGS-84 + offset.
     ///
     /// The published formula's terms as short polynomials on a grid over the China rectangle
-    /// (``OffsetField``): within 1e-14° of ``formulaOffset(latitude:longitude:)`` and a quarter
-    /// of its cost. Elsewhere it is the formula. Always evaluates; never gates.
+    /// (``OffsetField``): within 1e-14° of ``formulaOffset(latitude:longitude:)`` and 2.3–3× as
+    /// fast. Elsewhere it is the formula. Always evaluates; never gates.
     public static func offset(latitude: Double, longitude: Double) -> (latitude: Double, longitude: Double) {
         OffsetField.shared.offset(x: longitude - 105, y: latitude - 35) ?? formulaOffset(latitude: latitude, longitude: longitude)
     }

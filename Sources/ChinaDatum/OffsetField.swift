@@ -18,7 +18,7 @@
 /// two independent implementations). √|x| and 0.1·xy stay exact (the cusp at x = 0 would spoil
 /// a polynomial).
 ///
-/// The coefficients are computed once, at first use (about 2 ms), from
+/// The coefficients are computed once, at first use (1.4–1.6 ms), from
 /// ``GCJ02/formulaOffset(latitude:longitude:)``'s own terms (the polynomial sine, no libm), with
 /// IEEE arithmetic only: the same bits on every platform, so region tables and reports stay
 /// reproducible. Points outside the grid (which covers the China rectangle with a degree to
