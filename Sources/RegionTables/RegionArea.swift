@@ -18,15 +18,6 @@ public enum EllipsoidArea {
         return .pi * a * a * (1 - e2) * q
     }
 
-    /// Signed area of a closed ring of (longitude, latitude) degrees, m²: positive when it runs
-    /// counterclockwise. The ring may or may not repeat its first point at the end.
-    public static func ring<Points: Collection>(_ points: Points) -> Double where Points.Element == (longitude: Double, latitude: Double) {
-        guard points.count >= 3, let first = points.first else { return 0 }
-        var closed = Array(points)
-        closed.append(first)
-        return area(ofPathSum: pathSum(closed))
-    }
-
     /// Green's sum of an open path of (longitude, latitude) degrees: Σ over its edges of
     /// (S(φa) + 4·S(mid) + S(φb))·(λb − λa). Sums of paths add up to a closed ring's
     /// (``area(ofPathSum:)``), and a reversed path's sum is the negation: so a table's rings can be
@@ -74,13 +65,8 @@ extension RegionTable {
         return areas
     }
 
-    /// Area of one unit's stored polygons, m².
-    public func unitArea(_ unit: Int32) -> Double {
-        unitArea(unit, arcSum: arcPathSum)
-    }
-
-    /// Outer rings less their holes (a first ring counts as outer, as in ``unitPolygons(_:)``),
-    /// each ring's sum the signed sums of its arcs.
+    /// Area of one unit's stored polygons, m²: outer rings less their holes (a first ring counts
+    /// as outer, as in ``unitPolygons(_:)``), each ring's sum the signed sums of its arcs.
     private func unitArea(_ unit: Int32, arcSum: (Int) -> Double) -> Double {
         var total = 0.0
         for (index, ring) in unitRings(unit).enumerated() {
