@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 //
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
@@ -8,6 +8,9 @@
 //   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
+
+// Swift 6 language mode everywhere but the targets whose threading still needs its Swift 5 checks.
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(
     name: "AdminUnlocks",
@@ -51,30 +54,30 @@ let package = Package(
         .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
 
         // Build-time: owns GEOS and PROJ handles.
-        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"]),
+        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"], swiftSettings: swift5),
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in UnlocksBench.
-        .target(name: "TrackFuzzing"),
+        .target(name: "TrackFuzzing", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"]),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"], swiftSettings: swift5),
 
-        .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"]),
-        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"]),
-        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables"], exclude: ["Fixtures"]),
-        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
-        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"]),
-        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"]),
-        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
-        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"]),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"]),
+        .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"], swiftSettings: swift5),
+        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"], swiftSettings: swift5),
+        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"], swiftSettings: swift5),
+        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"], swiftSettings: swift5),
         // The repository itself: the portability check catches what it should, every doc link resolves.
-        .testTarget(name: "RepositoryTests"),
+        .testTarget(name: "RepositoryTests", swiftSettings: swift5),
         // The committed world table against the full-resolution source where it once went wrong.
-        .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"]),
+        .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
     ]
 )
