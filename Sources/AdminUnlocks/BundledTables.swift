@@ -34,7 +34,7 @@ public enum BundledTables {
 extension RegionLocator {
     /// Opens the bundled tables (memory-mapped, checksummed, validated: about 8 ms and 6 MB
     /// mapped, docs/embedding.md). Open once and share: the locator is immutable and `Sendable`.
-    /// `marginRadius` as in ``RegionLocator/init(world:china:marginRadius:)``.
+    /// `marginRadius` as in ``RegionLocator/init(tables:marginRadius:)``.
     public static func bundled(marginRadius: Double = 300) throws -> RegionLocator {
         try RegionLocator(directory: try BundledTables.directory(), marginRadius: marginRadius)
     }

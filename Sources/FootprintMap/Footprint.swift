@@ -30,7 +30,8 @@ public struct Footprint {
     /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is
     /// of); `cellPasses`: their effective passes (``CombinedLedger/cellPasses``), leveled by the
     /// report's ``ClassifyOptions/familiarityLevels``.
-    public init(report: ClassifyReport, cells: CellList, cellPasses: [Int32], world: RegionTable, china: RegionTable) {
+    public init(report: ClassifyReport, cells: CellList, cellPasses: [Int32], tables: TableSet) {
+        let world = tables.world, china = tables.china
         self.report = report
         self.world = world
         self.china = china

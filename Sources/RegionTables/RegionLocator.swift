@@ -57,8 +57,10 @@ public struct LocatorError: Error, Equatable, CustomStringConvertible {
 /// China whatever the world table says: the finer table decides along its own border
 /// (docs/locator.md).
 public final class RegionLocator: @unchecked Sendable {
-    public let world: RegionTable
-    public let china: RegionTable
+    /// The tables it answers with.
+    public let tables: TableSet
+    public var world: RegionTable { tables.world }
+    public var china: RegionTable { tables.china }
     /// Margins are computed when a border is within this many metres; 0 turns them off (the
     /// regions and statuses are the same, and a lookup costs a fraction: no nearby-arc search).
     public let marginRadius: Double
@@ -118,7 +120,8 @@ public final class RegionLocator: @unchecked Sendable {
         }
     }
 
-    public init(world: RegionTable, china: RegionTable, marginRadius: Double = 300) throws {
+    public init(tables: TableSet, marginRadius: Double = 300) throws {
+        let world = tables.world, china = tables.china
         guard world.datum == .wgs84, world.levels == [.country] else {
             throw LocatorError(reason: "\(world.path): expected a WGS-84 country table")
         }
@@ -128,8 +131,7 @@ public final class RegionLocator: @unchecked Sendable {
         guard let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index else {
             throw LocatorError(reason: "\(world.path): no CHN region")
         }
-        self.world = world
-        self.china = china
+        self.tables = tables
         self.marginRadius = marginRadius
         self.chinaCountry = chinaCountry
         worldView = TableView(world)
@@ -153,8 +155,7 @@ public final class RegionLocator: @unchecked Sendable {
 
     /// Loads `world.bin` and `china.bin` from a directory.
     public convenience init(directory: String, marginRadius: Double = 300) throws {
-        try self.init(world: try RegionTable(contentsOf: directory + "/world.bin"),
-                      china: try RegionTable(contentsOf: directory + "/china.bin"), marginRadius: marginRadius)
+        try self.init(tables: try TableSet(directory: directory), marginRadius: marginRadius)
     }
 
     /// Metres per quantum north–south (and east–west at the equator).

@@ -103,8 +103,9 @@ public struct ClassifyReport {
     public static let levelsWithFineTiles: Set<RegionLevel> = [.city, .county]
 
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
-    public init(ledger: UnlockLedger, world: RegionTable, china: RegionTable, options: ClassifyOptions, lenient: Bool,
+    public init(ledger: UnlockLedger, tables: TableSet, options: ClassifyOptions, lenient: Bool,
                 includePassedThrough: Bool = false) throws(LedgerOverflow) {
+        let world = tables.world, china = tables.china
         self.options = options
         self.lenient = lenient
         self.includePassedThrough = includePassedThrough

@@ -91,7 +91,8 @@ public enum LedgerState {
     }
 
     /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
-    public static func encode(_ ledger: UnlockLedger, options: ClassifyOptions, world: RegionTable, china: RegionTable) -> [UInt8] {
+    public static func encode(_ ledger: UnlockLedger, options: ClassifyOptions, tables: TableSet) -> [UInt8] {
+        let world = tables.world, china = tables.china
         func visitJSON(_ v: Visit?) -> JSONValue {
             guard let v else { return .null }
             return .array([v.time.map { .number(Double($0)) } ?? .null, .number(v.latitude), .number(v.longitude)])
@@ -239,7 +240,8 @@ public enum LedgerState {
     /// Reads a state written by `encode`, mapping region codes to the given tables' indices.
     /// Fails with a clear error on damage, on other rules than `options`, on a number out of
     /// range, or on a region the tables do not have.
-    public static func decode(_ bytes: [UInt8], path: String, options: ClassifyOptions, world: RegionTable, china: RegionTable) throws -> UnlockLedger {
+    public static func decode(_ bytes: [UInt8], path: String, options: ClassifyOptions, tables: TableSet) throws -> UnlockLedger {
+        let world = tables.world, china = tables.china
         func fail(_ reason: String) -> StateError { StateError(path: path, reason: reason) }
         if let problem = headerProblem(Array(bytes.prefix(magic.count))) { throw fail(problem) }
         guard bytes.count >= magic.count + 16 else { throw fail("truncated: \(bytes.count) bytes") }

@@ -53,7 +53,7 @@ public struct LiveLedger {
         self.locator = locator
         self.options = options
         if let state {
-            finished = try LedgerState.decode(state, path: statePath, options: options, world: locator.world, china: locator.china)
+            finished = try LedgerState.decode(state, path: statePath, options: options, tables: locator.tables)
         } else {
             finished = UnlockLedger()
         }
@@ -129,7 +129,7 @@ public struct LiveLedger {
 
     /// The classify report of ``ledger``: every metric, unlock and day (docs/report-format.md).
     public func report(lenient: Bool = false, includePassedThrough: Bool = false) throws(LedgerOverflow) -> ClassifyReport {
-        try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
+        try ClassifyReport(ledger: ledger, tables: locator.tables, options: options, lenient: lenient,
                            includePassedThrough: includePassedThrough)
     }
 
@@ -150,12 +150,12 @@ public struct LiveLedger {
         return try report(lenient: lenient, includePassedThrough: includePassedThrough).days.first { $0.day == day } ?? ClassifyReport.Day(day: day)
     }
 
-    /// ``ledger`` in the `--state` format (``LedgerState/encode(_:options:world:china:)``):
+    /// ``ledger`` in the `--state` format (``LedgerState/encode(_:options:tables:)``):
     /// versioned, checksummed, readable by `unlocks classify --state` and `unlocks merge`. A
     /// recording in progress is saved as if it ended now; restored, the app begins a new
     /// recording (a new id), since a state keeps inputs, not a classifier half-way through one.
     public func encodedState() -> [UInt8] {
-        LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china)
+        LedgerState.encode(ledger, options: options, tables: locator.tables)
     }
 
     /// Removes inputs (recordings by id, or any input of a restored state by its fingerprint),

@@ -64,7 +64,8 @@ public struct TableAudit {
     let world: RegionTable
     let china: RegionTable
 
-    public init(world: RegionTable, china: RegionTable, manifest: JSONValue?) {
+    public init(tables set: TableSet, manifest: JSONValue?) {
+        let world = set.world, china = set.china
         self.world = world
         self.china = china
         self.manifest = manifest

@@ -50,7 +50,7 @@ enum LocatorBenchmark {
 
     static func run(source: String, tables: String, repeats: Int) throws -> [String] {
         let locator = try RegionLocator(directory: tables)
-        let plain = try RegionLocator(world: locator.world, china: locator.china, marginRadius: 0)
+        let plain = try RegionLocator(tables: locator.tables, marginRadius: 0)
         let catalog = try SourceCatalog(try SourceArchive(location: source), includeWorld: false)
         let counties = try PreparedLevel(catalog.china.filter { $0.level == .county })
         let provinces = try PreparedLevel(catalog.china.filter { $0.level == .province })

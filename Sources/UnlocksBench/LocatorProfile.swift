@@ -11,7 +11,7 @@ enum LocatorProfile {
         var margins = plain
         // Creating a locator over loaded tables builds its per-table lookups (jump tables, chunk boxes).
         let creation = try Stopwatch.best(of: repeats) {
-            margins = try RegionLocator(world: plain.world, china: plain.china, marginRadius: 300)
+            margins = try RegionLocator(tables: plain.tables, marginRadius: 300)
         }
         let places = try AgreementPoints.places(csv: try SourceArchive.readFile(AgreementBenchmark.placesPath), path: AgreementBenchmark.placesPath)
         var generator = SplitMix64(seed: 5)

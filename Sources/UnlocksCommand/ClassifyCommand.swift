@@ -79,7 +79,7 @@ enum ClassifyCommand {
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
-        let badges = try arguments.value("badges").map { try badgeCatalog($0, world: locator.world, china: locator.china, options: options) }
+        let badges = try arguments.value("badges").map { try badgeCatalog($0, tables: locator.tables, options: options) }
 
         let statePath = arguments.value("state")
         try refuseSameFile(state: statePath, out: arguments.value("out"))
@@ -95,7 +95,7 @@ enum ClassifyCommand {
         // make the first new cell copy every stored one.
         var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
                                                           ledger: try statePath.flatMap(StateFile.read).map {
-                                                              try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
+                                                              try LedgerState.decode($0, path: statePath!, options: options, tables: locator.tables)
                                                           } ?? UnlockLedger()),
                               threaded: threaded, found: found, includeVirtual: includeVirtual,
                               timeZone: options.timeZone, datums: datums)
@@ -111,12 +111,12 @@ enum ClassifyCommand {
         }
         run.progress.clear()
         var ledger = run.takeLedger()
-        var report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options, lenient: lenient,
+        var report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options, lenient: lenient,
                                         includePassedThrough: arguments.flags.contains("include-passed-through"))
         if let badges { report.badges = badges.progress(in: report.json(), reported: &ledger.reportedBadgePercents) }
 
         if let statePath {
-            try AtomicFile.write(LedgerState.encode(ledger, options: options, world: locator.world, china: locator.china), to: statePath)
+            try AtomicFile.write(LedgerState.encode(ledger, options: options, tables: locator.tables), to: statePath)
         }
         withExtendedLifetime(lock) {}
         try emit(report, format: format, to: arguments.value("out"))
@@ -126,7 +126,7 @@ enum ClassifyCommand {
     /// The `--badges` catalog: a regular file of at most 4 MiB holding a valid catalog whose
     /// every metric is a number of the report (an empty ledger's report holds every metric, so a
     /// wrong name fails before any input is read).
-    static func badgeCatalog(_ path: String, world: RegionTable, china: RegionTable, options: ClassifyOptions) throws -> BadgeCatalog {
+    static func badgeCatalog(_ path: String, tables: TableSet, options: ClassifyOptions) throws -> BadgeCatalog {
         let catalog: BadgeCatalog
         do {
             guard let file = try RegularFile(path: path, kind: "a badge catalog is a JSON file (docs/badges.md)") else {
@@ -138,7 +138,7 @@ enum ClassifyCommand {
         } catch let problem as RegularFile.Problem {
             throw BadgeCatalogError(path: path, reason: problem.reason)
         }
-        let empty = try ClassifyReport(ledger: UnlockLedger(), world: world, china: china, options: options, lenient: false).json()
+        let empty = try ClassifyReport(ledger: UnlockLedger(), tables: tables, options: options, lenient: false).json()
         if let badge = catalog.unknownMetrics(in: empty).first {
             throw BadgeCatalogError(path: path, reason: "badge \"\(badge.id)\": \"\(badge.metric)\" names no number in the report (docs/badges.md lists the metrics)")
         }

@@ -47,10 +47,9 @@ enum ForgetCommand {
         let options = try ClassifyCommand.ruleOptions(arguments)
         try ClassifyCommand.refuseSameFile(state: statePath, out: arguments.value("out"))
         let lock = try StateFile.Lock(statePath: statePath)
-        let world = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/world.bin")
-        let china = try RegionTable(contentsOf: (arguments.value("tables") ?? "Data/regions") + "/china.bin")
+        let tables = try TableSet(directory: arguments.value("tables") ?? "Data/regions")
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
-        var ledger = try LedgerState.decode(bytes, path: statePath, options: options, world: world, china: china)
+        var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
 
         var forgotten = Set<String>()
         for name in arguments.positionals {
@@ -69,12 +68,12 @@ enum ForgetCommand {
         ledger.forget(forgotten)
         let report: ClassifyReport
         do {
-            report = try ClassifyReport(ledger: ledger, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
+            report = try ClassifyReport(ledger: ledger, tables: tables, options: options, lenient: arguments.flags.contains("lenient"),
                                         includePassedThrough: arguments.flags.contains("include-passed-through"))
         } catch {
             throw StateError(path: statePath, reason: "\(error)")
         }
-        try AtomicFile.write(LedgerState.encode(ledger, options: options, world: world, china: china), to: statePath)
+        try AtomicFile.write(LedgerState.encode(ledger, options: options, tables: tables), to: statePath)
         withExtendedLifetime(lock) {}
         reportError("note: forgot \(forgotten.count) input\(forgotten.count == 1 ? "" : "s")")
         try ClassifyCommand.emit(report, format: format, to: arguments.value("out"))

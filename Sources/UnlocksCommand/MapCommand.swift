@@ -43,17 +43,17 @@ enum MapCommand {
         let found = try InputWalk.files(under: arguments.positionals)
         var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
                                                           ledger: try statePath.flatMap(StateFile.read).map {
-                                                              try LedgerState.decode($0, path: statePath!, options: options, world: locator.world, china: locator.china)
+                                                              try LedgerState.decode($0, path: statePath!, options: options, tables: locator.tables)
                                                           } ?? UnlockLedger()),
                               threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found,
                               includeVirtual: arguments.flags.contains("include-virtual"), timeZone: options.timeZone, datums: datums)
         for file in found { run.classify(file) }
         run.progress.clear()
         let ledger = run.takeLedger()
-        let report = try ClassifyReport(ledger: ledger, world: locator.world, china: locator.china, options: options,
+        let report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options,
                                     lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let combined = try ledger.combined()
-        let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, world: locator.world, china: locator.china)
+        let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
 
         try AuditCommand.prepareFolder(out)

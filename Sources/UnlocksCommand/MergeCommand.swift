@@ -42,15 +42,13 @@ enum MergeCommand {
         try ClassifyCommand.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         // The state written is locked as classify locks it, so a classify run on it waits.
         let lock = try arguments.value("state").map(StateFile.Lock.init(statePath:))
-        let tables = try TableSearch.directory(arguments)
-        let world = try RegionTable(contentsOf: tables + "/world.bin")
-        let china = try RegionTable(contentsOf: tables + "/china.bin")
-        let badges = try arguments.value("badges").map { try ClassifyCommand.badgeCatalog($0, world: world, china: china, options: options) }
+        let tables = try TableSet(directory: try TableSearch.directory(arguments))
+        let badges = try arguments.value("badges").map { try ClassifyCommand.badgeCatalog($0, tables: tables, options: options) }
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {
             guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
-            let ledger = try LedgerState.decode(bytes, path: path, options: options, world: world, china: china)
+            let ledger = try LedgerState.decode(bytes, path: path, options: options, tables: tables)
             // An input in two states counts once when both read it alike (a shard given twice,
             // shards that overlap); read differently (another path, another datum) the result
             // would depend on the order of the states, so it is refused. Skipped files carry no counts.
@@ -64,14 +62,14 @@ enum MergeCommand {
         }
         var report: ClassifyReport
         do {
-            report = try ClassifyReport(ledger: merged, world: world, china: china, options: options, lenient: arguments.flags.contains("lenient"),
+            report = try ClassifyReport(ledger: merged, tables: tables, options: options, lenient: arguments.flags.contains("lenient"),
                                         includePassedThrough: arguments.flags.contains("include-passed-through"))
         } catch {
             throw StateError(path: arguments.positionals.joined(separator: ", "), reason: "\(error) (the states' numbers are too large to add)")
         }
         if let badges { report.badges = badges.progress(in: report.json(), reported: &merged.reportedBadgePercents) }
         if let statePath = arguments.value("state") {
-            try AtomicFile.write(LedgerState.encode(merged, options: options, world: world, china: china), to: statePath)
+            try AtomicFile.write(LedgerState.encode(merged, options: options, tables: tables), to: statePath)
         }
         withExtendedLifetime(lock) {}
         try ClassifyCommand.emit(report, format: format, to: arguments.value("out"))

@@ -6,8 +6,7 @@ import Unlocks
 /// output, `tables-audit.json` and `tables-audit.html` in the output folder).
 enum TableAuditCommand {
     static func run(tables directory: String, out: String) throws -> ExitCode {
-        let world = try RegionTable(contentsOf: directory + "/world.bin")
-        let china = try RegionTable(contentsOf: directory + "/china.bin")
+        let tables = try TableSet(directory: directory)
         let manifestPath = directory + "/manifest.json"
         var manifest: JSONValue?
         if let bytes = try AtomicFile.readIfPresent(manifestPath) {
@@ -17,7 +16,7 @@ enum TableAuditCommand {
                 throw AtomicFile.WriteError(path: manifestPath, reason: "not valid JSON: \(error)")
             }
         }
-        let audit = TableAudit(world: world, china: china, manifest: manifest)
+        let audit = TableAudit(tables: tables, manifest: manifest)
         try AuditCommand.writeOutputs(to: out, [
             ("tables-audit.json", audit.json().renderedUTF8() + [0x0A]),
             ("tables-audit.html", Array(audit.html().utf8)),

@@ -425,7 +425,7 @@ final class RegionLocatorFastPathTests: XCTestCase {
 final class RegionLocatorBatchTests: XCTestCase {
     func testBatchPlacementsEqualScalarOnesEverywhere() throws {
         let l = RegionLocatorTests.locator
-        let plain = try RegionLocator(world: l.world, china: l.china, marginRadius: 0)
+        let plain = try RegionLocator(tables: l.tables, marginRadius: 0)
         var state: UInt64 = 2026
         func uniform(_ low: Double, _ high: Double) -> Double {
             state = state &* 6364136223846793005 &+ 1442695040888963407

@@ -84,7 +84,7 @@ final class BadgeTests: XCTestCase {
         let catalog = try BadgeCatalog(json: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         XCTAssertEqual(Set(catalog.badges.map(\.track)), Set(Badge.Track.allCases))
         let locator = TrackClassifierTests.locator
-        let empty = try ClassifyReport(ledger: UnlockLedger(), world: locator.world, china: locator.china, options: ClassifyOptions(), lenient: false).json()
+        let empty = try ClassifyReport(ledger: UnlockLedger(), tables: locator.tables, options: ClassifyOptions(), lenient: false).json()
         XCTAssertEqual(catalog.unknownMetrics(in: empty).map(\.id), [])
     }
 }

@@ -102,11 +102,11 @@ final class CellFamiliarityTests: XCTestCase {
     // MARK: The state
 
     func encode(_ ledger: UnlockLedger) -> [UInt8] {
-        LedgerState.encode(ledger, options: ClassifyOptions(), world: Self.locator.world, china: Self.locator.china)
+        LedgerState.encode(ledger, options: ClassifyOptions(), tables: Self.locator.tables)
     }
 
     func decode(_ bytes: [UInt8], options: ClassifyOptions = ClassifyOptions()) throws -> UnlockLedger {
-        try LedgerState.decode(bytes, path: "crafted", options: options, world: Self.locator.world, china: Self.locator.china)
+        try LedgerState.decode(bytes, path: "crafted", options: options, tables: Self.locator.tables)
     }
 
     func testTheStateKeepsEveryCandidate() throws {

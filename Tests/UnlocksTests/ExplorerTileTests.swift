@@ -252,25 +252,25 @@ final class ExplorerTileTests: XCTestCase {
     func testTilesSurviveTheStateAndCraftedTilesAreRefused() throws {
         let points = (0..<40).map { TrackPoint(latitude: 39.9030 + Double($0) * 0.0005, longitude: 116.3975, time: 1_700_000_000_000 + Int64($0) * 10_000) }
         let ledger = classify(points)
-        let world = TrackClassifierTests.locator.world, china = TrackClassifierTests.locator.china
+        let tables = TrackClassifierTests.locator.tables
         XCTAssertGreaterThan(ledger.contributions["f1"]!.tiles.count, 2)
-        let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), world: world, china: china)
-        XCTAssertEqual(try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), world: world, china: china), ledger)
+        let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), tables: tables)
+        XCTAssertEqual(try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), tables: tables), ledger)
         var beyond = ledger
         beyond.contributions["f1"]!.tiles = TileList([1 << 40: 0])
-        XCTAssertThrowsError(try LedgerState.decode(LedgerState.encode(beyond, options: ClassifyOptions(), world: world, china: china),
-                                                    path: "s", options: ClassifyOptions(), world: world, china: china)) {
+        XCTAssertThrowsError(try LedgerState.decode(LedgerState.encode(beyond, options: ClassifyOptions(), tables: tables),
+                                                    path: "s", options: ClassifyOptions(), tables: tables)) {
             XCTAssertTrue("\($0)".contains("beyond zoom 17"), "\($0)")
         }
         var late = ledger
         late.contributions["f1"]!.tiles = TileList([5: 0, 6: 1 << 62])
-        XCTAssertThrowsError(try LedgerState.decode(LedgerState.encode(late, options: ClassifyOptions(), world: world, china: china),
-                                                    path: "s", options: ClassifyOptions(), world: world, china: china)) {
+        XCTAssertThrowsError(try LedgerState.decode(LedgerState.encode(late, options: ClassifyOptions(), tables: tables),
+                                                    path: "s", options: ClassifyOptions(), tables: tables)) {
             XCTAssertTrue("\($0)".contains("tile time"), "\($0)")
         }
         var version3 = bytes
         version3.replaceSubrange(0..<8, with: Array("AUSTATE3".utf8))
-        XCTAssertThrowsError(try LedgerState.decode(version3, path: "s", options: ClassifyOptions(), world: world, china: china)) {
+        XCTAssertThrowsError(try LedgerState.decode(version3, path: "s", options: ClassifyOptions(), tables: tables)) {
             XCTAssertTrue("\($0)".contains("version 3"), "\($0)")
         }
     }

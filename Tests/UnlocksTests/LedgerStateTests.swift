@@ -6,8 +6,6 @@ import XCTest
 /// States with a valid checksum but numbers no run can produce are refused with an error naming
 /// the number, never a trap; merges that would overflow say so.
 final class LedgerStateTests: XCTestCase {
-    static var world: RegionTable { TrackClassifierTests.locator.world }
-    static var china: RegionTable { TrackClassifierTests.locator.china }
 
     /// A small real ledger: one input, one region, a few cells.
     func ledger() -> UnlockLedger {
@@ -22,7 +20,7 @@ final class LedgerStateTests: XCTestCase {
 
     /// The state's bytes with its JSON edited by `edit`, the length and checksum made valid again.
     func crafted(_ edit: (String) -> String) -> [UInt8] {
-        let bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), world: Self.world, china: Self.china)
+        let bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
         let length = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
         let json = String(decoding: bytes[16..<(16 + length)], as: UTF8.self)
         let edited = Array(edit(json).utf8)
@@ -35,7 +33,7 @@ final class LedgerStateTests: XCTestCase {
     }
 
     func decode(_ bytes: [UInt8]) throws -> UnlockLedger {
-        try LedgerState.decode(bytes, path: "crafted", options: ClassifyOptions(), world: Self.world, china: Self.china)
+        try LedgerState.decode(bytes, path: "crafted", options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
     }
 
     func assertRefused(_ bytes: [UInt8], mentioning word: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -70,7 +68,7 @@ final class LedgerStateTests: XCTestCase {
             var l = ledger()
             let minute = l.contributions["f1"]!.moments.keys.min()!
             edit(&l.contributions["f1"]!.moments[minute]!)
-            return LedgerState.encode(l, options: ClassifyOptions(), world: Self.world, china: Self.china)
+            return LedgerState.encode(l, options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
         }
         assertRefused(encoded { $0.distanceMillimetres = 1 << 60 }, mentioning: "distance of minute")
         assertRefused(encoded { $0.durationMilliseconds = 70_000 }, mentioning: "not within the minute")
@@ -86,7 +84,7 @@ final class LedgerStateTests: XCTestCase {
         other.moments = Dictionary(uniqueKeysWithValues: other.moments.map { ($0.key + 100, $0.value) })
         two.inputs["f2"] = InputRecord(path: "later.csv", fingerprint: "f2", format: "csv")
         two.contributions["f2"] = other
-        let bytes = LedgerState.encode(two, options: ClassifyOptions(), world: Self.world, china: Self.china)
+        let bytes = LedgerState.encode(two, options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
         let start = 16 + Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
         var random = SystemRandomNumberGenerator()
         var refused = 0
@@ -107,7 +105,7 @@ final class LedgerStateTests: XCTestCase {
     }
 
     func testOlderVersionsAreRefusedWithTheReason() {
-        var bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), world: Self.world, china: Self.china)
+        var bytes = LedgerState.encode(ledger(), options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
         bytes.replaceSubrange(0..<8, with: Array("AUSTATE1".utf8))
         assertRefused(bytes, mentioning: "version 1")
         bytes.replaceSubrange(0..<8, with: Array("AUSTATE2".utf8))
@@ -120,7 +118,7 @@ final class LedgerStateTests: XCTestCase {
     func testReportedBadgePercentsRoundTripAndAreRangeChecked() throws {
         var original = ledger()
         original.reportedBadgePercents = ["area-1": 37, "streak-7": 100, "tiles": 0]
-        let bytes = LedgerState.encode(original, options: ClassifyOptions(), world: Self.world, china: Self.china)
+        let bytes = LedgerState.encode(original, options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
         XCTAssertEqual(try decode(bytes).reportedBadgePercents, original.reportedBadgePercents)
         for bad in ["101", "-1", "2.5", "\"7\"", "null"] {
             assertRefused(crafted { $0.replacingOccurrences(of: "\"badgesReported\":{}", with: "\"badgesReported\":{\"area-1\":\(bad)}") }, mentioning: "badgesReported")

@@ -76,11 +76,11 @@ final class LiveLedgerTests: XCTestCase {
     }
 
     func state(_ ledger: UnlockLedger) -> [UInt8] {
-        LedgerState.encode(ledger, options: ClassifyOptions(), world: Self.locator.world, china: Self.locator.china)
+        LedgerState.encode(ledger, options: ClassifyOptions(), tables: Self.locator.tables)
     }
 
     func reportJSON(_ ledger: UnlockLedger) throws -> String {
-        try ClassifyReport(ledger: ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
+        try ClassifyReport(ledger: ledger, tables: Self.locator.tables, options: ClassifyOptions(), lenient: false)
             .json().rendered()
     }
 
@@ -287,7 +287,7 @@ final class LiveLedgerTests: XCTestCase {
         try feed(b, into: &other)
         try feed(c, into: &other)
         func decoded(_ bytes: [UInt8]) throws -> UnlockLedger {
-            try LedgerState.decode(bytes, path: "shard", options: ClassifyOptions(), world: Self.locator.world, china: Self.locator.china)
+            try LedgerState.decode(bytes, path: "shard", options: ClassifyOptions(), tables: Self.locator.tables)
         }
         var merged = try decoded(first.encodedState())
         merged.merge(try decoded(other.encodedState()))

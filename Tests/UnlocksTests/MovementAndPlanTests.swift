@@ -131,10 +131,10 @@ extension TrackClassifierTests {
         let walked = haversine(before[0], before.last!) + haversine(after[0], after.last!)
         XCTAssertEqual(Double(c.ledger.view.cells.count), walked / 25, accuracy: 6)
 
-        let report = try ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
+        let report = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: ClassifyOptions(), lenient: false)
         XCTAssertEqual(report.metrics.countyUnlockCount, ends.count)
         XCTAssertEqual(report.unlocks[.county]?.first { $0.code == middle }?.evidence, "passedThrough")
-        let including = try ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(),
+        let including = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: ClassifyOptions(),
                                        lenient: false, includePassedThrough: true)
         XCTAssertEqual(including.metrics.countyUnlockCount, ends.count + passed(c.ledger, .county).count)
     }

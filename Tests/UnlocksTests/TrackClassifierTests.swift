@@ -186,7 +186,7 @@ final class TrackClassifierTests: XCTestCase {
         XCTAssertEqual(c.ledger.view.days, [may2, may2 + 1, may2 + 3])
         options.timeZone = .utc
         XCTAssertEqual(classify(points, options: options).ledger.view.days, [may2 - 1, may2, may2 + 2])
-        let report = try ClassifyReport(ledger: c.ledger, world: Self.locator.world, china: Self.locator.china, options: ClassifyOptions(), lenient: false)
+        let report = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: ClassifyOptions(), lenient: false)
         XCTAssertEqual(report.metrics.recordedDays, 3)
         XCTAssertEqual(report.metrics.longestStreakDays, 2)
         XCTAssertEqual(report.metrics.currentStreakDays, 1)
@@ -236,20 +236,20 @@ final class TrackClassifierTests: XCTestCase {
         XCTAssertEqual(merged.view.days, whole.view.days)
         XCTAssertEqual(merged.view.distanceMillimetres, whole.view.distanceMillimetres)
 
-        let world = Self.locator.world, china = Self.locator.china
-        let bytes = LedgerState.encode(whole, options: ClassifyOptions(), world: world, china: china)
-        let decoded = try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), world: world, china: china)
+        let tables = Self.locator.tables
+        let bytes = LedgerState.encode(whole, options: ClassifyOptions(), tables: tables)
+        let decoded = try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), tables: tables)
         XCTAssertEqual(decoded, whole)
-        XCTAssertEqual(LedgerState.encode(decoded, options: ClassifyOptions(), world: world, china: china), bytes)
+        XCTAssertEqual(LedgerState.encode(decoded, options: ClassifyOptions(), tables: tables), bytes)
 
         var flipped = bytes
         flipped[bytes.count / 2] ^= 0x10
-        XCTAssertThrowsError(try LedgerState.decode(flipped, path: "s", options: ClassifyOptions(), world: world, china: china)) {
+        XCTAssertThrowsError(try LedgerState.decode(flipped, path: "s", options: ClassifyOptions(), tables: tables)) {
             XCTAssertTrue("\($0)".contains("checksum"), "\($0)")
         }
         var other = ClassifyOptions()
         other.timeZone = .utc
-        XCTAssertThrowsError(try LedgerState.decode(bytes, path: "s", options: other, world: world, china: china)) {
+        XCTAssertThrowsError(try LedgerState.decode(bytes, path: "s", options: other, tables: tables)) {
             XCTAssertTrue("\($0)".contains("other classify options"), "\($0)")
         }
     }
@@ -278,9 +278,9 @@ final class TrackClassifierTests: XCTestCase {
         XCTAssertEqual(ledger.inputs["f2"]?.status, .rejected, "an error after only unreadable points leaves nothing used")
         XCTAssertEqual(ledger.inputs[InputRecord.pathKey(path: "copy.gpx")]?.duplicateOf, "export.zip:activities/1.gpx")
 
-        let world = Self.locator.world, china = Self.locator.china
-        let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), world: world, china: china)
-        XCTAssertEqual(try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), world: world, china: china), ledger)
+        let tables = Self.locator.tables
+        let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), tables: tables)
+        XCTAssertEqual(try LedgerState.decode(bytes, path: "s", options: ClassifyOptions(), tables: tables), ledger)
 
         // A shard that skipped a file another shard read: merged, the file is read (either order).
         var skipping = UnlockLedger()
@@ -298,7 +298,7 @@ final class TrackClassifierTests: XCTestCase {
         older.inputs["f1"]?.pins = 0
         older.inputs["f1"]?.activityType = nil
         older.inputs["f1"]?.activityName = nil
-        let current = LedgerState.encode(older, options: ClassifyOptions(), world: world, china: china)
+        let current = LedgerState.encode(older, options: ClassifyOptions(), tables: tables)
         let length = Int(current.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) })
         let json = String(decoding: current[16..<(16 + length)], as: UTF8.self).replacingOccurrences(of: "\"status\":\"read\"", with: "\"status\":\"ok\"")
         XCTAssertTrue(json.contains("\"status\":\"ok\""))
@@ -307,7 +307,7 @@ final class TrackClassifierTests: XCTestCase {
         old += Array(json.utf8) + current[(16 + length)..<(current.count - 8)]
         withUnsafeBytes(of: old.withUnsafeBytes { XXH64.hash($0) }.littleEndian) { old += $0 }
         // Version 1 knew inputs by size, head and tail: refused (their records cannot be matched to content hashes).
-        XCTAssertThrowsError(try LedgerState.decode(old, path: "old", options: ClassifyOptions(), world: world, china: china)) {
+        XCTAssertThrowsError(try LedgerState.decode(old, path: "old", options: ClassifyOptions(), tables: tables)) {
             XCTAssertTrue("\($0)".contains("version 1"), "\($0)")
         }
     }

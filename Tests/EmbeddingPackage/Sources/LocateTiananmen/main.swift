@@ -22,7 +22,7 @@ if CommandLine.arguments.count > 1 {
     classifier.begin(InputRecord(path: path, fingerprint: path, format: "gpx"))
     try GPXReader.read(MemorySource(Array(data)), path: path, into: &classifier)
     let record = classifier.finish()
-    let report = try ClassifyReport(ledger: classifier.takeLedger(), world: locator.world, china: locator.china, options: options, lenient: false)
+    let report = try ClassifyReport(ledger: classifier.takeLedger(), tables: locator.tables, options: options, lenient: false)
     let provinces = (report.unlocks[.province] ?? []).filter(\.confirmed).map(\.name)
     print("walk: \(record.pointsRead) points read, provinces \(provinces.joined(separator: ","))")
 }

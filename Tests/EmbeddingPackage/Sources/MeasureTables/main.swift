@@ -25,13 +25,13 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 
 let directory = try BundledTables.directory()
 let before = residentBytes()
-var tables: (world: RegionTable, china: RegionTable)? = nil
+var tables: TableSet? = nil
 let tablesFirst = try seconds {
-    tables = (try RegionTable(contentsOf: directory + "/world.bin"), try RegionTable(contentsOf: directory + "/china.bin"))
+    tables = try TableSet(directory: directory)
 }
 let afterTables = residentBytes()
 var locator: RegionLocator? = nil
-let lookups = try seconds { locator = try RegionLocator(world: tables!.world, china: tables!.china) }
+let lookups = try seconds { locator = try RegionLocator(tables: tables!) }
 let after = residentBytes()
 let first = tablesFirst + lookups
 var tableLoads: [Double] = []
