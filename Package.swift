@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // zlib: a public system library on iOS, macOS and Linux alike, so run-time modules may use
+        // it (inflate for zip, gzip and Fog of World data); Debian: zlib1g-dev.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Run-time: pure Swift.
         .target(name: "ChinaDatum"),
