@@ -3,9 +3,9 @@
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
 // Layering (checked by Scripts/check-layering and Scripts/check-portability on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, FootprintMap,
-//                                                    AdminUnlocks (the first five, plus the bundled tables)
-//   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, FootprintMap, Intake,
+//                                                    AdminUnlocks (the first five and Intake, plus the bundled tables)
+//   run-time intake (paths, archives over zlib):     Intake (+ CZlib)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "ChinaDatum", targets: ["ChinaDatum"]),
         .library(name: "TextFormats", targets: ["TextFormats"]),
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
+        .library(name: "Intake", targets: ["Intake"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -47,14 +48,15 @@ let package = Package(
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
-        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"],
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "Intake"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
         .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
-        // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
-        .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
+        // What happens to a path: folders, archives (zip, gzip, tar over zlib), export bundles, the
+        // format by name and content, fingerprints and copies, skip reasons, the workers.
+        .target(name: "Intake", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "Tracks", "Unlocks"]),
 
         // Build-time: owns GEOS and PROJ handles.
         .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"], swiftSettings: swift5),
@@ -64,7 +66,7 @@ let package = Package(
         .target(name: "TrackFuzzing", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
         .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"], swiftSettings: swift5),
@@ -74,7 +76,7 @@ let package = Package(
         .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"], swiftSettings: swift5),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"], swiftSettings: swift5),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables"], swiftSettings: swift5),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"], swiftSettings: swift5),

@@ -20,10 +20,13 @@ struct ClassifierFeed {
         case discard
         case finish
         indirect case append(UnlockLedger)
+        case forget(String)
     }
 
     /// The classifier the worker thread owns (nil once handed back).
-    private final class Owned {
+    /// Unchecked `Sendable`: the classifier is used by the worker thread alone until
+    /// ``takeLedger()`` has waited for that thread to end.
+    private final class Owned: @unchecked Sendable {
         var classifier: TrackClassifier?
         init(_ classifier: TrackClassifier) { self.classifier = classifier }
     }
@@ -69,6 +72,7 @@ struct ClassifierFeed {
         case .discard: classifier.discard()
         case .finish: classifier.finish()
         case let .append(later): classifier.append(later)
+        case let .forget(fingerprint): classifier.forgetInput(fingerprint)
         }
     }
 
@@ -103,6 +107,12 @@ struct ClassifierFeed {
     mutating func append(_ later: UnlockLedger) {
         for (fingerprint, record) in later.inputs where record.status != .skipped { known[fingerprint] = record.path }
         send(.append(later))
+    }
+
+    /// Removes an input from the ledger: another copy of it is read in its place.
+    mutating func forgetInput(_ fingerprint: String) {
+        known[fingerprint] = nil
+        send(.forget(fingerprint))
     }
 
     /// Ends the input that began with `fingerprint` at `path`.

@@ -4,8 +4,9 @@ import Foundation
 /// (auditing points, writing episodes) runs beside the thread that feeds it. The queue holds
 /// items of at most `capacity` in total `weight` (one heavier item at a time), so memory stays
 /// bounded whichever side is slower. The first error `handle` throws stops the handling;
-/// `failure` reports it and `finish` rethrows it.
-final class WorkerQueue<Item> {
+/// `failure` reports it and `finish` rethrows it. Unchecked `Sendable`: every field is behind the
+/// condition's lock, and items pass from the sender to the one thread that handles them.
+package final class WorkerQueue<Item>: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [Item] = []
     private var head = 0
@@ -14,10 +15,10 @@ final class WorkerQueue<Item> {
     private var finished = false
     private var error: Error?
     private let capacity: Int
-    private let weight: (Item) -> Int
-    private let handle: (Item) throws -> Void
+    private let weight: @Sendable (Item) -> Int
+    private let handle: @Sendable (Item) throws -> Void
 
-    init(name: String, capacity: Int, weight: @escaping (Item) -> Int = { _ in 1 }, handle: @escaping (Item) throws -> Void) {
+    package init(name: String, capacity: Int, weight: @escaping @Sendable (Item) -> Int = { _ in 1 }, handle: @escaping @Sendable (Item) throws -> Void) {
         self.capacity = capacity
         self.weight = weight
         self.handle = handle
@@ -27,14 +28,14 @@ final class WorkerQueue<Item> {
     }
 
     /// The first error `handle` threw, if any.
-    var failure: Error? {
+    package var failure: Error? {
         condition.lock()
         defer { condition.unlock() }
         return error
     }
 
     /// Queues an item, waiting while the queue is full; dropped once handling has failed.
-    func send(_ item: Item) {
+    package func send(_ item: Item) {
         let w = weight(item)
         condition.lock()
         defer { condition.unlock() }
@@ -46,7 +47,7 @@ final class WorkerQueue<Item> {
     }
 
     /// Waits until every queued item is handled and the thread has ended; rethrows the first error.
-    func finish() throws {
+    package func finish() throws {
         condition.lock()
         closed = true
         condition.broadcast()

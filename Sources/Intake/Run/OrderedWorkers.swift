@@ -2,9 +2,10 @@ import Foundation
 
 /// A fixed set of threads that handle jobs and keep each result under the ticket its job was
 /// given, so that the thread which sends them can take the results back in the order it sent
-/// them, whichever worker finished first (`classify --jobs`). The sender bounds how many jobs are
+/// them, whichever worker finished first (`jobs` > 1). Unchecked `Sendable`: every field is
+/// behind the condition's lock. The sender bounds how many jobs are
 /// in flight (sent, result not yet taken); nothing here queues without limit.
-final class OrderedWorkers<Job, Result> {
+final class OrderedWorkers<Job, Result>: @unchecked Sendable {
     private let condition = NSCondition()
     private var queued: [(ticket: Int, job: Job)] = []
     private var head = 0
@@ -12,10 +13,10 @@ final class OrderedWorkers<Job, Result> {
     private var nextTicket = 0
     private var closed = false
     private var running = 0
-    private let work: (Job) -> Result
+    private let work: @Sendable (Job) -> Result
 
     /// Starts `count` threads named `name` that handle jobs with `work`.
-    init(name: String, count: Int, work: @escaping (Job) -> Result) {
+    init(name: String, count: Int, work: @escaping @Sendable (Job) -> Result) {
         self.work = work
         running = count
         for index in 0..<count {

@@ -1,6 +1,6 @@
-/// Why `classify` passes a file over without reading it: the text the report gives
-/// (docs/report-format.md). Skipped files never make the run fail.
-enum SkipReason: Equatable, CustomStringConvertible {
+/// Why the intake passes a file over without reading it: the text the report gives
+/// (docs/report-format.md). Skipped files never make a run fail.
+public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// Its name is no track format (a photo, a PDF, `export.xml` outside a bundle).
     case notATrackFormat
     /// A JSON file found in a folder or archive whose structure is none of the track formats.
@@ -12,13 +12,14 @@ enum SkipReason: Equatable, CustomStringConvertible {
     /// An activity its bundle labels virtual (Zwift and the like): drawn on real coordinates
     /// of somewhere never visited.
     case virtualActivity
-    /// The same file (device and inode) or the same bytes (fingerprint) reached again.
+    /// The same file (device and inode) or the same bytes (fingerprint) reached by another
+    /// path, which is read: the first in byte order.
     case duplicate
     /// A file this tool wrote (an audit's GeoJSON, a report, a state).
     case ownOutput
-    /// A zip inside a zip inside a zip: only one level of nesting is opened.
+    /// An archive inside an archive inside an archive: only one level of nesting is opened.
     case nestedTooDeep
-    /// An archive format other than zip and gzip inside an archive (tar, 7z, rar).
+    /// An archive format other than zip, gzip and tar inside an archive (7z, rar, jar).
     case archiveFormatNotRead
     case encrypted
     case notARegularFile
@@ -26,10 +27,12 @@ enum SkipReason: Equatable, CustomStringConvertible {
     case hiddenFolder
     /// AppleDouble files (`__MACOSX/`, `._name`) macOS adds to zips.
     case macResourceFork
-    /// A zip entry whose name is flagged UTF-8 but is not, so nothing of it is known.
-    case unreadableName
+    /// A file of no bytes: nothing to read, and no copy of any other empty file.
+    case empty
+    /// An archive that holds no file.
+    case emptyArchive
 
-    var description: String {
+    public var description: String {
         switch self {
         case .notATrackFormat: "not a track format"
         case .notATrackJSON: "not a known JSON track format"
@@ -45,7 +48,8 @@ enum SkipReason: Equatable, CustomStringConvertible {
         case .hidden: "hidden file"
         case .hiddenFolder: "hidden folder (not walked)"
         case .macResourceFork: "macOS resource fork"
-        case .unreadableName: "entry name flagged UTF-8 but not UTF-8 (unknown format)"
+        case .empty: "empty file"
+        case .emptyArchive: "empty archive (no files in it)"
         }
     }
 }

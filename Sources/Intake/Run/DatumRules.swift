@@ -1,7 +1,8 @@
 import ChinaDatum
 
-/// `--datum-for GLOB=DATUM` (repeatable): the datum each input's coordinates are read in, by its
-/// path; an input no pattern matches is read in `--datum` (WGS-84 by default).
+/// The datum each input's coordinates are read in, by its path (`--datum-for GLOB=DATUM`,
+/// repeatable); an input no pattern matches is read in the fallback (`--datum`, WGS-84 by
+/// default).
 ///
 /// A path is the input's as reports show it: a file as found (`exports/amap/day1.gpx`), an
 /// archive member as `archive.zip:member` (`tracks.zip:amap/day1.gpx`). In a pattern `*` matches
@@ -9,25 +10,35 @@ import ChinaDatum
 /// else is special. A pattern with no `/` or `:` is matched against the last part of the path (after
 /// its last `/` or `:`), as in .gitignore; any other against the whole path. The first pattern
 /// given that matches wins.
-struct DatumPatterns {
-    struct Rule {
+public struct DatumRules: Sendable {
+    struct Rule: Sendable {
         let pattern: [Character]
         let wholePath: Bool
         let datum: Datum
     }
     private(set) var rules: [Rule] = []
-    let fallback: Datum
+    public let fallback: Datum
 
-    /// Reads the `--datum-for` values; a malformed one is a usage error naming it.
-    init(_ values: [String], fallback: Datum) throws {
+    /// A value that is not `GLOB=DATUM`; `message` says what is wrong with it.
+    public struct Problem: Error, Sendable {
+        public let message: String
+    }
+
+    /// No patterns: every input in `fallback`.
+    public init(fallback: Datum) {
+        self.fallback = fallback
+    }
+
+    /// Reads `--datum-for` values.
+    public init(_ values: [String], fallback: Datum) throws(Problem) {
         self.fallback = fallback
         for value in values {
             guard let equals = value.lastIndex(of: "="), equals != value.startIndex else {
-                throw UsageError(message: "--datum-for '\(value)' is not GLOB=DATUM (e.g. 'amap/**=gcj02')")
+                throw Problem(message: "--datum-for '\(value)' is not GLOB=DATUM (e.g. 'amap/**=gcj02')")
             }
             let name = String(value[value.index(after: equals)...])
             guard let datum = Datum(rawValue: name.lowercased()) else {
-                throw UsageError(message: "--datum-for '\(value)': '\(name)' is not one of \(Datum.allCases.map(\.rawValue).joined(separator: "|"))")
+                throw Problem(message: "--datum-for '\(value)': '\(name)' is not one of \(Datum.allCases.map(\.rawValue).joined(separator: "|"))")
             }
             let glob = value[..<equals]
             rules.append(Rule(pattern: Array(glob), wholePath: glob.contains("/") || glob.contains(":"), datum: datum))
@@ -35,7 +46,8 @@ struct DatumPatterns {
     }
 
     /// The datum of the input at `path`.
-    func datum(for path: String) -> Datum {
+    public func datum(for path: String) -> Datum {
+        guard !rules.isEmpty else { return fallback }
         let whole = Array(path)
         let base = whole.lastIndex(where: { $0 == "/" || $0 == ":" }).map { Array(whole[(whole.index(after: $0))...]) } ?? whole
         return rules.first { Self.matches($0.pattern[...], $0.wholePath ? whole[...] : base[...]) }?.datum ?? fallback
