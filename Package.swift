@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "CArchive", "Intake", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"], swiftSettings: swift5),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"], swiftSettings: swift5),

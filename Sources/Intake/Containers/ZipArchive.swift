@@ -37,6 +37,16 @@ public final class ZipArchive {
         origin = .random(bytes)
     }
 
+    /// The zip file at `path` (read at random: its central directory first).
+    public convenience init(path: String) throws {
+        self.init(random: try RandomAccessFile(descriptor: try InputPath(path).openDescriptor(), path: path), path: path)
+    }
+
+    /// A zip the app holds in memory.
+    public convenience init(bytes: [UInt8], path: String) {
+        self.init(random: RandomAccessMemory(bytes), path: path)
+    }
+
     /// The archive `source` yields, read forward once (a zip inside an archive).
     public init(streaming source: some ByteSource, path: String) {
         self.path = path
