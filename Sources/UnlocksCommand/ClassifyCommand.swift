@@ -63,7 +63,7 @@ enum ClassifyCommand {
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         // Held from reading the state to replacing it, so a concurrent run waits instead of
         // replacing the state with one that lacks this run's inputs.
-        let lock = try statePath.map(StateFile.Lock.init(statePath:))
+        let lock = try statePath.map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
         let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
         options.jobs = try RuleOptions.jobCount(arguments)
         let progress = ProgressLine()

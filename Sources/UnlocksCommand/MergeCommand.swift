@@ -43,7 +43,7 @@ enum MergeCommand {
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         // The state written is locked as classify locks it, so a classify run on it waits.
-        let lock = try arguments.value("state").map(StateFile.Lock.init(statePath:))
+        let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
         let tables = try TableSet(directory: try TableSearch.directory(arguments))
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0, tables: tables, options: options) }
         var merged = UnlockLedger()

@@ -1,4 +1,5 @@
 import Foundation
+import Intake
 import RegionTables
 import Tracks
 import Unlocks

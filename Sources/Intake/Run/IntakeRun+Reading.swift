@@ -43,7 +43,7 @@ extension IntakeRun {
         let replay = try ReplayingSource(AnySource(source))
         if replay.prefix.isEmpty { return skip(path, .empty, label: label) }
         if OwnOutput.recognises(replay.prefix) { return skip(path, .ownOutput) }
-        guard let format = FormatTable.decide(name: path, prefix: ContentPrefix(replay.prefix), explicit: explicit) else {
+        guard let format = FormatTable.decide(name: name, prefix: ContentPrefix(replay.prefix), explicit: explicit) else {
             return skip(path, .notATrackFormat)
         }
         read(replay, format: format, path: path, fingerprint: fingerprint, explicit: explicit, label: label, replacing: replacing)

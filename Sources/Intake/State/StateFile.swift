@@ -7,19 +7,19 @@ import Unlocks
 
 /// The `--state` file on disk: read only when it is a regular file whose header is a state of
 /// this version, and updated under a lock so concurrent runs never lose each other's inputs.
-enum StateFile {
+public enum StateFile {
     /// An exclusive advisory lock (`flock`) on `STATE.lock` beside the state, held from before the
     /// state is read until after it is replaced (the state itself cannot carry the lock: it is
     /// replaced by rename, and a second run would lock the new file while the first still holds
     /// the old one). Released when the value is dropped or the process ends, however it ends, so
-    /// a killed run never leaves the state locked. A run that finds the lock taken says so on
-    /// standard error and waits: the other run is making progress, and failing would only make
-    /// the user run again.
-    final class Lock {
-        let path: String
+    /// a killed run never leaves the state locked. A run that finds the lock taken says so
+    /// (`waiting`, the CLI's note on standard error) and waits: the other run is making progress,
+    /// and failing would only make the user run again.
+    public final class Lock {
+        public let path: String
         private var descriptor: Int32
 
-        init(statePath: String) throws {
+        public init(statePath: String, waiting: (String) -> Void) throws {
             path = statePath + ".lock"
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
@@ -27,7 +27,7 @@ enum StateFile {
             }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
             guard errno == EWOULDBLOCK else { throw failure("cannot lock") }
-            reportError("note: \(statePath) is being updated by another run; waiting for it to finish")
+            waiting("note: \(statePath) is being updated by another run; waiting for it to finish")
             while flock(descriptor, LOCK_EX) != 0 {
                 guard errno == EINTR else { throw failure("cannot lock") }
             }
@@ -49,7 +49,7 @@ enum StateFile {
     /// whole: a path that is not a regular file (a device such as /dev/zero, a named pipe, a
     /// folder; opened without blocking, so a pipe never hangs the run), a header that is not a
     /// state of this version, or a JSON length beyond the file's size.
-    static func read(_ path: String) throws -> [UInt8]? {
+    public static func read(_ path: String) throws -> [UInt8]? {
         do {
             guard let file = try RegularFile(path: path, kind: "a state is a file written by 'unlocks classify --state'") else { return nil }
             let size = file.size

@@ -4,23 +4,23 @@ import Glibc
 import Darwin
 #endif
 
-/// A small file the command reads whole (a state, a badge catalog), opened so that a path that
+/// A small file read whole (a state, the CLI's badge catalog), opened so that a path that
 /// is not a regular file (a device such as /dev/zero, a named pipe, a folder) is refused at once
 /// instead of hanging the run or filling memory: opened without blocking, checked with `fstat`.
-final class RegularFile {
+package final class RegularFile {
     /// Why a file could not be read; the caller names the file in its own error type.
-    struct Problem: Error {
-        let reason: String
+    package struct Problem: Error {
+        package let reason: String
     }
 
     private let descriptor: Int32
     /// Its size when opened.
-    let size: Int
+    package let size: Int
     /// What ``fill(to:)`` has read (sized to the whole file at the first fill).
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
     /// Opens `path`; nil when nothing is there. `kind` completes "not a regular file (…); a … is".
-    init?(path: String, kind: String) throws(Problem) {
+    package init?(path: String, kind: String) throws(Problem) {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -43,7 +43,7 @@ final class RegularFile {
     private var filled = 0
 
     /// Reads the file's first `count` bytes (up to its size when opened) into ``bytes``.
-    func fill(to count: Int) throws(Problem) {
+    package func fill(to count: Int) throws(Problem) {
         let count = min(count, size)
         if bytes.isEmpty { bytes = [UInt8](repeating: 0, count: size) }
         while filled < count {
