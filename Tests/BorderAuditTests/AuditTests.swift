@@ -4,7 +4,8 @@ import RegionTables
 import TextFormats
 import Tracks
 import XCTest
-@testable import Unlocks
+@testable import BorderAudit
+import Unlocks
 
 /// The audit over the committed tables with walks built to cross real borders. Expected
 /// categories come from the geography (where the borders are, found by scanning) and from direct
