@@ -61,32 +61,42 @@ let package = Package(
         // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
         .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
 
+        // Seeded random numbers (SplitMix64) for the build's agreement sampling, the fuzzer, the
+        // benchmarks and the tests; no run-time module uses it.
+        .target(name: "SeededRandom"),
+
         // Build-time: owns GEOS and PROJ handles.
-        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables"], swiftSettings: swift5),
+        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom"], swiftSettings: swift5),
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in UnlocksBench.
-        .target(name: "TrackFuzzing", swiftSettings: swift5),
+        .target(name: "TrackFuzzing", dependencies: ["SeededRandom"], swiftSettings: swift5),
+
+        // What the tests share (docs/testing.md): the track-event recorder, the reader verifier
+        // (bytes fed whole, one at a time, in random chunks), seeded random, temporary folders,
+        // repository paths, the committed tables opened once, the process runner, headless
+        // Chromium. Depended on only by test targets and the benchmarks.
+        .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
         .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom"], swiftSettings: swift5),
 
-        .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild"], swiftSettings: swift5),
-        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"], swiftSettings: swift5),
-        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks"], swiftSettings: swift5),
-        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats"], swiftSettings: swift5),
+        .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats"], swiftSettings: swift5),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         // The repository itself: the portability check catches what it should, every doc link resolves.
-        .testTarget(name: "RepositoryTests", swiftSettings: swift5),
+        .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"], swiftSettings: swift5),
         // The committed world table against the full-resolution source where it once went wrong.
-        .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
     ]
 )
