@@ -6,6 +6,7 @@
 @_exported import Tracks
 @_exported import Unlocks
 @_exported import Intake
+@_exported import BorderAudit
 
 import Foundation
 

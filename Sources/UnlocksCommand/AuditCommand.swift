@@ -2,6 +2,7 @@ import ChinaDatum
 import Foundation
 import Intake
 import RegionTables
+import BorderAudit
 import Unlocks
 
 /// `unlocks audit`: the shaky points and unlocks of a track archive near borders, as

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Intake
+import SeededRandom
 import Tracks
 
 /// Seeded mutants of every archive fixture (bit flips, truncation, inserted and removed bytes,
@@ -8,20 +9,7 @@ import Tracks
 /// `InputError`, never a trap; bytes out stay within the bomb limits. The CLI-level campaign
 /// (UnlocksCommandTests/FuzzTests, Sources/TrackFuzzing) mutates the same archives as seeds.
 final class ContainerFuzzTests: XCTestCase {
-    /// SplitMix64: a small seeded generator, so a failure names a mutant that can be made again.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
-
-    static func mutate(_ bytes: [UInt8], _ random: inout Random) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var bytes = bytes
         for _ in 0...random.below(3) {
             guard !bytes.isEmpty else { break }
@@ -56,7 +44,7 @@ final class ContainerFuzzTests: XCTestCase {
     func testMutantArchivesEndWithoutATrap() throws {
         let folder = ContainerTests.fixtures
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".json") }.sorted()
-        var random = Random(state: 20_261_202)
+        var random = SplitMix64(seed: 20_261_202)
         var mutants = 0
         for round in 0..<24 {
             for name in names {

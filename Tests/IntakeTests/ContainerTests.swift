@@ -2,12 +2,13 @@ import Foundation
 import XCTest
 @testable import Intake
 import Tracks
+import UnlocksTestSupport
 
 /// The Swift containers (zip, gzip, tar over zlib) against Python's zipfile, tarfile and gzip on
 /// archives written by the real tools (Scripts/make-archive-fixtures: Info-ZIP zip, GNU tar,
 /// Python): every member, its name, size and CRC-32 of its bytes, in archive order.
 final class ContainerTests: XCTestCase {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/archives").path
+    static let fixtures = Repository.fixtures("IntakeTests") + "/archives"
 
     struct Member: Equatable, CustomStringConvertible {
         var name: String

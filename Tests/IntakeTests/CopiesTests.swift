@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @testable import Intake
 import Unlocks
+import UnlocksTestSupport
 
 /// Issue 26 items 6 and 9: byte-identical copies are all accounted for, and which one is read is
 /// decided by the paths (the first in byte order), never by the order they are given, met
@@ -11,7 +12,7 @@ final class CopiesTests: XCTestCase {
     var folder = ""
 
     override func setUpWithError() throws {
-        folder = try IntakeHarness.temporaryFolder()
+        folder = try temporaryDirectory()
         _ = try IntakeHarness.python(IntakeHarness.csvWalk + """
         import os, zipfile, io
         os.makedirs("a"); os.makedirs("b")
@@ -22,8 +23,6 @@ final class CopiesTests: XCTestCase {
         for name in ["empty.csv", "empty.kmz", "a/empty.gpx", "b/empty.json"]: open(name, "wb").close()
         """, in: folder)
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
 
     func path(_ name: String) -> String { folder + "/" + name }
 

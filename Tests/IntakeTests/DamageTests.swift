@@ -3,6 +3,7 @@ import XCTest
 @testable import Intake
 import Tracks
 import Unlocks
+import UnlocksTestSupport
 
 /// Issue 26 items 3–5 and 22's containers: damage is reported (file, byte offset), never silently
 /// read; what comes before the damage counts; archives are always listed. Expected counts are
@@ -10,8 +11,7 @@ import Unlocks
 final class DamageTests: XCTestCase {
     var folder = ""
 
-    override func setUpWithError() throws { folder = try IntakeHarness.temporaryFolder() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: folder) }
+    override func setUpWithError() throws { folder = try temporaryDirectory() }
 
     func path(_ name: String) -> String { folder + "/" + name }
 

@@ -3,11 +3,12 @@ import XCTest
 @testable import Intake
 import RegionTables
 import Unlocks
+import UnlocksTestSupport
 
 /// Runs the intake in-process on the repository's tables, in a temporary folder of the test's own.
 enum IntakeHarness {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-    static let locator: RegionLocator = try! RegionLocator(directory: root + "/Data/regions", marginRadius: 120)
+    /// The repository's tables, opened once, with the radius `unlocks classify` uses.
+    static let locator: RegionLocator = try! RegionLocator(directory: Repository.tables, marginRadius: 120)
 
     /// The outcome of taking `sources` in (messages collected), with `options` (one job by default).
     static func run(_ sources: [IntakeSource], options: IntakeOptions = IntakeOptions(), ledger: UnlockLedger = UnlockLedger(),
@@ -28,12 +29,6 @@ enum IntakeHarness {
     /// Records by path (the report's view of the inputs).
     static func records(_ ledger: UnlockLedger) -> [String: InputRecord] {
         Dictionary(ledger.inputs.values.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    static func temporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "intake-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
     }
 
     /// Runs a Python 3 script in `folder` (archives are made with Python's zipfile, gzip, tarfile).
