@@ -25,3 +25,21 @@ final class ReceiverLogIntakeTests: XCTestCase {
         XCTAssertEqual(alone[one]?.pointsRead, 61)
     }
 }
+
+/// The formats first read in issue 22, found in a folder by their names (`.igc`, `.plt`, `.rec`)
+/// or, named on their own, by content (a `HiTrack_…` file has no extension).
+final class NewFormatIntakeTests: XCTestCase {
+    func testNewFormatsAreReadByNameAndContent() throws {
+        let fixtures = Repository.fixtures("TracksTests")
+        for (folder, format, count) in [("igc", "igc", 3), ("plt", "plt", 3), ("owntracks", "owntracks", 2)] {
+            let records = IntakeHarness.records(try IntakeHarness.run([.path(fixtures + "/" + folder)]).ledger)
+            let read = records.values.filter { $0.format == format }
+            XCTAssertEqual(read.count, count, folder)
+            XCTAssertTrue(read.allSatisfy { $0.status == .read && $0.pointsRead > 0 }, folder)
+        }
+        let hitrack = fixtures + "/hitrack/HiTrack_1551732120000155173259000030001"
+        let alone = IntakeHarness.records(try IntakeHarness.run([.path(hitrack)]).ledger)
+        XCTAssertEqual(alone[hitrack]?.format, "hitrack")
+        XCTAssertEqual(alone[hitrack]?.pointsRead, 235)
+    }
+}

@@ -46,6 +46,18 @@ enum FormatTable {
         TrackFormat(name: "json", extensions: ["json", "geojson"], recognizes: { $0.firstText == UInt8(ascii: "{") || $0.firstText == UInt8(ascii: "[") }) {
             "json/" + (try JSONTrackReader.read($0.source, path: $0.path, into: &$1).rawValue)
         },
+        TrackFormat(name: "igc", extensions: ["igc"], recognizes: { IGCReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try IGCReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "plt", extensions: ["plt"], recognizes: { OziPLTReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try OziPLTReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "owntracks", extensions: ["rec"], recognizes: { OwnTracksReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try OwnTracksReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "hitrack", extensions: [], recognizes: { HiTrackReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try HiTrackReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
         TrackFormat(name: "nmea", extensions: ["nmea", "nma", "nme"], recognizes: { NMEAReader.recognizes($0.bytes[$0.textStart...]) }, claimsTextFiles: true) {
             try NMEAReader.read($0.source, path: $0.path, into: &$1); return nil
         },
