@@ -2,12 +2,16 @@
 ///
 /// Swift's `Dictionary` hashes every `Int64` key with seeded SipHash; a track touches a cell per
 /// point, so this table uses a multiplicative hash and linear probing instead (about 3× faster
-/// here). Memory: 24 bytes per slot, at most 2 slots per cell.
+/// here). Memory: 24 bytes per slot, at most 2 slots per cell, and 8 bytes per cell for the
+/// order of arrival.
 public struct CellTable: Equatable, Sendable, Sequence {
     private static let empty = Int64.min
     private var keys: [Int64]
     private var values: [CellVisit]
     public private(set) var count = 0
+    /// The keys in the order the cells were first explored: what a caller that reports as it
+    /// goes (``LiveLedger``) reads from where it last stopped, `arrivals[seen...]`.
+    public private(set) var arrivals: [Int64] = []
     private var mask: Int
     /// The cell explored last and its stored visitor.
     private var lastKey = Int64.min
@@ -56,6 +60,7 @@ public struct CellTable: Equatable, Sendable, Sequence {
                 lastKey = key
                 lastVisit = visit
                 count += 1
+                arrivals.append(key)
                 if count * 2 > keys.count { grow() }
                 return
             }
@@ -63,9 +68,11 @@ public struct CellTable: Equatable, Sendable, Sequence {
         }
     }
 
+    /// Doubles the slots; the order of arrival stays.
     private mutating func grow() {
         var bigger = CellTable(minimumCapacity: keys.count)
         forEachCell { key, visit in bigger.explore(key, visit) }
+        bigger.arrivals = arrivals
         self = bigger
     }
 
