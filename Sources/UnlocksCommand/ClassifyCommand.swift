@@ -79,7 +79,7 @@ enum ClassifyCommand {
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
-        let badges = try arguments.value("badges").map { try badgeCatalog($0, tables: locator.tables, options: options) }
+        let badges = try arguments.value("badges").map { try badgeCatalog($0) }
 
         let statePath = arguments.value("state")
         try refuseSameFile(state: statePath, out: arguments.value("out"))
@@ -113,7 +113,7 @@ enum ClassifyCommand {
         var ledger = run.takeLedger()
         var report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options, lenient: lenient,
                                         includePassedThrough: arguments.flags.contains("include-passed-through"))
-        if let badges { report.badges = badges.progress(in: report.json(), reported: &ledger.reportedBadgePercents) }
+        if let badges { report.badges = badges.progress(in: report, reported: &ledger.reportedBadgePercents) }
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(ledger, options: options, tables: locator.tables), to: statePath)
@@ -124,9 +124,8 @@ enum ClassifyCommand {
     }
 
     /// The `--badges` catalog: a regular file of at most 4 MiB holding a valid catalog whose
-    /// every metric is a number of the report (an empty ledger's report holds every metric, so a
-    /// wrong name fails before any input is read).
-    static func badgeCatalog(_ path: String, tables: TableSet, options: ClassifyOptions) throws -> BadgeCatalog {
+    /// every metric is a number of the report (``BadgeCatalog`` checks, before any input is read).
+    static func badgeCatalog(_ path: String) throws -> BadgeCatalog {
         let catalog: BadgeCatalog
         do {
             guard let file = try RegularFile(path: path, kind: "a badge catalog is a JSON file (docs/badges.md)") else {
@@ -137,10 +136,6 @@ enum ClassifyCommand {
             catalog = try BadgeCatalog(json: file.bytes, path: path)
         } catch let problem as RegularFile.Problem {
             throw BadgeCatalogError(path: path, reason: problem.reason)
-        }
-        let empty = try ClassifyReport(ledger: UnlockLedger(), tables: tables, options: options, lenient: false).json()
-        if let badge = catalog.unknownMetrics(in: empty).first {
-            throw BadgeCatalogError(path: path, reason: "badge \"\(badge.id)\": \"\(badge.metric)\" names no number in the report (docs/badges.md lists the metrics)")
         }
         return catalog
     }

@@ -99,7 +99,7 @@ public struct TrackClassifier: TrackSink {
     /// The current segment is a GPX route (a plan).
     var inRoute = false
     /// A timed point of this input has passed the filter: it is a recording, not a plan.
-    internal(set) var sawTimed = false
+    var sawTimed = false
     /// Untimed track points (not route points) kept in this input.
     var untimedTrackKept: Int64 = 0
     /// The current input's contribution, its place palette, and the tally of the minute being

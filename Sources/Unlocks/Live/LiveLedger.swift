@@ -140,8 +140,8 @@ public struct LiveLedger {
     /// kept as reported (saved by ``encodedState()``): send Game Center
     /// ``BadgeProgress/reportedPercent``, which never goes down, even after ``forget(ids:)``.
     public mutating func badges(_ catalog: BadgeCatalog, lenient: Bool = false, includePassedThrough: Bool = false) throws(LedgerOverflow) -> [BadgeProgress] {
-        let json = try report(lenient: lenient, includePassedThrough: includePassedThrough).json()
-        return catalog.progress(in: json, reported: &finished.reportedBadgePercents)
+        let report = try report(lenient: lenient, includePassedThrough: includePassedThrough)
+        return catalog.progress(in: report, reported: &finished.reportedBadgePercents)
     }
 
     /// The report's entry for the local day (in ``ClassifyOptions/timeZone``) that contains `now`:
