@@ -1,10 +1,10 @@
 // The inputs in the report: how each fared, and their totals (accumulated once, checked).
 
 extension ClassifyReport {
-    /// The inputs' totals by status and their point counts, every sum checked: a crafted state's
-    /// counts near 2⁶³ are refused (``LedgerOverflow``), never wrapped or trapped.
-    static func totals(of inputs: [InputRecord], standing: [String: InputStanding]) throws(LedgerOverflow) -> (InputTotals, PointTotals) {
-        var counts = InputTotals(), points = PointTotals()
+    /// The inputs' totals by status and their pins (a superseded reading's apart), the sum checked (a crafted state's counts
+    /// near 2^63 are refused, ``LedgerOverflow``, never wrapped or trapped).
+    static func totals(of inputs: [InputRecord], standing: [String: InputStanding]) throws(LedgerOverflow) -> InputTotals {
+        var counts = InputTotals()
         for input in inputs {
             if standing[input.fingerprint]?.supersededBy != nil {
                 counts.superseded += 1
@@ -18,15 +18,10 @@ extension ClassifyReport {
                 }
             }
             if input.status == .skipped { counts.skippedByReason[input.skipReason ?? "", default: 0] += 1 }
-            counts.pins = try LedgerOverflow.sum(counts.pins, input.pins, "pin count")
-            points.read = try LedgerOverflow.sum(points.read, input.pointsRead, "points read")
-            points.kept = try LedgerOverflow.sum(points.kept, input.pointsKept, "points kept")
-            points.inFlight = try LedgerOverflow.sum(points.inFlight, input.pointsInFlight, "points in flight")
-            for (reason, n) in input.dropped {
-                points.dropped[reason] = try LedgerOverflow.sum(points.dropped[reason] ?? 0, n, "points dropped (\(reason.rawValue))")
-            }
+            // A superseded reading's pins are the later reading's again: it counts nothing.
+            if standing[input.fingerprint]?.supersededBy == nil { counts.pins = try LedgerOverflow.sum(counts.pins, input.pins, "pin count") }
         }
-        return (counts, points)
+        return counts
     }
 
     /// Inputs with `status` (superseded readings excluded).

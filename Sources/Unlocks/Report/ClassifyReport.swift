@@ -77,7 +77,8 @@ public struct ClassifyReport {
         public var familiarCells: FamiliarityCounts
     }
 
-    /// The inputs by status (superseded readings apart), the skipped ones by reason, and pins.
+    /// The inputs by status (superseded readings apart), the skipped ones by reason, and pins
+    /// (a superseded reading's not counted).
     public struct InputTotals: Equatable {
         public var read = 0, partial = 0, rejected = 0, skipped = 0, planned = 0
         /// Earlier readings of a path that a later reading covers: they count nothing.
@@ -85,14 +86,6 @@ public struct ClassifyReport {
         /// Skipped files per reason, by reason.
         public var skippedByReason: [String: Int] = [:]
         public var pins: Int64 = 0
-    }
-
-    /// Points read, kept, in flight and dropped by reason, over the inputs.
-    public struct PointTotals: Equatable {
-        public var read: Int64 = 0
-        public var kept: Int64 = 0
-        public var inFlight: Int64 = 0
-        public var dropped: [DropReason: Int64] = [:]
     }
 
     public let options: ClassifyOptions
@@ -108,6 +101,7 @@ public struct ClassifyReport {
     /// Inputs' paths by fingerprint (to name the inputs an input overlaps).
     let pathByFingerprint: [String: String]
     public let inputTotals: InputTotals
+    /// Points read, kept, in flight and dropped, superseded readings excluded (``CombinedLedger/points``).
     public let pointTotals: PointTotals
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
@@ -138,7 +132,8 @@ public struct ClassifyReport {
         standing = combined.standing
         pathByFingerprint = Dictionary(inputs.map { ($0.fingerprint, $0.path) }, uniquingKeysWith: { a, _ in a })
         pointsCounted = combined.pointsCounted
-        (inputTotals, pointTotals) = try Self.totals(of: inputs, standing: standing)
+        inputTotals = try Self.totals(of: inputs, standing: standing)
+        pointTotals = combined.points
 
         var series = DaySeries(zone: options.timeZone, days: combined.days)
         let cells = CellFigures(combined, tables: tables, familiarityLevels: options.familiarityLevels, series: &series)
