@@ -1,6 +1,7 @@
 import ChinaDatum
 import FootprintMap
 import Foundation
+import Intake
 import RegionTables
 import Unlocks
 
@@ -19,7 +20,7 @@ enum MapCommand {
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
         usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
         options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html and the tile files (created if missing; all replaced together).")]
-            + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
+            + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
         discussion: """
         Reads PATH exactly as classify does, with the same options (--state is read, never
         written: the map adds nothing to it). tiles-z14.geojson and tiles-z17.geojson hold the
@@ -35,28 +36,24 @@ enum MapCommand {
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to map") }
         guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
-        var options = try ClassifyCommand.ruleOptions(arguments)
-        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
-        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
+        let options = try CommandIntake.options(arguments)
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
-        let found = try InputWalk.files(under: arguments.positionals)
-        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
-                                                          ledger: try statePath.flatMap(StateFile.read).map {
-                                                              try LedgerState.decode($0, path: statePath!, options: options, tables: locator.tables)
-                                                          } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found,
-                              includeVirtual: arguments.flags.contains("include-virtual"), timeZone: options.timeZone, datums: datums)
-        for file in found { run.classify(file) }
-        run.progress.clear()
-        let ledger = run.takeLedger()
-        let report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options,
-                                    lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let combined = try ledger.combined()
+        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
+        let progress = ProgressLine()
+        var run = IntakeRun(locator: locator, options: options,
+                            ledger: try statePath.flatMap(StateFile.read).map {
+                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
+                            } ?? UnlockLedger(), events: CommandIntake.events(progress))
+        let outcome = CommandIntake.take(files, into: &run, progress: progress)
+        // The combined view once, for the report and the footprint.
+        let combined = try outcome.ledger.combined()
+        let report = try ClassifyReport(ledger: outcome.ledger, combined: combined, tables: locator.tables, options: options.classify,
+                                        lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
 
-        try AuditCommand.prepareFolder(out)
+        try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
         defer { outputs.discard() }
         try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
@@ -73,6 +70,6 @@ enum MapCommand {
         try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), "
                          + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
-        return run.conclude(ledger, includePlans: options.includePlans)
+        return CommandIntake.conclude(outcome, includePlans: options.classify.includePlans)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TextFormats
 import Tracks
 import XCTest
+import UnlocksTestSupport
 @testable import Unlocks
 
 /// Badge catalogs, metric paths and percents, on the report of a walk whose figures the tests
@@ -134,7 +135,7 @@ final class BadgeTests: XCTestCase {
     /// The example catalog shipped in Data/ has the seed app's five tracks (every metric it
     /// names is one of the report's: the catalog would not load otherwise).
     func testTheShippedCatalogNamesOnlyMetricsOfTheReport() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/badges/example.json").standardized.path
+        let path = Repository.path("Data/badges/example.json")
         let catalog = try BadgeCatalog(json: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         XCTAssertEqual(Set(catalog.badges.map(\.track)), Set(Badge.Track.allCases))
     }

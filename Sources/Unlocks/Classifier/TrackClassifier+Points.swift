@@ -22,7 +22,7 @@ extension TrackClassifier {
         case .pin: record.pins += 1
         case let .activityType(type): if record.activityType == nil { record.activityType = type }
         case let .creator(name):
-            if record.datumHint == nil, let hint = DatumHint(creator: name), hint.datum != inputDatum { record.datumHint = hint }
+            if record.datumHint == nil, let hint = DatumHint.hint(creator: name, readIn: inputDatum) { record.datumHint = hint }
         case .route: inRoute = true
         }
     }

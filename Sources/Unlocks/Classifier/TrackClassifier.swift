@@ -265,6 +265,12 @@ public struct TrackClassifier: TrackSink {
         ledger.inputs[skipped.fingerprint] = skipped
     }
 
+    /// Removes an input's record and contribution from the ledger (another copy of it is read in
+    /// its place: the intake's rule for byte-identical copies).
+    public mutating func forgetInput(_ fingerprint: String) {
+        ledger.forget([fingerprint])
+    }
+
     /// Forgets the current input (nothing of it was used): it leaves no record in the ledger.
     public mutating func discard() {
         begin(InputRecord(path: "", fingerprint: "", format: ""))
