@@ -51,7 +51,7 @@ let package = Package(
                 resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
-        .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
+        .target(name: "FootprintMap", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
         // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
         .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),

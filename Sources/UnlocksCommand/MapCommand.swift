@@ -7,22 +7,23 @@ import Unlocks
 /// `unlocks map`: the footprint of a track archive as `footprint.geojson` and a self-contained
 /// `footprint.html` in a folder (docs/footprint-format.md). Inputs and options as classify.
 enum MapCommand {
-    static let names = ["footprint.geojson", "footprint.html"]
+    static let names = ["footprint.geojson", "footprint.html", "footprint-card.svg"]
         + SlippyTile.reportedZooms.flatMap { ["tiles-z\($0).geojson", "next-square-z\($0).geojson", "next-square-z\($0).gpx"] }
 
     /// Classify's options that shape the ledger and the report (not its output ones).
     static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "familiarity-levels", "include-virtual",
-                                  "time-zone", "utc-offset", "datum", "datum-for", "state", "tables"]
+                                  "time-zone", "utc-offset", "datum", "datum-for", "tables", "jobs"]
 
     static let spec = CommandSpec(
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
-        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
-        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html and the tile files (created if missing; all replaced together).")]
+        usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--jobs N]",
+        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and the tile files (created if missing; all replaced together)."),
+                  .value("state", "FILE", "Draw the ledger kept in FILE by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only.")]
             + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
         discussion: """
-        Reads PATH exactly as classify does, with the same options (--state is read, never
-        written: the map adds nothing to it). tiles-z14.geojson and tiles-z17.geojson hold the
+        Reads PATH exactly as classify does, with the same options; with --state FILE and no PATH
+        it draws the state alone (the state is read, never written: the map adds nothing to it). tiles-z14.geojson and tiles-z17.geojson hold the
         visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from the
         square one larger than the max square (waypoints at their centres). footprint.geojson holds the explored cells merged
         into polygons per region and the unlocked regions' outlines simplified for display
@@ -32,8 +33,17 @@ enum MapCommand {
         """
     )
 
+    /// The state's bytes; a missing file is an error here (classify starts a new state there, but
+    /// the map never writes one, so a wrong name would silently draw nothing).
+    static func readState(_ path: String) throws -> [UInt8] {
+        guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such state (unlocks classify --state FILE writes one)") }
+        return bytes
+    }
+
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to map") }
+        guard !arguments.positionals.isEmpty || arguments.value("state") != nil else {
+            throw UsageError(message: "give at least one file, folder or archive to map, or --state FILE to draw a state")
+        }
         guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
         var options = try ClassifyCommand.ruleOptions(arguments)
         options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
@@ -41,26 +51,39 @@ enum MapCommand {
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
         let found = try InputWalk.files(under: arguments.positionals)
+        let jobs = try ClassifyCommand.jobCount(arguments)
+        let threaded = ProcessInfo.processInfo.activeProcessorCount > 1
+        let includeVirtual = arguments.flags.contains("include-virtual")
         var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
-                                                          ledger: try statePath.flatMap(StateFile.read).map {
+                                                          ledger: try statePath.map(readState).map {
                                                               try LedgerState.decode($0, path: statePath!, options: options, tables: locator.tables)
                                                           } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found,
-                              includeVirtual: arguments.flags.contains("include-virtual"), timeZone: options.timeZone, datums: datums)
-        for file in found { run.classify(file) }
+                              threaded: threaded, found: found, includeVirtual: includeVirtual, timeZone: options.timeZone, datums: datums)
+        if jobs == 1 {
+            for file in found { run.classify(file) }
+        } else {
+            // As classify --jobs: inputs read on workers, folded in in order (same bytes for every N).
+            let state = run.sink.classifier.knownPaths, shown = PointsInFlight()
+            run.classify(found, jobs: jobs, inFlight: shown) { job in
+                var worker = ClassifyRun(readingFor: TrackClassifier(locator: locator, options: options), threaded: threaded,
+                                         includeVirtual: includeVirtual, timeZone: options.timeZone, datums: datums)
+                return worker.read(alone: job, skipping: state, counting: shown)
+            }
+        }
         run.progress.clear()
         let ledger = run.takeLedger()
         let report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options,
                                     lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let combined = try ledger.combined()
         let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
-        let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
+        let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8), card = Array(footprint.card().utf8)
 
         try AuditCommand.prepareFolder(out)
         let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
         defer { outputs.discard() }
         try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
         try AtomicFile.write(html, to: outputs.stagedPath(names[1]))
+        try AtomicFile.write(card, to: outputs.stagedPath(names[2]))
         for zoom in SlippyTile.reportedZooms {
             let tiles = report.visitedTiles[zoom]!
             let frontier = SquareFrontier(tiles: tiles, zoom: zoom)
@@ -70,7 +93,7 @@ enum MapCommand {
         }
         try outputs.commit()
         let output = BufferedOutput()
-        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), "
+        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), footprint-card.svg (\(card.count) bytes), "
                          + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
         return run.conclude(ledger, includePlans: options.includePlans)
