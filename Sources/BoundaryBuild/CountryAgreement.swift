@@ -1,5 +1,6 @@
 import ChinaDatum
 import RegionTables
+import SeededRandom
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import CPROJ
 import ChinaDatum
 import RegionTables
 import TextFormats
+import SeededRandom
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -404,23 +405,5 @@ public enum AgreementPoints {
             }
             return Place(code: String(f[0]), level: level, name: String(f[2]), longitude: lon, latitude: lat)
         }
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64) so generated inputs are the same on every run
-/// (the agreement harness here, the benchmarks' inputs in UnlocksBench).
-public struct SplitMix64 {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [low, high).
-    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }

@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// One mutated input: its bytes, the name suffix it must keep, and what was done to it.
 public struct Mutant: Sendable {
     public let index: Int

@@ -56,15 +56,14 @@ public struct LineReader<Source: ByteSource> {
     public mutating func forEachLine(_ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
         while true {
             if let found = findLineEnd() {
+                // Checked here too: a read can bring in an overlong line's ending with the rest of it.
+                if found.lineEnd - start > Self.maximumLineLength { throw overlong() }
                 lineNumber += 1
                 try body(UnsafeRawBufferPointer(rebasing: buffer[start..<found.lineEnd]), lineNumber)
                 start = found.next
                 continue
             }
-            if end - start > Self.maximumLineLength {
-                throw InputError(path: path, line: lineNumber + 1,
-                                 reason: "line longer than \(Self.maximumLineLength) bytes")
-            }
+            if end - start > Self.maximumLineLength { throw overlong() }
             if atEnd {
                 if end > start {
                     var lineEnd = end
@@ -77,6 +76,11 @@ public struct LineReader<Source: ByteSource> {
             }
             try refill()
         }
+    }
+
+    /// The error for the line after the last one returned, longer than the limit.
+    private func overlong() -> InputError {
+        InputError(path: path, line: lineNumber + 1, reason: "line longer than \(Self.maximumLineLength) bytes")
     }
 
     /// The end of the line at `start` and where the next begins, or nil when more input is needed.

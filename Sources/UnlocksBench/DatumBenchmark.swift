@@ -1,5 +1,6 @@
 import BoundaryBuild
 import ChinaDatum
+import SeededRandom
 #if canImport(Glibc)
 import Glibc
 #endif

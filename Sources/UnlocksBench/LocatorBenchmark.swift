@@ -2,6 +2,7 @@ import BoundaryBuild
 import ChinaDatum
 import RegionTables
 import TextFormats
+import SeededRandom
 #if canImport(Glibc)
 import Glibc
 #endif

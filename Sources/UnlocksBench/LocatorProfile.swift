@@ -1,6 +1,7 @@
 import BoundaryBuild
 import ChinaDatum
 import RegionTables
+import SeededRandom
 
 /// The locator alone (no GEOS, no source), for profiling it with `perf`: real-place-like points,
 /// 300 around each seat of `real-places.csv` (±0.02°, ~2 km), located from WGS-84 at all four

@@ -1,6 +1,7 @@
 import BoundaryBuild
 import Foundation
 import Tracks
+import SeededRandom
 
 /// Writes a synthetic track archive for the classify benchmark: one GPX file per day (a walk of
 /// 1 Hz fixes with correlated noise, elevation, time and hdop, about 120 bytes per `trkpt`, as

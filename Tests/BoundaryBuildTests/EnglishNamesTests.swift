@@ -2,10 +2,11 @@ import Foundation
 import RegionTables
 import XCTest
 @testable import BoundaryBuild
+import UnlocksTestSupport
 
 /// The English names of the Chinese regions (Data/names/china-english.tsv, read into china.bin).
 final class EnglishNamesTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
 
     /// Well-known spellings, checked by hand: provinces as ISO 3166-2:CN writes them (CN-SN
     /// "Shaanxi Sheng" beside CN-SX "Shanxi Sheng": the one name pinyin cannot tell apart), cities
@@ -44,8 +45,7 @@ final class EnglishNamesTests: XCTestCase {
     }
 
     func testABrokenNamesFileIsRefusedWithItsLine() throws {
-        let path = NSTemporaryDirectory() + "names-\(UUID().uuidString).tsv"
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try temporaryDirectory() + "/names.tsv"
         for (text, expected) in [
             ("# c\nlevel\tcode\tname\tenglish\ncity\t110100\t北京市\n", "\(path):3: expected 4 non-empty"),
             ("level\tcode\tname\tenglish\ntown\t1\t甲\tJia\n", "\(path):2: level 'town'"),

@@ -2,12 +2,13 @@ import CPROJ
 import Foundation
 import RegionTables
 import XCTest
+import UnlocksTestSupport
 
 /// Region areas (``RegionTable/areas(ofRegions:)``) against two independent references: PROJ's
 /// geodesic polygon area (Karney's algorithm, `geod_polygonarea`) over the same stored rings, and
 /// published areas of well-known regions.
 final class RegionAreaTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
 
     /// Geodesic area of one unit's stored polygons, m². The table's edges are straight in
     /// longitude and latitude, a geodesic bows away from that, so every edge is first cut into

@@ -3,6 +3,7 @@ import Foundation
 import RegionTables
 import XCTest
 @testable import BoundaryBuild
+import UnlocksTestSupport
 
 /// The CI subset of the agreement harness (`UnlocksBench agreement` runs the whole of it): the
 /// committed tables' locator against GEOS on the full-resolution source for Beijing, Tianjin and
@@ -11,7 +12,7 @@ import XCTest
 /// bounding box, points within 2 km of their borders, and the real places in them. Every
 /// disagreement must lie within the table's stated maximum deviation + 1 m of the source border.
 final class SourceAgreementTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let root = URL(fileURLWithPath: Repository.root)
 
     static let fixture: Result<(catalog: SourceCatalog, reference: SourceReference, locator: RegionLocator), Error> = Result {
         let catalog = try SourceSubset.catalog.get()

@@ -3,6 +3,7 @@ import Foundation
 import RegionTables
 import XCTest
 @testable import BoundaryBuild
+import UnlocksTestSupport
 
 /// Builds real tables from the pinned source (Scripts/test fetches it and sets
 /// ADMINUNLOCKS_SOURCE) and checks them with GEOS and with the reader.
@@ -93,7 +94,7 @@ final class TableBuildTests: XCTestCase {
     }
 
     func testCommittedTablesMatchTheirManifest() throws {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized
+        let directory = URL(fileURLWithPath: Repository.tables)
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("manifest.json"))) as! [String: Any]
         let tables = manifest["tables"] as! [[String: Any]]
         XCTAssertFalse(tables.isEmpty)

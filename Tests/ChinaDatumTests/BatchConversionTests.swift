@@ -1,29 +1,15 @@
 import XCTest
 @testable import ChinaDatum
+import UnlocksTestSupport
 
 /// The batch entry points against the scalar functions, bit for bit: they promise the same
 /// numbers, so any difference at all is a failure.
 final class BatchConversionTests: XCTestCase {
-    /// SplitMix64: a fixed, platform-independent stream of test points.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func uniform(_ low: Double, _ high: Double) -> Double {
-            low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-        }
-    }
-
     /// Random points over and well beyond the China rectangle (beyond the offset polynomials'
     /// grid, where the formula and libm take over), points within 1e-9° of
     /// the rectangle's edges on both sides, exact edges, and NaN, infinities and ±90/±180.
     static func points(_ count: Int, seed: UInt64) -> [Coordinate] {
-        var random = Random(state: seed)
+        var random = SplitMix64(seed: seed)
         var points: [Coordinate] = []
         points.reserveCapacity(count)
         let r = (ChinaRectangle.minimumLatitude, ChinaRectangle.maximumLatitude, ChinaRectangle.minimumLongitude, ChinaRectangle.maximumLongitude)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ChinaDatum
+import UnlocksTestSupport
 
 /// The offset's polynomials against the published formula, and the Newton inverse against the
 /// forward. The formula here is written again with libm's sine (independent of the polynomial
@@ -28,7 +29,7 @@ final class OffsetFieldTests: XCTestCase {
     /// offset within 1e-13° of the textbook formula (the polynomials' own error is ~3e-15°; the
     /// rest is the two evaluations' rounding, up to ~1e-14° where the terms cancel).
     func testOffsetMatchesTheTextbookFormulaOverTheWholeGrid() {
-        var random = BatchConversionTests.Random(state: 7)
+        var random = SplitMix64(seed: 7)
         var worst = 0.0, worstAt = (0.0, 0.0), count = 0
         func check(_ lat: Double, _ lon: Double) {
             let ours = GCJ02.offset(latitude: lat, longitude: lon)
@@ -94,7 +95,7 @@ final class OffsetFieldTests: XCTestCase {
 
     /// The Jacobian the inverse steers by, against central differences of the forward offset.
     func testJacobianMatchesFiniteDifferences() {
-        var random = BatchConversionTests.Random(state: 11)
+        var random = SplitMix64(seed: 11)
         let h = 1e-6
         for _ in 0..<20_000 {
             let lat = random.uniform(1, 55.8), lon = random.uniform(72.1, 137.8)
@@ -111,7 +112,7 @@ final class OffsetFieldTests: XCTestCase {
     /// The inverse round-trips within 1e-9° over the rectangle and at its edges, with two offset
     /// evaluations a point, and within its promised 1e-8° beside the cusp (fixed-point steps).
     func testInverseRoundTripsWithTwoEvaluations() {
-        var random = BatchConversionTests.Random(state: 5)
+        var random = SplitMix64(seed: 5)
         var worst = 0.0, worstBesideCusp = 0.0, evaluations = 0, count = 0, cusp = 0
         let r = (ChinaRectangle.minimumLatitude, ChinaRectangle.maximumLatitude, ChinaRectangle.minimumLongitude, ChinaRectangle.maximumLongitude)
         for n in 0..<400_000 {

@@ -2,21 +2,21 @@ import ChinaDatum
 import Foundation
 import XCTest
 @testable import RegionTables
+import UnlocksTestSupport
 
 /// The locator's nearby-arc search (`UnitLookup.visitArcsNear` with a jump table: the walk starts
 /// from the jump table's cells and skips segments beyond the search box before measuring them)
 /// against the plain walk from the root that `RegionTable.arcsNear` makes: the same arcs at the
 /// same distances, bit for bit, on random points and on the border and coast bands of both tables.
 final class NearbyArcSearchTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
-    static let world = try! RegionTable(contentsOf: directory + "/world.bin")
-    static let china = try! RegionTable(contentsOf: directory + "/china.bin")
+    static var world: RegionTable { BundledTables.tables.world }
+    static var china: RegionTable { BundledTables.tables.china }
 
     /// Quantised points that probe one table: random over its regions' box; on vertices, beside
     /// them and at their exact heights; on and beside segments at every height they span; and in
     /// the buffer band beside the coverage's outer arcs (coasts and land borders).
     static func probes(_ table: RegionTable, seed: UInt64, count: Int) -> [(x: Int64, y: Int64)] {
-        var rng = RegionTableTests.SplitMix64(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let boxes = table.regions.map(\.boundingBox)
         let minX = Int64(boxes.map(\.minX).min()!), maxX = Int64(boxes.map(\.maxX).max()!)
         let minY = Int64(boxes.map(\.minY).min()!), maxY = Int64(boxes.map(\.maxY).max()!)

@@ -2,13 +2,11 @@ import ChinaDatum
 import Foundation
 import XCTest
 @testable import RegionTables
+import UnlocksTestSupport
 
 /// The locator over the committed tables: the datum gate, all levels at once, edge and margins.
 final class RegionLocatorTests: XCTestCase {
-    static let locator: RegionLocator = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
-        return try! RegionLocator(directory: directory)
-    }()
+    static var locator: RegionLocator { BundledTables.locator() }
 
     func code(_ level: LevelPlacement, _ table: RegionTable) -> String? {
         level.region.map { table.region($0).code }

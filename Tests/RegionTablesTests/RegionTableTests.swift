@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import RegionTables
+import UnlocksTestSupport
 
 /// Tests of the region table reader against the committed China table (Data/regions/china.bin):
 /// contents, point lookups, an independent decoder written from docs/region-table-format.md, and
@@ -8,8 +9,7 @@ import XCTest
 final class RegionTableTests: XCTestCase {
     // MARK: Fixtures
 
-    static let tableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Data/regions/china.bin").standardizedFileURL
+    static let tableURL = URL(fileURLWithPath: Repository.tables + "/china.bin")
     static var tablePath: String { tableURL.path }
 
     /// The committed file's bytes, read once.
@@ -18,10 +18,8 @@ final class RegionTableTests: XCTestCase {
         return [UInt8](data)
     }()
 
-    /// The committed table, loaded once through the memory-mapped path.
-    static let china: RegionTable = {
-        do { return try RegionTable(contentsOf: tablePath) } catch { fatalError("cannot load \(tablePath): \(error)") }
-    }()
+    /// The committed table, loaded once through the memory-mapped path (shared by the tests).
+    static var china: RegionTable { BundledTables.tables.china }
 
     /// The china.bin entry of the manifest beside it (Data/regions/manifest.json).
     static let manifest: [String: Any] = {
@@ -35,19 +33,6 @@ final class RegionTableTests: XCTestCase {
     /// Quantised coordinates of a GCJ-02 position (x = round(lon / 1e-5), y = round(lat / 1e-5)).
     static func quantised(lat: Double, lon: Double) -> (x: Int64, y: Int64) {
         (Int64((lon / TableFormat.quantum).rounded()), Int64((lat / TableFormat.quantum).rounded()))
-    }
-
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     // MARK: Byte editing helpers
@@ -687,9 +672,7 @@ extension RegionTableTests {
     }
 
     func testTruncatedFilesAreRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RegionTableTests-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = URL(fileURLWithPath: try temporaryDirectory())
         for length in [0, 1, 127, 128, 129, 4096, Self.fileBytes.count - 1] {
             let url = directory.appendingPathComponent("truncated-\(length).bin")
             try Data(Self.fileBytes[0..<length]).write(to: url)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import RegionTables
+import UnlocksTestSupport
 
 /// The ray-casting invariants (``TableGeometryCheck``) on small hand-made geometry whose answer is
 /// known by construction, and on the committed tables.
@@ -118,9 +119,8 @@ final class TableGeometryCheckTests: XCTestCase {
     }
 
     func testTheCommittedTablesHoldBothInvariants() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         for name in ["world.bin", "china.bin"] {
-            let table = try RegionTable(contentsOf: root + "/Data/regions/" + name)
+            let table = try RegionTable(contentsOf: Repository.tables + "/" + name)
             let result = TableGeometryCheck(table)
             XCTAssertGreaterThan(result.rings, 5_000, name)
             XCTAssertEqual(result.ringProblems.count, 0, "\(name): \(result.ringProblems.prefix(5))")

@@ -1,22 +1,18 @@
 import Foundation
 import XCTest
 @testable import RegionTables
+import UnlocksTestSupport
 
 /// The committed world table (Data/regions/world.bin): its budgets, the 8e-5° coordinate grid,
 /// the specks that stand for small islands, and the index margin at high latitudes.
 final class WorldTableTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Data/regions").standardizedFileURL.path
+    static let directory = Repository.tables
     static let fileBytes: [UInt8] = {
         guard let data = FileManager.default.contents(atPath: directory + "/world.bin") else { fatalError("cannot read world.bin") }
         return [UInt8](data)
     }()
-    static let world: RegionTable = {
-        do { return try RegionTable(contentsOf: directory + "/world.bin") } catch { fatalError("cannot load world.bin: \(error)") }
-    }()
-    static let locator: RegionLocator = {
-        do { return try RegionLocator(directory: directory) } catch { fatalError("cannot load the tables: \(error)") }
-    }()
+    static var world: RegionTable { BundledTables.tables.world }
+    static var locator: RegionLocator { BundledTables.locator() }
 
     /// Arcs of one point twice: mostly the islands stored as specks (which no ring uses), a few
     /// arcs shorter than the grid in rings.
@@ -59,7 +55,7 @@ final class WorldTableTests: XCTestCase {
         XCTAssertEqual(spec.chunkStart.map(UInt32.init), world.chunkStart)
         XCTAssertEqual(spec.chunkArc.map(UInt32.init), world.chunkArc)
         XCTAssertEqual(spec.regions.map(\.code), world.regions.map(\.code))
-        var rng = RegionTableTests.SplitMix64(seed: 2_000_000)
+        var rng = SplitMix64(seed: 2_000_000)
         for _ in 0..<300 {
             let (x, y) = (Int64.random(in: -18_000_000...18_000_000, using: &rng), Int64.random(in: -6_000_000...8_400_000, using: &rng))
             XCTAssertEqual(spec.unit(x: x, y: y), world.unit(atX: x, y: y), "(\(x), \(y))")

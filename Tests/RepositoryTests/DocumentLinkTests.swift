@@ -1,12 +1,13 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// A clone must be complete on its own: every relative link in README.md and docs/*.md (Markdown
 /// links, images, HTML `src`/`href`) names a file inside the repository that exists, and no link
 /// or quoted file (`../…/NAME.EXT` in backticks) leaves the repository. (A quoted folder such as
 /// an install's `../share/adminunlocks` is not a repository path and is not checked.)
 final class DocumentLinkTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
 
     /// A reference found in a document: the line it is on and its target as written.
     struct Reference: Equatable {

@@ -1,18 +1,18 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// `Scripts/check-portability` on planted files: each Linux-only use outside a Linux branch is
 /// named by file and line, and the same uses inside `#if canImport(Glibc)` / `#if os(Linux)`
 /// pass. (Scripts/test runs the checker on the repository's run-time modules itself: it asks
 /// SwiftPM for them, which a test cannot while `swift test` holds the build folder.)
 final class PortabilityCheckTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
     static let script = root + "/Scripts/check-portability"
 
     /// Runs the checker over `files` (name → source) planted in a temporary module `Planted`.
     func check(_ files: [String: String]) throws -> (status: Int32, stderr: String) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("portability-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = URL(fileURLWithPath: try temporaryDirectory())
         let module = folder.appendingPathComponent("Sources/Planted")
         try FileManager.default.createDirectory(at: module, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(to: module.appendingPathComponent(name), atomically: true, encoding: .utf8) }

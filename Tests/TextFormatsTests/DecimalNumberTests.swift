@@ -5,6 +5,7 @@ import Darwin
 #endif
 import XCTest
 @testable import TextFormats
+import UnlocksTestSupport
 
 final class DecimalNumberTests: XCTestCase {
     private func decimal(_ text: String) -> Double? {
@@ -31,7 +32,7 @@ final class DecimalNumberTests: XCTestCase {
     }
 
     func testAgreesWithStrtodOnRandomDecimals() {
-        var random = TestRandom(seed: 20_240_601)
+        var random = SplitMix64(seed: 20_240_601)
         var fastPathShaped = 0, withExponent = 0, finite = 0
         for _ in 0..<50_000 {
             var text = ""
@@ -87,7 +88,7 @@ final class DecimalNumberTests: XCTestCase {
 
     func testAgreesWithStrtodOnRandomDoublesShortestForm() {
         // Every finite double printed in shortest form must come back bit-exact.
-        var random = TestRandom(seed: 77)
+        var random = SplitMix64(seed: 77)
         var checked = 0
         while checked < 20_000 {
             let d = Double(bitPattern: random.next())

@@ -2,18 +2,14 @@ import Foundation
 import XCTest
 import TrackArchives
 import Tracks
+import UnlocksTestSupport
 
 /// Real .gz and .zip files made at test time by the system `gzip` and Python's `zipfile`.
 final class TrackArchivesTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("archives-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = URL(fileURLWithPath: try temporaryDirectory())
     }
 
     func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
@@ -63,22 +59,15 @@ final class TrackArchivesTests: XCTestCase {
     </trkseg></trk></gpx>
     """
 
-    struct Counter: TrackSink {
-        var points = 0
-        mutating func segmentBreak() {}
-        mutating func point(_ point: TrackPoint) { points += 1 }
-        mutating func unreadablePoint(_ problem: InputError) {}
-    }
-
     // MARK: gzip
 
     func testGzipStreamsTheDecompressedBytes() throws {
         try Data(Self.track.utf8).write(to: URL(fileURLWithPath: file("t.gpx")))
         XCTAssertEqual(try run(["gzip", "-k", "t.gpx"]), 0)
         XCTAssertEqual(try readAll(try GzipSource(path: file("t.gpx.gz"))), Array(Self.track.utf8))
-        var counter = Counter()
+        var counter = TrackEventRecorder()
         try GPXReader.read(try GzipSource(path: file("t.gpx.gz")), path: file("t.gpx.gz"), into: &counter)
-        XCTAssertEqual(counter.points, 2000)
+        XCTAssertEqual(counter.points.count, 2000)
         // Concatenated members read as one stream.
         let gz = try Data(contentsOf: URL(fileURLWithPath: file("t.gpx.gz")))
         try (gz + gz).write(to: URL(fileURLWithPath: file("twice.gz")))
@@ -168,7 +157,7 @@ final class TrackArchivesTests: XCTestCase {
                 skipped[entry.name] = reason
                 return
             }
-            var counter = Counter()
+            var counter = TrackEventRecorder()
             switch entry.name {
             case "tracks/a.gpx":
                 try GPXReader.read(entry, path: entry.path, into: &counter)
@@ -188,7 +177,7 @@ final class TrackArchivesTests: XCTestCase {
             default:
                 XCTFail("unexpected entry \(entry.name)")
             }
-            points += counter.points
+            points += counter.points.count
         }
         XCTAssertEqual(seen, ["tracks/a.gpx", "points.csv", "old/inner.zip", "tracks/b.gpx.gz"])
         XCTAssertEqual(skipped.keys.sorted(), [])

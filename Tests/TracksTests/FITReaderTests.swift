@@ -1,25 +1,7 @@
 import Foundation
 import XCTest
 @testable import Tracks
-
-/// Everything the FIT reader delivered, annotations included, in order.
-struct AnnotatedSink: TrackSink {
-    enum Event: Equatable {
-        case segmentBreak
-        case point(TrackPoint)
-        case annotation(TrackAnnotation)
-    }
-
-    var events: [Event] = []
-    var points: [TrackPoint] { events.compactMap { if case let .point(p) = $0 { return p } else { return nil } } }
-    var annotations: [TrackAnnotation] { events.compactMap { if case let .annotation(a) = $0 { return a } else { return nil } } }
-    var breaks: Int { events.filter { $0 == .segmentBreak }.count }
-
-    mutating func segmentBreak() { events.append(.segmentBreak) }
-    mutating func point(_ point: TrackPoint) { events.append(.point(point)) }
-    mutating func unreadablePoint(_ problem: InputError) { XCTFail("the FIT reader reports no unreadable points: \(problem)") }
-    mutating func annotate(_ annotation: TrackAnnotation) { events.append(.annotation(annotation)) }
-}
+import UnlocksTestSupport
 
 /// Builds FIT files message by message, with correct header and file CRCs unless told otherwise.
 struct FITBuilder {
@@ -75,18 +57,19 @@ struct FITBuilder {
 final class FITReaderTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fit")
 
-    func read(_ bytes: [UInt8], trickle: Bool = false) throws -> (AnnotatedSink, FITReader.Summary) {
-        var sink = AnnotatedSink()
-        let summary = trickle ? try FITReader.read(TrickleSource(bytes: bytes), path: "t.fit", into: &sink)
-                              : try FITReader.read(BytesSource(bytes: bytes), path: "t.fit", into: &sink)
+    func read(_ bytes: [UInt8], trickle: Bool = false) throws -> (TrackEventRecorder, FITReader.Summary) {
+        var sink = TrackEventRecorder()
+        let summary = trickle ? try FITReader.read(FedSource(bytes, feeding: .trickle), path: "t.fit", into: &sink)
+                              : try FITReader.read(MemorySource(bytes), path: "t.fit", into: &sink)
+        XCTAssertEqual(sink.problems, [], "the FIT reader reports no unreadable points")
         return (sink, summary)
     }
 
     /// The error a read throws (nil if none), and what was delivered before it.
-    func failure(_ bytes: [UInt8]) -> (InputError?, AnnotatedSink) {
-        var sink = AnnotatedSink()
+    func failure(_ bytes: [UInt8]) -> (InputError?, TrackEventRecorder) {
+        var sink = TrackEventRecorder()
         do {
-            try FITReader.read(BytesSource(bytes: bytes), path: "bad.fit", into: &sink)
+            try FITReader.read(MemorySource(bytes), path: "bad.fit", into: &sink)
             return (nil, sink)
         } catch {
             return (error as? InputError, sink)
@@ -105,7 +88,7 @@ final class FITReaderTests: XCTestCase {
         XCTAssertEqual(expected.count, 6)
         for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
             let path = Self.fixtures.appendingPathComponent(name).path
-            var sink = AnnotatedSink()
+            var sink = TrackEventRecorder()
             let summary = try FITReader.read(try FileSource(path: path), path: path, into: &sink)
             XCTAssertEqual(summary.files, facts["files"] as? Int, name)
             XCTAssertEqual(summary.records, facts["records"] as? Int, name)

@@ -1,60 +1,31 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
-/// Everything a reader delivered, in order.
-struct RecordingSink: TrackSink {
-    enum Event: Equatable {
-        case segmentBreak
-        case point(TrackPoint)
-        case unreadable(InputError)
-    }
-
-    var events: [Event] = []
-    var points: [TrackPoint] { events.compactMap { if case let .point(p) = $0 { return p } else { return nil } } }
-    var problems: [InputError] { events.compactMap { if case let .unreadable(e) = $0 { return e } else { return nil } } }
-    var breaks: Int { events.filter { $0 == .segmentBreak }.count }
-
-    mutating func segmentBreak() { events.append(.segmentBreak) }
-    mutating func point(_ point: TrackPoint) { events.append(.point(point)) }
-    mutating func unreadablePoint(_ problem: InputError) { events.append(.unreadable(problem)) }
-}
-
-/// The whole input in one read at most `step` bytes long (or all at once).
-struct BytesSource: ByteSource {
-    let bytes: [UInt8]
-    var offset = 0
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let n = min(buffer.count, bytes.count - offset)
-        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
-        offset += n
-        return n
-    }
-}
-
-func readGPX(_ text: String, trickle: Bool = false) throws -> (RecordingSink, GPXReader.Summary) {
+func readGPX(_ text: String, trickle: Bool = false) throws -> (TrackEventRecorder, GPXReader.Summary) {
     try readGPX(Array(text.utf8), trickle: trickle)
 }
 
-func readGPX(_ bytes: [UInt8], trickle: Bool = false) throws -> (RecordingSink, GPXReader.Summary) {
-    var sink = RecordingSink()
-    let summary = trickle ? try GPXReader.read(TrickleSource(bytes: bytes), path: "t.gpx", into: &sink)
-                          : try GPXReader.read(BytesSource(bytes: bytes), path: "t.gpx", into: &sink)
+func readGPX(_ bytes: [UInt8], trickle: Bool = false) throws -> (TrackEventRecorder, GPXReader.Summary) {
+    var sink = TrackEventRecorder()
+    let summary = trickle ? try GPXReader.read(FedSource(bytes, feeding: .trickle), path: "t.gpx", into: &sink)
+                          : try GPXReader.read(MemorySource(bytes), path: "t.gpx", into: &sink)
     return (sink, summary)
 }
 
 /// The error a read throws, and what was delivered before it.
-func gpxFailure(_ bytes: [UInt8]) -> (InputError?, RecordingSink) {
-    var sink = RecordingSink()
+func gpxFailure(_ bytes: [UInt8]) -> (InputError?, TrackEventRecorder) {
+    var sink = TrackEventRecorder()
     do {
-        try GPXReader.read(BytesSource(bytes: bytes), path: "bad.gpx", into: &sink)
+        try GPXReader.read(MemorySource(bytes), path: "bad.gpx", into: &sink)
         return (nil, sink)
     } catch {
         return (error as? InputError, sink)
     }
 }
 
-func gpxFailure(_ text: String) -> (InputError?, RecordingSink) { gpxFailure(Array(text.utf8)) }
+func gpxFailure(_ text: String) -> (InputError?, TrackEventRecorder) { gpxFailure(Array(text.utf8)) }
 
 func gpx(_ body: String, creator: String = "test") -> String {
     """
@@ -76,7 +47,7 @@ final class GPXReaderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(expected.count, 16)
         for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
             let path = Self.fixtures.appendingPathComponent(name).path
-            var sink = RecordingSink()
+            var sink = TrackEventRecorder()
             let summary = try GPXReader.read(try FileSource(path: path), path: path, into: &sink)
             XCTAssertEqual(sink.problems, [], name)
             XCTAssertEqual(sink.points.count, facts["points"] as? Int, name)
@@ -146,11 +117,12 @@ final class GPXReaderTests: XCTestCase {
         </g:gpx>
         """
         let (sink, summary) = try readGPX(text)
-        let p = { (lat: Double) in RecordingSink.Event.point(TrackPoint(latitude: lat, longitude: lat)) }
+        let p = { (lat: Double) in TrackEventRecorder.Event.point(TrackPoint(latitude: lat, longitude: lat)) }
         XCTAssertEqual(sink.events, [
+            .annotation(.pin),
             .segmentBreak, .point(TrackPoint(latitude: 1, longitude: 1, time: 1_577_836_801_000)),
             .segmentBreak, p(2),
-            .segmentBreak, p(3), p(4),
+            .segmentBreak, .annotation(.route), p(3), p(4),
         ])
         XCTAssertEqual(summary.waypoints, 1)
         XCTAssertEqual(summary.segments, 3)
@@ -376,11 +348,11 @@ final class GPXReaderTests: XCTestCase {
     /// The parser reads common point tags through fast paths; with and without them, whole and
     /// in 7-byte reads, it must deliver the same points, problems, summary and error.
     private func assertFastPathsChangeNothing(_ bytes: [UInt8], _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-        func run(fast: Bool, trickle: Bool) -> (events: [RecordingSink.Event], summary: GPXReader.Summary?, error: InputError?) {
-            var sink = RecordingSink()
+        func run(fast: Bool, trickle: Bool) -> (events: [TrackEventRecorder.Event], summary: GPXReader.Summary?, error: InputError?) {
+            var sink = TrackEventRecorder()
             do {
-                let summary = trickle ? try GPXReader.read(TrickleSource(bytes: bytes, step: 7), path: "f.gpx", into: &sink, fastPaths: fast)
-                                      : try GPXReader.read(BytesSource(bytes: bytes), path: "f.gpx", into: &sink, fastPaths: fast)
+                let summary = trickle ? try GPXReader.read(FedSource(bytes, feeding: .trickle), path: "f.gpx", into: &sink, fastPaths: fast)
+                                      : try GPXReader.read(MemorySource(bytes), path: "f.gpx", into: &sink, fastPaths: fast)
                 return (sink.events, summary, nil)
             } catch {
                 return (sink.events, nil, error as? InputError)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 /// Google's exports: Takeout `Records.json` and Semantic Location History against an independent
 /// decode (Fixtures/google/SOURCE.md), the Android Timeline's two position lists counted once,
@@ -8,9 +9,9 @@ import XCTest
 final class GoogleExportTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/google")
 
-    private func read(_ text: String, chunk: Int = 11) throws -> (JSONRecordingSink, JSONTrackFormat) {
-        var sink = JSONRecordingSink()
-        let format = try JSONTrackReader.read(JSONBytesSource(text, chunk: chunk), path: "in.json", into: &sink)
+    private func read(_ text: String, chunk: Int = 11) throws -> (TrackEventRecorder, JSONTrackFormat) {
+        var sink = TrackEventRecorder()
+        let format = try JSONTrackReader.read(FedSource(text, feeding: .fixed(chunk)), path: "in.json", into: &sink)
         return (sink, format)
     }
 
@@ -23,10 +24,10 @@ final class GoogleExportTests: XCTestCase {
         var semanticPoints = 0
         for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
             let path = Self.fixtures.appendingPathComponent(name).path
-            var sink = JSONRecordingSink()
+            var sink = TrackEventRecorder()
             let format = try JSONTrackReader.read(try FileSource(path: path), path: path, into: &sink)
             XCTAssertEqual(format, name.hasPrefix("records") ? .takeoutRecords : .takeoutSemanticHistory, name)
-            XCTAssertEqual(sink.problems, [], name)
+            XCTAssertEqual(sink.problems.map(\.reason), [], name)
             let want = try XCTUnwrap(facts["points"] as? [[String: Any]], name)
             XCTAssertEqual(sink.points.count, want.count, name)
             if let segments = facts["segments"] as? Int {
@@ -48,7 +49,7 @@ final class GoogleExportTests: XCTestCase {
 
     /// The hand-made Timeline exports (also the fuzzer's seeds for these formats).
     func testHandMadeTimelineFixtures() throws {
-        var android = JSONRecordingSink()
+        var android = TrackEventRecorder()
         let androidPath = Self.fixtures.appendingPathComponent("timeline-android-handmade.json").path
         XCTAssertEqual(try JSONTrackReader.read(try FileSource(path: androidPath), path: androidPath, into: &android), .timelineAndroid)
         // 12 + 8 path points; of the 14 raw fixes, the 10 during the morning walk (inside its
@@ -56,7 +57,7 @@ final class GoogleExportTests: XCTestCase {
         XCTAssertEqual(android.segments.map(\.count), [12, 8, 4])
         XCTAssertEqual(android.segments[2].map(\.accuracy), [25, 25, 25, 25])
         XCTAssertEqual(android.problems, [])
-        var ios = JSONRecordingSink()
+        var ios = TrackEventRecorder()
         let iosPath = Self.fixtures.appendingPathComponent("timeline-ios-handmade.json").path
         XCTAssertEqual(try JSONTrackReader.read(try FileSource(path: iosPath), path: iosPath, into: &ios), .timelineIOS)
         XCTAssertEqual(ios.points.count, 10)
@@ -92,7 +93,7 @@ final class GoogleExportTests: XCTestCase {
             TrackPoint(latitude: 39.9061234, longitude: 116.4102345, time: 1_682_903_328_000, accuracy: 8),
             TrackPoint(latitude: 39.9061234, longitude: 116.4102345, time: 1_682_903_388_000),
         ]])
-        XCTAssertEqual(sink.problems.map { $0.replacingOccurrences(of: #"byte \d+: "#, with: "", options: .regularExpression) }, [
+        XCTAssertEqual(sink.problems.map(\.reason).map { $0.replacingOccurrences(of: #"byte \d+: "#, with: "", options: .regularExpression) }, [
             "activitySegment simplifiedRawPath point without latE7",
             "activitySegment simplifiedRawPath point timestampMs is not a whole number of milliseconds in the years 0000–9999",
             "activitySegment simplifiedRawPath point lngE7 is not a number in range",
@@ -172,7 +173,7 @@ final class GoogleExportTests: XCTestCase {
         XCTAssertEqual(format, .timelineIOS)
         XCTAssertEqual(sink.points, [TrackPoint(latitude: 39.9, longitude: 116.4, time: 1_714_521_780_000)])
         XCTAssertEqual(sink.problems.count, offsets.count)
-        XCTAssertTrue(sink.problems.allSatisfy { $0.hasSuffix("without a readable time (startTime + durationMinutesOffsetFromStartTime)") }, "\(sink.problems)")
+        XCTAssertTrue(sink.problems.map(\.reason).allSatisfy { $0.hasSuffix("without a readable time (startTime + durationMinutesOffsetFromStartTime)") }, "\(sink.problems.map(\.reason))")
         XCTAssertNil(GoogleTimeline.time(Int64.max - 1, plusMinutes: 1))
         XCTAssertEqual(GoogleTimeline.time(0, plusMinutes: -1), -60_000)
     }
@@ -183,7 +184,7 @@ final class GoogleExportTests: XCTestCase {
         let records = #"{"locations": [{"latitudeE7": 1, "longitudeE7": 2, "timestampMs": "999999999999999999"}, {"latitudeE7": 1, "longitudeE7": 2, "timestampMs": "-999999999999999999"}, {"latitudeE7": 999999999999999999999, "longitudeE7": -99999999999999999999, "timestampMs": 253402300799999}]}"#
         let (sink, _) = try read(records)
         XCTAssertEqual(sink.problems.count, 2)
-        XCTAssertTrue(sink.problems.allSatisfy { $0.hasSuffix("timestampMs is not a whole number of milliseconds in the years 0000–9999") })
+        XCTAssertTrue(sink.problems.map(\.reason).allSatisfy { $0.hasSuffix("timestampMs is not a whole number of milliseconds in the years 0000–9999") })
         XCTAssertEqual(sink.points.count, 1)
         XCTAssertEqual(sink.points.first?.time, 253_402_300_799_999)
         let geoJSON = #"{"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[1, 2], [3, 4]]}, "properties": {"coordTimes": [8999999999999999, 0]}}"#

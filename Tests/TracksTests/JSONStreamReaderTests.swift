@@ -1,30 +1,7 @@
 import XCTest
 @testable import Tracks
 import TextFormats
-
-/// A byte array in chunks of a fixed size.
-struct JSONBytesSource: ByteSource {
-    let bytes: [UInt8]
-    var chunk: Int
-    var offset = 0
-
-    init(_ text: String, chunk: Int = 1 << 16) {
-        bytes = Array(text.utf8)
-        self.chunk = chunk
-    }
-
-    init(bytes: [UInt8], chunk: Int = 1 << 16) {
-        self.bytes = bytes
-        self.chunk = chunk
-    }
-
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let n = min(chunk, bytes.count - offset, buffer.count)
-        for i in 0..<n { buffer[i] = bytes[offset + i] }
-        offset += n
-        return n
-    }
-}
+import UnlocksTestSupport
 
 /// `prefix`, then `filler` repeated for `count` bytes, generated as it is read (never held whole);
 /// `delivered` counts the bytes handed out so far.
@@ -54,7 +31,7 @@ final class LazyFillSource: ByteSource {
 
 /// Every event of `text` with its token (keys, strings, numbers) and offset.
 private func events(_ text: String, chunk: Int = 1 << 16, readerChunk: Int = 1 << 16) throws -> [String] {
-    var reader = JSONStreamReader(JSONBytesSource(text, chunk: chunk), chunkSize: readerChunk)
+    var reader = JSONStreamReader(FedSource(text, feeding: .fixed(chunk)), chunkSize: readerChunk)
     var result: [String] = []
     while true {
         let event = try reader.next()
@@ -70,7 +47,7 @@ private func events(_ text: String, chunk: Int = 1 << 16, readerChunk: Int = 1 <
 
 /// Reads all of `bytes` as events; returns the error, or nil when it reads through.
 private func streamError(_ bytes: [UInt8], limits: JSONStreamLimits = JSONStreamLimits()) -> JSONStreamError? {
-    var reader = JSONStreamReader(JSONBytesSource(bytes: bytes, chunk: 7), limits: limits, chunkSize: 16)
+    var reader = JSONStreamReader(FedSource(bytes, feeding: .fixed(7)), limits: limits, chunkSize: 16)
     do {
         while try reader.next() != .end {}
         return nil
@@ -108,7 +85,7 @@ final class JSONStreamReaderTests: XCTestCase {
         """#
         let dom = try JSONParser.parse(Array(text.utf8))
         for chunk in [1, 3, 64, 1 << 16] {
-            var reader = JSONStreamReader(JSONBytesSource(text, chunk: chunk), chunkSize: 16)
+            var reader = JSONStreamReader(FedSource(text, feeding: .fixed(chunk)), chunkSize: 16)
             let value = try reader.value(from: try reader.next(), maximumBytes: 1 << 20)
             XCTAssertEqual(value, dom, "chunk \(chunk)")
             XCTAssertEqual(try reader.next(), .end)
@@ -169,9 +146,9 @@ final class JSONStreamReaderTests: XCTestCase {
                     if bytes.isEmpty { bytes = [UInt8(ascii: "[")] }
                 }
                 // The track reader on the same bytes: a result or an InputError, never a crash.
-                var sink = JSONRecordingSink()
+                var sink = TrackEventRecorder()
                 do {
-                    try JSONTrackReader.read(JSONBytesSource(bytes: bytes, chunk: 5), path: "mutated.json", into: &sink)
+                    try JSONTrackReader.read(FedSource(bytes, feeding: .fixed(5)), path: "mutated.json", into: &sink)
                 } catch {
                     XCTAssertTrue(error is InputError, "\(error)")
                 }
@@ -244,7 +221,7 @@ final class JSONStreamReaderTests: XCTestCase {
 
     func testSizeCapOnMaterialisedValues() throws {
         let text = "[{\"a\": [1, 2, 3]}, {\"b\": \"" + String(repeating: "x", count: 5000) + "\"}]"
-        var reader = JSONStreamReader(JSONBytesSource(text, chunk: 100), chunkSize: 256)
+        var reader = JSONStreamReader(FedSource(text, feeding: .fixed(100)), chunkSize: 256)
         XCTAssertEqual(try reader.next(), .arrayStart)
         XCTAssertEqual(try reader.value(from: try reader.next(), maximumBytes: 1000), try JSONParser.parse(Array(#"{"a": [1, 2, 3]}"#.utf8)))
         XCTAssertThrowsError(try reader.value(from: try reader.next(), maximumBytes: 1000)) { error in
@@ -254,7 +231,7 @@ final class JSONStreamReaderTests: XCTestCase {
     }
 
     func testSkipAndNumbersBeyondDouble() throws {
-        var reader = JSONStreamReader(JSONBytesSource(#"{"skip": [1, {"x": [[]]}, "s"], "n": 1e999, "m": -1e999, "u": 1e-999, "long": 0.1000000000000000000000000000000000000000000000000000000000000000000000000001}"#))
+        var reader = JSONStreamReader(FedSource(#"{"skip": [1, {"x": [[]]}, "s"], "n": 1e999, "m": -1e999, "u": 1e-999, "long": 0.1000000000000000000000000000000000000000000000000000000000000000000000000001}"#))
         XCTAssertEqual(try reader.next(), .objectStart)
         XCTAssertEqual(try reader.next(), .key)
         try reader.skip(from: try reader.next())

@@ -3,48 +3,20 @@ import XCTest
 import Glibc
 #endif
 @testable import Tracks
-
-/// Records what a reader delivers, in order.
-struct JSONRecordingSink: TrackSink {
-    enum Item: Equatable {
-        case segmentBreak
-        case point(TrackPoint)
-        case unreadable(InputError)
-    }
-    var items: [Item] = []
-
-    mutating func segmentBreak() { items.append(.segmentBreak) }
-    mutating func point(_ point: TrackPoint) { items.append(.point(point)) }
-    mutating func unreadablePoint(_ problem: InputError) { items.append(.unreadable(problem)) }
-
-    var points: [TrackPoint] { items.compactMap { if case let .point(p) = $0 { return p } else { return nil } } }
-    var problems: [String] { items.compactMap { if case let .unreadable(e) = $0 { return e.reason } else { return nil } } }
-    /// Points grouped by segment breaks (empty segments dropped).
-    var segments: [[TrackPoint]] {
-        var result: [[TrackPoint]] = [[]]
-        for item in items {
-            switch item {
-            case .segmentBreak: result.append([])
-            case let .point(p): result[result.count - 1].append(p)
-            case .unreadable: break
-            }
-        }
-        return result.filter { !$0.isEmpty }
-    }
-}
+import UnlocksTestSupport
 
 /// Reads `text` (in small chunks, so records straddle reads) and returns the sink and format.
-private func read(_ text: String, chunk: Int = 13) throws -> (JSONRecordingSink, JSONTrackFormat) {
-    var sink = JSONRecordingSink()
-    let format = try JSONTrackReader.read(JSONBytesSource(text, chunk: chunk), path: "in.json", into: &sink)
+private func read(_ text: String, chunk: Int = 13) throws -> (TrackEventRecorder, JSONTrackFormat) {
+    var sink = TrackEventRecorder()
+    let format = try JSONTrackReader.read(FedSource(text, feeding: .fixed(chunk)), path: "in.json", into: &sink)
     return (sink, format)
 }
 
 /// Reads `bytes` expecting an `InputError`; returns it with what was delivered before it.
-private func failure(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> (InputError?, JSONRecordingSink) {
-    var sink = JSONRecordingSink()
+private func failure(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> (InputError?, TrackEventRecorder) {
+    var sink = TrackEventRecorder()
     do {
-        let format = try JSONTrackReader.read(JSONBytesSource(bytes: bytes, chunk: 13), path: "bad.json", into: &sink)
+        let format = try JSONTrackReader.read(FedSource(bytes, feeding: .fixed(13)), path: "bad.json", into: &sink)
         XCTFail("read as \(format), expected an error", file: file, line: line)
         return (nil, sink)
     } catch let error as InputError {
@@ -56,7 +28,7 @@ private func failure(_ bytes: [UInt8], file: StaticString = #filePath, line: UIn
     }
 }
 
-private func failure(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> (InputError?, JSONRecordingSink) {
+private func failure(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> (InputError?, TrackEventRecorder) {
     failure(Array(text.utf8), file: file, line: line)
 }
 
@@ -117,16 +89,16 @@ final class JSONTrackReaderTests: XCTestCase {
             TrackPoint(latitude: -6.1228419, longitude: 106.6510714, time: 1_389_479_257_297, accuracy: 20),
             TrackPoint(latitude: 39.9044, longitude: 116.408, time: 1_642_008_000_000, accuracy: 5),
         ])
-        XCTAssertEqual(sink.problems, [
+        XCTAssertEqual(sink.problems.map(\.reason), [
             "byte 574: location record without latitudeE7",
             "byte 652: latitudeE7 is out of range",
             "byte 714: latitudeE7 is not a number",
             "byte 782: timestamp is not an ISO-8601 time",
             "byte 886: location record is not an object",
         ])
-        XCTAssertEqual(sink.items.first { if case .unreadable = $0 { return true } else { return false } },
+        XCTAssertEqual(sink.events.first { if case .unreadable = $0 { return true } else { return false } },
                        .unreadable(InputError(path: "in.json", line: 21, reason: "byte 574: location record without latitudeE7")))
-        XCTAssertFalse(sink.items.contains(.segmentBreak))
+        XCTAssertFalse(sink.events.contains(.segmentBreak))
     }
 
     // Shape: the Android on-device Timeline export ("Timeline.json"), per the field list in
@@ -206,7 +178,7 @@ final class JSONTrackReaderTests: XCTestCase {
         // speaks for that moment and the fix is not counted again (GoogleExportTests).
         XCTAssertEqual(sink.segments, [Self.androidPath, [Self.androidLater]])
         XCTAssertEqual(sink.problems.count, 1)
-        XCTAssertTrue(sink.problems[0].hasSuffix("timelinePath point without a readable \"point\""), sink.problems[0])
+        XCTAssertTrue(sink.problems.map(\.reason)[0].hasSuffix("timelinePath point without a readable \"point\""), sink.problems.map(\.reason)[0])
     }
 
     /// Key order is not guaranteed in real files: the raw signals and profile may come first.
@@ -291,8 +263,8 @@ final class JSONTrackReaderTests: XCTestCase {
             [TrackPoint(latitude: 39.91, longitude: 116.42)],
             [TrackPoint(latitude: 22.3193, longitude: 114.1694, time: 1_709_398_800_000)],
         ])
-        XCTAssertEqual(sink.problems.map { $0.drop(while: { $0 != ":" }) }, [": backup point without \"lon\"", ": \"lon\" is not a finite number"])
-        XCTAssertEqual(sink.items.filter { $0 == .segmentBreak }.count, 4)
+        XCTAssertEqual(sink.problems.map(\.reason).map { $0.drop(while: { $0 != ":" }) }, [": backup point without \"lon\"", ": \"lon\" is not a finite number"])
+        XCTAssertEqual(sink.events.filter { $0 == .segmentBreak }.count, 4)
     }
 
     /// Encoders that sort keys write format, formatVersion, tracks: the header still comes first.
@@ -306,14 +278,14 @@ final class JSONTrackReaderTests: XCTestCase {
     func testAppBackupVersionAndHeaderErrors() {
         let (error, sink) = failure(#"{"format": "adminunlocks-backup", "formatVersion": 2, "tracks": [{"segments": [{"points": [{"lat": 1, "lon": 2}]}]}]}"#)
         XCTAssertEqual(error?.reason, "byte 51: backup formatVersion 2 is not supported (this reader reads version 1)")
-        XCTAssertTrue(sink.items.isEmpty)
+        XCTAssertTrue(sink.events.isEmpty)
         XCTAssertEqual(failure(#"{"formatVersion": 3, "format": "adminunlocks-backup"}"#).0?.reason,
                        "byte 18: backup formatVersion 3 is not supported (this reader reads version 1)")
         XCTAssertEqual(failure(#"{"format": "adminunlocks-backup", "formatVersion": "1.0"}"#).0?.reason,
                        "byte 51: backup: formatVersion must be a whole number")
         let (late, lateSink) = failure(#"{"tracks": [{"segments": [{"points": [{"lat": 1, "lon": 2}]}]}], "format": "adminunlocks-backup", "formatVersion": 1}"#)
         XCTAssertEqual(late?.reason, "byte 11: \"tracks\" without a backup header before it (\"format\": \"adminunlocks-backup\" and \"formatVersion\" must come first)")
-        XCTAssertTrue(lateSink.items.isEmpty)
+        XCTAssertTrue(lateSink.events.isEmpty)
         XCTAssertEqual(failure(#"{"tracks": []}"#).0?.reason, late?.reason)
         // Another format may have a member called "tracks": it is skipped there.
         XCTAssertEqual(try read(#"{"tracks": 3, "type": "Point", "coordinates": [116.4, 39.9]}"#).0.points, [TrackPoint(latitude: 39.9, longitude: 116.4)])
@@ -351,7 +323,7 @@ final class JSONTrackReaderTests: XCTestCase {
             // One time for two points: not aligned, so not trusted.
             [TrackPoint(latitude: 2, longitude: 1), TrackPoint(latitude: 4, longitude: 3)],
         ])
-        XCTAssertEqual(sink.problems.map { $0.drop(while: { $0 != ":" }) }, [
+        XCTAssertEqual(sink.problems.map(\.reason).map { $0.drop(while: { $0 != ":" }) }, [
             ": time 0 is not an ISO-8601 time or milliseconds", ": position with a number out of range", ": position with 1 number",
             ": element of \"features\" is not a Feature",
         ])
@@ -393,7 +365,7 @@ final class JSONTrackReaderTests: XCTestCase {
 
     func testHugeStringToken() {
         let source = LazyFillSource(prefix: "{\"locations\": [{\"source\": \"", filler: "x", count: 100_000_000)
-        var sink = JSONRecordingSink()
+        var sink = TrackEventRecorder()
         XCTAssertThrowsError(try JSONTrackReader.read(source, path: "big.json", into: &sink)) { error in
             XCTAssertEqual((error as? InputError)?.reason, "byte 26: string longer than 1048576 bytes")
         }
@@ -401,7 +373,7 @@ final class JSONTrackReaderTests: XCTestCase {
     }
 
     func testBinaryGarbage() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1002)
         var garbage = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
         garbage[0] = 0x89  // as a PNG starts
         XCTAssertEqual(failure(garbage).0?.reason, "byte 0: unexpected character '\\u{89}', expected a value")
@@ -526,11 +498,11 @@ final class JSONTrackReaderTests: XCTestCase {
         let huge = GeneratedText(count: lineCount + 2) { i in
             i == 0 ? "{\"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"LineString\", \"coordinates\": [[0, 0]" : i == lineCount + 1 ? "]}}]}" : ", [116.40740, 39.90420]"
         }
-        var sink = JSONRecordingSink()
+        var sink = TrackEventRecorder()
         XCTAssertThrowsError(try JSONTrackReader.read(huge, path: "huge.geojson", into: &sink, recordBytes: cap, featureBytes: cap)) { error in
             XCTAssertEqual((error as? InputError)?.reason, "byte 14: value larger than \(cap) bytes")
         }
-        XCTAssertTrue(sink.items.isEmpty)
+        XCTAssertTrue(sink.events.isEmpty)
     }
 
     /// Timeline segments likewise: many segments read, one over the cap is refused.
@@ -546,8 +518,8 @@ final class JSONTrackReaderTests: XCTestCase {
         XCTAssertEqual(try JSONTrackReader.read(timeline, path: "Timeline.json", into: &counter, recordBytes: cap, featureBytes: cap), .timelineAndroid)
         XCTAssertEqual(counter.points, count * 20)
         let oversized = #"{"semanticSegments": [{"timelinePath": ["# + String(repeating: point + ", ", count: cap / 40) + "{}]}]}"
-        var sink = JSONRecordingSink()
-        XCTAssertThrowsError(try JSONTrackReader.read(JSONBytesSource(oversized), path: "Timeline.json", into: &sink, recordBytes: cap, featureBytes: cap)) { error in
+        var sink = TrackEventRecorder()
+        XCTAssertThrowsError(try JSONTrackReader.read(FedSource(oversized), path: "Timeline.json", into: &sink, recordBytes: cap, featureBytes: cap)) { error in
             XCTAssertEqual((error as? InputError)?.reason, "byte 22: value larger than \(cap) bytes")
         }
     }

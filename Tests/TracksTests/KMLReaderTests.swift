@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 func readKML(_ text: String, trickle: Bool = false) throws -> (TrackEventRecorder, KMLReader.Summary) {
     try readKML(Array(text.utf8), trickle: trickle)
@@ -8,8 +9,8 @@ func readKML(_ text: String, trickle: Bool = false) throws -> (TrackEventRecorde
 
 func readKML(_ bytes: [UInt8], trickle: Bool = false) throws -> (TrackEventRecorder, KMLReader.Summary) {
     var sink = TrackEventRecorder()
-    let summary = trickle ? try KMLReader.read(TrickleSource(bytes: bytes), path: "t.kml", into: &sink)
-                          : try KMLReader.read(BytesSource(bytes: bytes), path: "t.kml", into: &sink)
+    let summary = trickle ? try KMLReader.read(FedSource(bytes, feeding: .trickle), path: "t.kml", into: &sink)
+                          : try KMLReader.read(MemorySource(bytes), path: "t.kml", into: &sink)
     return (sink, summary)
 }
 
@@ -165,7 +166,7 @@ final class KMLReaderTests: XCTestCase {
     func testRefusalsNameLineAndByte() {
         func failure(_ text: String) -> InputError? {
             var sink = TrackEventRecorder()
-            do { _ = try KMLReader.read(BytesSource(bytes: Array(text.utf8)), path: "bad.kml", into: &sink) } catch { return error as? InputError }
+            do { _ = try KMLReader.read(MemorySource(Array(text.utf8)), path: "bad.kml", into: &sink) } catch { return error as? InputError }
             return nil
         }
         XCTAssertEqual(failure("<gpx></gpx>")?.reason, "byte 0: not a KML document: the root element is <gpx>")
@@ -181,14 +182,14 @@ final class KMLReaderTests: XCTestCase {
         let complete = bytes.offset(of: "</kml>") + 6
         for cut in stride(from: 0, to: complete, by: 5) {
             var sink = TrackEventRecorder()
-            XCTAssertThrowsError(try KMLReader.read(BytesSource(bytes: Array(bytes[0..<cut])), path: "cut.kml", into: &sink), "cut at \(cut)")
+            XCTAssertThrowsError(try KMLReader.read(MemorySource(Array(bytes[0..<cut])), path: "cut.kml", into: &sink), "cut at \(cut)")
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1003)
         for _ in 0..<300 {
             var damaged = bytes
             for _ in 0..<3 { damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
             var sink = TrackEventRecorder()
-            _ = try? KMLReader.read(BytesSource(bytes: damaged), path: "damaged.kml", into: &sink)  // returns or throws, never traps
+            _ = try? KMLReader.read(MemorySource(damaged), path: "damaged.kml", into: &sink)  // returns or throws, never traps
         }
     }
 

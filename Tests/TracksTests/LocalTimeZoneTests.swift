@@ -1,5 +1,6 @@
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 /// Local times in IANA zones: offsets through daylight saving, wall-clock times read back to UTC
 /// (the repeated and the skipped hour), and CSV times without an offset read in the zone.
@@ -68,9 +69,9 @@ final class LocalTimeZoneTests: XCTestCase {
 
     func testCSVLocalTimesAreReadInTheZone() throws {
         let newYork = try XCTUnwrap(LocalTimeZone(identifier: "America/New_York"))
-        var sink = RecordingSink()
+        var sink = TrackEventRecorder()
         let text = "lat,lon,time\n40.75,-73.99,2024-06-30 23:00:00\n40.75,-73.99,2024-06-30T23:00:00Z\n40.75,-73.99,2024-01-15 23:00:00\n"
-        try TrackCSVReader.read(TrickleSource(bytes: Array(text.utf8)), path: "t.csv", timeZone: newYork, into: &sink)
+        try TrackCSVReader.read(FedSource(Array(text.utf8), feeding: .trickle), path: "t.csv", timeZone: newYork, into: &sink)
         // 30 June 2024 is day 19904; 23:00 EDT (-04:00) is 03:00Z on 1 July; a Z time stays UTC;
         // 15 January (day 19737) is at EST (-05:00).
         XCTAssertEqual(sink.points.map(\.time), [19_905 * 86_400_000 + 3 * Self.hour, 19_904 * 86_400_000 + 23 * Self.hour,

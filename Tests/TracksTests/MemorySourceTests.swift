@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 /// `MemorySource`, the way an app hands a reader bytes it decompressed itself: every fixture of
 /// the GPX, CSV and NMEA suites gives the same events from memory as from its file.

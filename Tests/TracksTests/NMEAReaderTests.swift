@@ -1,12 +1,13 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 func readNMEA(_ text: String, trickle: Bool = false) throws -> (TrackEventRecorder, NMEAReader.Summary) {
     var sink = TrackEventRecorder()
     let bytes = Array(text.utf8)
-    let summary = trickle ? try NMEAReader.read(TrickleSource(bytes: bytes), path: "t.nmea", into: &sink)
-                          : try NMEAReader.read(BytesSource(bytes: bytes), path: "t.nmea", into: &sink)
+    let summary = trickle ? try NMEAReader.read(FedSource(bytes, feeding: .trickle), path: "t.nmea", into: &sink)
+                          : try NMEAReader.read(MemorySource(bytes), path: "t.nmea", into: &sink)
     return (sink, summary)
 }
 
@@ -140,12 +141,12 @@ final class NMEAReaderTests: XCTestCase {
 
     func testDamagedLogsNeverTrapAndEveryReadSentenceIsAccounted() throws {
         let bytes = try fixtures.bytes("handmade-logger.nmea")
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1004)
         for _ in 0..<500 {
             var damaged = bytes
             for _ in 0..<4 { damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
             var sink = TrackEventRecorder()
-            guard let summary = try? NMEAReader.read(BytesSource(bytes: damaged), path: "damaged.nmea", into: &sink) else { continue }
+            guard let summary = try? NMEAReader.read(MemorySource(damaged), path: "damaged.nmea", into: &sink) else { continue }
             // Every RMC or GGA read is a point (alone or merged), unreadable, or not a fix.
             XCTAssertLessThanOrEqual(summary.points + summary.unreadablePoints + summary.sentencesWithoutFix, summary.sentences)
             XCTAssertEqual(sink.points.count, summary.points)
@@ -156,7 +157,7 @@ final class NMEAReaderTests: XCTestCase {
     func testFilesThatAreNotNMEAAreRefused() {
         func failure(_ bytes: [UInt8]) -> InputError? {
             var sink = TrackEventRecorder()
-            do { _ = try NMEAReader.read(BytesSource(bytes: bytes), path: "x.nmea", into: &sink) } catch { return error as? InputError }
+            do { _ = try NMEAReader.read(MemorySource(bytes), path: "x.nmea", into: &sink) } catch { return error as? InputError }
             return nil
         }
         XCTAssertEqual(failure(Array("\nlat,lon\n1,2\n".utf8)), InputError(path: "x.nmea", line: 2, reason: "not an NMEA 0183 log: no line holds a $-sentence"))

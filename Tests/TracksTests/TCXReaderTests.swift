@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 func readTCX(_ text: String, trickle: Bool = false) throws -> (TrackEventRecorder, TCXReader.Summary) {
     try readTCX(Array(text.utf8), trickle: trickle)
@@ -8,8 +9,8 @@ func readTCX(_ text: String, trickle: Bool = false) throws -> (TrackEventRecorde
 
 func readTCX(_ bytes: [UInt8], trickle: Bool = false) throws -> (TrackEventRecorder, TCXReader.Summary) {
     var sink = TrackEventRecorder()
-    let summary = trickle ? try TCXReader.read(TrickleSource(bytes: bytes), path: "t.tcx", into: &sink)
-                          : try TCXReader.read(BytesSource(bytes: bytes), path: "t.tcx", into: &sink)
+    let summary = trickle ? try TCXReader.read(FedSource(bytes, feeding: .trickle), path: "t.tcx", into: &sink)
+                          : try TCXReader.read(MemorySource(bytes), path: "t.tcx", into: &sink)
     return (sink, summary)
 }
 
@@ -18,7 +19,7 @@ func tcxFailure(_ text: String) -> (InputError?, TrackEventRecorder) {
 }
 
 func tcxFailure(_ bytes: [UInt8]) -> (InputError?, TrackEventRecorder) {
-    failure { sink in _ = try TCXReader.read(BytesSource(bytes: bytes), path: "bad.tcx", into: &sink) }
+    failure { sink in _ = try TCXReader.read(MemorySource(bytes), path: "bad.tcx", into: &sink) }
 }
 
 func tcx(_ trackpoints: String, sport: String = "Biking") -> String {
@@ -198,7 +199,7 @@ final class TCXReaderTests: XCTestCase {
             let (error, _) = tcxFailure(Array(bytes[0..<cut]))
             XCTAssertNotNil(error, "cut at \(cut) read without an error")
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1005)
         for _ in 0..<300 {
             var damaged = bytes
             for _ in 0..<3 { damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 final class TrackCSVReaderTests: XCTestCase {
-    func read(_ text: String) throws -> (RecordingSink, TrackCSVReader.Summary) {
-        var sink = RecordingSink()
-        let summary = try TrackCSVReader.read(TrickleSource(bytes: Array(text.utf8)), path: "t.csv", into: &sink)
+    func read(_ text: String) throws -> (TrackEventRecorder, TrackCSVReader.Summary) {
+        var sink = TrackEventRecorder()
+        let summary = try TrackCSVReader.read(FedSource(Array(text.utf8), feeding: .trickle), path: "t.csv", into: &sink)
         return (sink, summary)
     }
 
@@ -63,17 +64,17 @@ final class TrackCSVReaderTests: XCTestCase {
     }
 
     func testHeaderWithoutCoordinatesStopsTheFile() {
-        var sink = RecordingSink()
-        XCTAssertThrowsError(try TrackCSVReader.read(TrickleSource(bytes: Array("name,when\nx,y\n".utf8)), path: "t.csv", into: &sink)) { error in
+        var sink = TrackEventRecorder()
+        XCTAssertThrowsError(try TrackCSVReader.read(FedSource(Array("name,when\nx,y\n".utf8), feeding: .trickle), path: "t.csv", into: &sink)) { error in
             XCTAssertEqual((error as? InputError)?.line, 1)
             XCTAssertTrue((error as? InputError)?.reason.contains("no latitude and longitude") == true)
         }
     }
 
     func testOverlongLineStopsTheFileNamingIt() {
-        var sink = RecordingSink()
-        let text = "1,2\n" + String(repeating: "3", count: 2 * LineReader<TrickleSource>.maximumLineLength + 5) + "\n"
-        XCTAssertThrowsError(try TrackCSVReader.read(BytesSource(bytes: Array(text.utf8)), path: "t.csv", into: &sink)) { error in
+        var sink = TrackEventRecorder()
+        let text = "1,2\n" + String(repeating: "3", count: 2 * LineReader<FedSource>.maximumLineLength + 5) + "\n"
+        XCTAssertThrowsError(try TrackCSVReader.read(MemorySource(Array(text.utf8)), path: "t.csv", into: &sink)) { error in
             XCTAssertEqual((error as? InputError)?.line, 2)
         }
         XCTAssertEqual(sink.points.count, 1)
@@ -115,19 +116,19 @@ final class TrackCSVReaderTests: XCTestCase {
 final class TrackCSVDialectTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/csv")
 
-    func read(_ text: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> RecordingSink {
+    func read(_ text: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> TrackEventRecorder {
         try read(bytes: Array(text.utf8), zone: zone)
     }
 
-    func read(bytes: [UInt8], zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> RecordingSink {
-        var sink = RecordingSink()
-        try TrackCSVReader.read(TrickleSource(bytes: bytes), path: "t.csv", timeZone: zone, into: &sink)
+    func read(bytes: [UInt8], zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> TrackEventRecorder {
+        var sink = TrackEventRecorder()
+        try TrackCSVReader.read(FedSource(bytes, feeding: .trickle), path: "t.csv", timeZone: zone, into: &sink)
         return sink
     }
 
-    func fixture(_ name: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> RecordingSink {
+    func fixture(_ name: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> TrackEventRecorder {
         let path = Self.fixtures.appendingPathComponent(name).path
-        var sink = RecordingSink()
+        var sink = TrackEventRecorder()
         try TrackCSVReader.read(try FileSource(path: path), path: path, timeZone: zone, into: &sink)
         XCTAssertEqual(sink.problems, [], name)
         return sink

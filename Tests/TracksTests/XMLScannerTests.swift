@@ -1,11 +1,12 @@
 import XCTest
 @testable import Tracks
+import UnlocksTestSupport
 
 final class XMLScannerTests: XCTestCase {
     /// Every token of `text` as a line of text: `<qualified name id=…@depth>`, `</name@depth>`,
     /// `"text"` (consecutive pieces joined).
     func tokens(_ text: String, root: String = "kml", trickle: Bool = false) throws -> [String] {
-        var source = TrickleSource(bytes: Array(text.utf8), step: trickle ? 1 : 1 << 20)
+        var source = FedSource(Array(text.utf8), feeding: trickle ? .trickle : .whole)
         var scanner = XMLScanner(path: "t.xml", format: "KML", root: root)
         defer { scanner.deallocate() }
         var out: [String] = []

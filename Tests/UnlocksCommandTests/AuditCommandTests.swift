@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// `unlocks audit` end to end: the three files on the bundled archive, bad input as in classify,
 /// the table self-audit's figures, and the HTML in a real browser (headless Chromium).
@@ -7,13 +8,6 @@ final class AuditCommandTests: XCTestCase {
     static let root = ClassifyCommandTests.root
     static let tables = ClassifyCommandTests.tables
     static let samples = ClassifyCommandTests.samples
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "audit-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
 
     func json(_ path: String) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// `classify --badges` through runs, `forget` and `merge`: the expected values come from what the
 /// walks were made of (two provinces on two days), never from the program's output.
@@ -28,13 +29,6 @@ final class BadgeCommandTests: XCTestCase {
       {"id": "country-1", "track": "world", "metric": "countryCount", "target": 1, "title": "the app's own member"}
     ]}
     """
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "badges-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
 
     /// The folder: Beijing (Tiananmen, east along Chang'an Avenue) on day 0, Shanghai (People's
     /// Square) on day 1, and the badge file.

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// `unlocks classify` and `unlocks merge` end to end, as a user runs them.
 final class ClassifyCommandTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-    static let tables = root + "/Data/regions"
-    static let samples = root + "/Data/samples"
+    static let root = Repository.root
+    static let tables = Repository.tables
+    static let samples = Repository.samples
 
     func json(_ text: String) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -13,13 +14,6 @@ final class ClassifyCommandTests: XCTestCase {
 
     func classify(_ arguments: [String]) throws -> CommandRunner.Result {
         try CommandRunner.run(["classify", "--tables", Self.tables] + arguments)
-    }
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "classify-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
     }
 
     /// The README's main command on the bundled archive, checked against facts the sample
@@ -224,13 +218,6 @@ final class ClassifyCommandTests: XCTestCase {
 
 /// `classify` reads TCX, KML, KMZ and NMEA files found in a folder, each with its own reader.
 final class ClassifyOtherFormatsTests: XCTestCase {
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "classify-formats-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
-
     /// `count` positions a few metres apart from `latitude`, `longitude`, a second apart from 02:00 UTC.
     func walk(_ latitude: Double, _ longitude: Double, count: Int) -> [(Double, Double, String)] {
         (0..<count).map { (k: Int) -> (Double, Double, String) in

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// `classify --jobs N`: inputs classified by N workers give the bytes one job gives (report,
 /// state, standard error, exit status), whatever finishes first.
@@ -9,12 +10,8 @@ final class ClassifyJobsTests: XCTestCase {
     var directory = ""
 
     override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "jobs-\(UUID().uuidString)"
+        directory = try temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory + "/archive", withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Runs a Python script in the test's folder with the accounting tests' helpers

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 final class ConvertCommandTests: XCTestCase {
     func testConvertsWithHeaderAndPassesExtraColumnsThrough() throws {
@@ -84,9 +85,7 @@ final class ConvertCommandTests: XCTestCase {
     }
 
     func testFileArgumentErrorsNameTheFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("convert-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = URL(fileURLWithPath: try temporaryDirectory())
         let file = directory.appendingPathComponent("points.csv")
         try Data("31.23,121.47\n31.23,x\n".utf8).write(to: file)
         let result = try CommandRunner.run(["convert", "--from=gcj02", "--to=wgs84", file.path])
@@ -138,7 +137,7 @@ final class ConvertCommandTests: XCTestCase {
 }
 
 final class LocateCommandTests: XCTestCase {
-    static let tables = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
+    static let tables = Repository.tables
 
     func testLocatesCSVWithTheContractHeaderAndReportsBadLines() throws {
         let input = "lat,lon\n39.9087,116.3975\n14.5995,120.9842\nx,1\n0,-30\n"

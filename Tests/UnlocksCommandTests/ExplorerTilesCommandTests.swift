@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// Explorer tiles through the real `unlocks classify`: walks laid out in tile coordinates (the
 /// test's own Web Mercator formulas), whose tile figures are known in closed form, and the same
@@ -8,13 +9,6 @@ final class ExplorerTilesCommandTests: XCTestCase {
     static let tables = ClassifyCommandTests.tables
     /// 2024-05-01T00:00:00Z.
     static let start = 1_714_521_600
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "tiles-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
 
     func classify(_ arguments: [String]) throws -> String {
         let result = try CommandRunner.run(["classify", "--tables", Self.tables] + arguments)

@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// `unlocks classify` on FIT files, plain and gzipped, named or found in a folder.
 final class FITClassifyTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
     static let fixtures = root + "/Tests/TracksTests/Fixtures/fit"
 
     /// Points fitdecode counts in `name` (Scripts/make-fit-fixture-expectations).
@@ -11,13 +12,6 @@ final class FITClassifyTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/expected.json"))
         let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
         return try XCTUnwrap(expected[name]?["points"] as? Int, name)
-    }
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "classify-fit-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
     }
 
     func gzip(_ path: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// Cell familiarity through the real command: effective passes 4 h apart, levels lit, bright and
 /// gold, and the same counts whatever the overlaps, `forget`, `--state` or `merge`. Every walk
@@ -10,13 +11,6 @@ final class FamiliarityCommandTests: XCTestCase {
     static let tables = ClassifyCommandTests.tables
     /// 2024-05-01T00:00:00Z, 08:00 in Beijing.
     static let day = 1_714_521_600
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "familiarity-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
 
     func run(_ arguments: [String]) throws -> String {
         let result = try CommandRunner.run(arguments + ["--tables", Self.tables])

@@ -1,12 +1,13 @@
 import Foundation
 import TrackFuzzing
 import XCTest
+import UnlocksTestSupport
 
 /// The quick fuzz run: a few hundred seeded mutants of every sample and fixture track file
 /// through the built `unlocks classify` (UnlocksBench fuzz runs thousands). See
 /// docs/input-formats.md, "Fuzzing".
 final class FuzzTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = Repository.root
 
     func testMutantsNeitherCrashNorHangAndReportsAddUp() throws {
         let seeds = try FuzzSeeds.find(root: Self.root)

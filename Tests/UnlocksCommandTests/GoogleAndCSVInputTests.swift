@@ -1,14 +1,13 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// The defects of issue 12 in Google's exports and CSV dialects, end to end through `classify`.
 final class GoogleAndCSVInputTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
 
     func classify(_ file: String, contents: String, _ extra: [String] = []) throws -> (CommandRunner.Result, [String: Any]) {
-        let directory = NSTemporaryDirectory() + "google-csv-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try temporaryDirectory()
         let path = directory + "/" + file
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["classify", "--tables", Self.root + "/Data/regions", path] + extra)

@@ -1,21 +1,17 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// Every file a run meets is accounted for: the walk (links, loops, names that are not UTF-8),
 /// zip names and nesting, export bundles, the tool's own outputs, and the exit code.
 final class InputAccountingTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-    static let tables = root + "/Data/regions"
+    static let root = Repository.root
+    static let tables = Repository.tables
 
     var directory = ""
 
     override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "accounting-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: directory)
+        directory = try temporaryDirectory()
     }
 
     func classify(_ arguments: [String], timeout: Double = 120) throws -> CommandRunner.Result {

@@ -1,13 +1,14 @@
 import Foundation
 import XCTest
 @testable import UnlocksCommand
+import UnlocksTestSupport
 
 /// The CLI as a user installs and calls it: where it finds its tables, `--version`, standard
 /// input for `classify -` and `audit -`, and choices in any case. (Running the built and the
 /// installed binary from outside the repository is Scripts/check-install, in the test run.)
 final class InstalledCommandTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-    static let samples = root + "/Data/samples"
+    static let root = Repository.root
+    static let samples = Repository.samples
 
     func testTablesAreLookedForNextToTheExecutableThenInTheShareFolderThenInTheEnvironment() {
         let places = TableSearch.candidates(executable: "/opt/au/bin/unlocks", environment: ["ADMINUNLOCKS_TABLES": "/data/t", "HOME": "/root"])
@@ -77,8 +78,7 @@ final class InstalledCommandTests: XCTestCase {
 
     func testAuditReadsStandardInput() throws {
         let path = Self.samples + "/2024-05-01-beijing-walk.gpx"
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-stdin-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try temporaryDirectory()
         let fromFile = try CommandRunner.run(["audit", path, "--out", folder + "/file", "--source", ""])
         let fromInput = try CommandRunner.run(["audit", "-", "--out", folder + "/input", "--source", ""], input: try Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertEqual(fromFile.status, 0, fromFile.stderr)

@@ -1,16 +1,10 @@
 import Foundation
 import TextFormats
 import XCTest
+import UnlocksTestSupport
 
 /// `unlocks map`: footprint.geojson checked independently, footprint.html in headless Chromium.
 final class MapCommandTests: XCTestCase {
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "map-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
-
     func map(_ out: String) throws -> (report: [String: Any], geo: [String: Any], html: String) {
         let result = try CommandRunner.run(["map", ClassifyCommandTests.samples, "--tables", ClassifyCommandTests.tables, "--out", out])
         XCTAssertEqual(result.status, 0, result.stderr)

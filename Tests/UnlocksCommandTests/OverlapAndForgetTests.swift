@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// One moment counts once: the same walk recorded by several apps, a file that grew, and inputs
 /// forgotten from a state — in one run, through `--state`, through `merge`, in any order. Expected
@@ -17,13 +18,6 @@ final class OverlapAndForgetTests: XCTestCase {
         let result = try CommandRunner.run(["classify", "--tables", Self.tables] + arguments)
         XCTAssertEqual(result.status, 0, result.stderr)
         return result.stdout
-    }
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "overlap-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
     }
 
     func json(_ text: String) throws -> [String: Any] {

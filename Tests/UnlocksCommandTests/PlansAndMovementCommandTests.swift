@@ -1,16 +1,10 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// Plans, untimed points and vehicle legs through `unlocks classify`, `--state` and `merge`.
 final class PlansAndMovementCommandTests: XCTestCase {
     let tables = ClassifyCommandTests.tables
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "plans-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
 
     func report(_ text: String) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

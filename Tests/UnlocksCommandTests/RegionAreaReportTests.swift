@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// Each unlock's `areaKm2` and `exploredPercent` in the classify report.
 final class RegionAreaReportTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// The `--state` file end to end: concurrent runs, inputs known by their whole content, files that
 /// are not states, the state named as the report, and runs killed at any moment.
@@ -8,13 +9,6 @@ final class StateIntegrityTests: XCTestCase {
 
     func classify(_ arguments: [String], timeout: Double? = nil) throws -> CommandRunner.Result {
         try CommandRunner.run(["classify", "--tables", Self.tables] + arguments, timeout: timeout)
-    }
-
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "state-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
     }
 
     /// A CSV walk of `count` points northward from (`latitude`, `longitude`), one every 5 s.
@@ -142,7 +136,7 @@ final class StateIntegrityTests: XCTestCase {
         let fresh = try classify([inputs, "--state", out + "/state", "--out", out + "/report.json"])
         XCTAssertEqual(fresh.status, 0, fresh.stderr)
         let report = try Data(contentsOf: URL(fileURLWithPath: out + "/report.json"))
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1006)
         var killed = 0
         for _ in 0..<12 {
             // Each run reads the input again (the state is removed), so it writes a new state and report.
@@ -178,7 +172,7 @@ final class StateIntegrityTests: XCTestCase {
         XCTAssertNotEqual(expected[0], expected[1])
         let out = dir + "/out"
         XCTAssertEqual(try audit("a.csv", out).status, 0)
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1007)
         var killed = 0
         for trial in 0..<12 {
             let result = try audit(trial % 2 == 0 ? "b.csv" : "a.csv", out, timeout: Double.random(in: 0.05...3, using: &generator))

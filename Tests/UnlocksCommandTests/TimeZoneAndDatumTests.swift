@@ -1,17 +1,11 @@
 import Foundation
 import XCTest
+import UnlocksTestSupport
 
 /// Issue 13, items 6 and 7 end to end: days in an IANA zone (`--time-zone`), the zone in the
 /// state, a per-input datum (`--datum-for`), the creator's datum hint and the audit's suggestion.
 final class TimeZoneAndDatumTests: XCTestCase {
     static let tables = ClassifyCommandTests.tables
-
-    func directory() throws -> String {
-        let path = NSTemporaryDirectory() + "tz-datum-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
 
     /// A GPX walk of `count` points a few metres apart, one a minute from `start` (ISO-8601 UTC).
     func gpx(creator: String = "test", latitude: Double, longitude: Double, start: Date, count: Int = 6) -> String {
@@ -38,7 +32,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     /// Two walks in Manhattan at 01:00 and 23:00 New York time (EDT, -04:00) on 30 June: one day
     /// there; at the default +08:00 they fall on 30 June and 1 July.
     func testAWalkAt23hInNewYorkCountsOn30June() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         try gpx(latitude: 40.7580, longitude: -73.9855, start: Self.june30.addingTimeInterval(5 * 3600)).write(toFile: dir + "/early.gpx", atomically: true, encoding: .utf8)
         try gpx(latitude: 40.7580, longitude: -73.9855, start: Self.june30.addingTimeInterval(27 * 3600)).write(toFile: dir + "/late.gpx", atomically: true, encoding: .utf8)
         let zoned = try report(CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", "America/New_York", dir]))
@@ -55,7 +49,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     /// on 31 March are two local days in Berlin (22:30Z is 00:30 CEST on 1 April) but one at a
     /// fixed +01:00.
     func testADaylightSavingDayInBerlin() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         let march31 = Date(timeIntervalSince1970: 19_813 * 86_400)
         try gpx(latitude: 52.5163, longitude: 13.3777, start: march31.addingTimeInterval(12 * 3600)).write(toFile: dir + "/noon.gpx", atomically: true, encoding: .utf8)
         try gpx(latitude: 52.5163, longitude: 13.3777, start: march31.addingTimeInterval(22.5 * 3600)).write(toFile: dir + "/night.gpx", atomically: true, encoding: .utf8)
@@ -64,7 +58,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     }
 
     func testAnUnknownZoneIsAUsageErrorNamingIt() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         try gpx(latitude: 52.5163, longitude: 13.3777, start: Self.june30).write(toFile: dir + "/a.gpx", atomically: true, encoding: .utf8)
         for command in ["classify", "audit"] {
             let result = try CommandRunner.run([command, "--tables", Self.tables, "--time-zone", "Europe/Atlantis", dir, "--out", dir + "/out-" + command])
@@ -75,7 +69,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
 
     /// A state remembers its zone: another zone through it, or merged with it, is refused by name.
     func testTheStateKeepsItsZone() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         try gpx(latitude: 52.5163, longitude: 13.3777, start: Self.june30).write(toFile: dir + "/a.gpx", atomically: true, encoding: .utf8)
         let berlinState = dir + "/berlin.state", chinaState = dir + "/china.state"
         XCTAssertEqual(try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", "Europe/Berlin", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r1"]).status, 0)
@@ -95,7 +89,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     static let border = (latitude: 39.905, longitude: 116.395)
 
     func testAPerInputDatumInOneRun() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         try gpx(latitude: Self.border.latitude, longitude: Self.border.longitude, start: Self.june30).write(toFile: dir + "/garmin.gpx", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: dir + "/amap", withIntermediateDirectories: true)
         try gpx(latitude: Self.border.latitude, longitude: Self.border.longitude, start: Self.june30.addingTimeInterval(86_400)).write(toFile: dir + "/amap/day.gpx", atomically: true, encoding: .utf8)
@@ -114,7 +108,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     }
 
     func testACreatorNamingAMapGivesAHintNotASwitch() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         try gpx(creator: "AMap 高德地图 11.2", latitude: Self.border.latitude, longitude: Self.border.longitude, start: Self.june30).write(toFile: dir + "/walk.gpx", atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["classify", "--tables", Self.tables, "--lenient", dir + "/walk.gpx"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -131,7 +125,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     }
 
     func testTheAuditSuggestsADatumWhereAnInputsPointsFlip() throws {
-        let dir = try directory()
+        let dir = try temporaryDirectory()
         try gpx(latitude: Self.border.latitude, longitude: Self.border.longitude, start: Self.june30, count: 20).write(toFile: dir + "/walk.gpx", atomically: true, encoding: .utf8)
         // No source check (--source ''): the suggestion does not depend on it, and it is slow.
         let result = try CommandRunner.run(["audit", "--tables", Self.tables, "--source", "", dir + "/walk.gpx", "--out", dir + "/audit"])

@@ -1,6 +1,7 @@
 import TextFormats
 import Unlocks
 import XCTest
+import UnlocksTestSupport
 
 /// Badge catalogs, metric paths and percents, on hand-made reports whose values the tests know.
 final class BadgeTests: XCTestCase {
@@ -80,7 +81,7 @@ final class BadgeTests: XCTestCase {
     /// The example catalog shipped in Data/ has the seed app's five tracks, and every metric it
     /// names is a number in an empty ledger's report.
     func testTheShippedCatalogNamesOnlyMetricsOfTheReport() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/badges/example.json").standardized.path
+        let path = Repository.path("Data/badges/example.json")
         let catalog = try BadgeCatalog(json: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         XCTAssertEqual(Set(catalog.badges.map(\.track)), Set(Badge.Track.allCases))
         let locator = TrackClassifierTests.locator

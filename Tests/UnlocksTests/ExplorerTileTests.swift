@@ -3,6 +3,7 @@ import RegionTables
 import Tracks
 import Unlocks
 import XCTest
+import UnlocksTestSupport
 
 /// Explorer tiles: the tile maths against PyPI `mercantile` (fixture from
 /// `Scripts/make-tile-fixtures`), the supercover against a brute-force clip of every nearby tile,
@@ -48,7 +49,7 @@ final class ExplorerTileTests: XCTestCase {
     }
 
     func testTheSupercoverIsEveryTileTheSegmentMeets() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 1011)
         for _ in 0..<2000 {
             let zoom = 17
             let a = (x: Double.random(in: 1000...1010, using: &generator), y: Double.random(in: 2000...2010, using: &generator))

@@ -5,6 +5,7 @@ import TextFormats
 import Tracks
 import XCTest
 @testable import Unlocks
+import UnlocksTestSupport
 
 /// The live API against the batch classifier: the same points fed one at a time give the same
 /// ledger, and the changes it reports add up to the report's unlocks and cells.
@@ -20,28 +21,20 @@ final class LiveLedgerTests: XCTestCase {
         var datum: Datum? = nil
     }
 
-    /// A sink that keeps what a reader delivers (annotations and unreadable records are left out
-    /// of both runs compared).
-    struct Collector: TrackSink {
-        var events: [TrackPoint?] = []
-        mutating func segmentBreak() { events.append(nil) }
-        mutating func point(_ point: TrackPoint) { events.append(point) }
-        mutating func unreadablePoint(_ problem: InputError) {}
-    }
-
     /// The samples the real readers read: a walk in Beijing (GPX), Hong Kong to Shenzhen (the app
     /// backup), the Qingdao coast (GeoJSON).
     static let samples: [Recording] = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/samples").standardized
+        let directory = URL(fileURLWithPath: Repository.samples)
         func read(_ name: String, gpx: Bool) -> Recording {
             let bytes = [UInt8](try! Data(contentsOf: directory.appendingPathComponent(name)))
-            var collector = Collector()
+            var collector = TrackEventRecorder()
             if gpx {
                 _ = try! GPXReader.read(MemorySource(bytes), path: name, into: &collector)
             } else {
                 _ = try! JSONTrackReader.read(MemorySource(bytes), path: name, into: &collector)
             }
-            return Recording(id: "id-" + name, path: name, events: collector.events)
+            // Annotations and unreadable records are left out of both runs compared.
+            return Recording(id: "id-" + name, path: name, events: collector.pointsAndBreaks)
         }
         return [read("2024-05-01-beijing-walk.gpx", gpx: true), read("2024-05-03-hongkong-shenzhen.backup.json", gpx: false),
                 read("2024-05-04-qingdao-coast.geojson", gpx: false)]

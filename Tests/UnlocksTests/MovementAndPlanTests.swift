@@ -88,7 +88,7 @@ extension TrackClassifierTests {
         func run(_ options: ClassifyOptions) throws -> TrackClassifier {
             var classifier = TrackClassifier(locator: Self.locator, options: options)
             classifier.begin(InputRecord(path: "route.gpx", fingerprint: "r", format: "gpx"))
-            _ = try GPXReader.read(RouteBytes(bytes: Array(gpx.utf8)), path: "route.gpx", into: &classifier)
+            _ = try GPXReader.read(MemorySource(Array(gpx.utf8)), path: "route.gpx", into: &classifier)
             classifier.finish()
             return classifier
         }
@@ -157,16 +157,4 @@ extension TrackClassifierTests {
 
 private extension TrackPoint {
     var coordinate: (Double, Double) { (latitude, longitude) }
-}
-
-/// Bytes in memory as a reader's source.
-private struct RouteBytes: ByteSource {
-    let bytes: [UInt8]
-    var offset = 0
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let n = min(buffer.count, bytes.count - offset)
-        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
-        offset += n
-        return n
-    }
 }

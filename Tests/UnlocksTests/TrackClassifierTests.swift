@@ -4,13 +4,11 @@ import RegionTables
 import Tracks
 import XCTest
 @testable import Unlocks
+import UnlocksTestSupport
 
 /// The classifier over the committed tables, with tracks whose answers follow from geography.
 final class TrackClassifierTests: XCTestCase {
-    static let locator: RegionLocator = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
-        return try! RegionLocator(directory: directory, marginRadius: 60)
-    }()
+    static var locator: RegionLocator { BundledTables.locator(marginRadius: 60) }
 
     static let start = Timestamp.parse("2024-05-01T01:00:00Z")!
 

@@ -4,6 +4,7 @@ import RegionTables
 import XCTest
 @testable import BoundaryBuild
 @testable import UnlocksBench
+import UnlocksTestSupport
 
 /// The committed world table against the full-resolution source countries (GEOS on the pinned
 /// wheel, read as the world build reads it), where it was once wrong: the regions and places of
@@ -44,7 +45,7 @@ final class WorldAgreementTests: XCTestCase {
         var places: [PlaceVisits.Place]
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = Repository.root
 
     /// The committed tables and the source countries whose table bounding boxes meet a box or a place.
     static let fixture: Result<Fixture, Error> = Result {

@@ -28,23 +28,6 @@ func assertJSONError(_ text: String, offset: Int? = nil, reason: String? = nil,
     assertJSONError(Array(text.utf8), offset: offset, reason: reason, file: file, line: line)
 }
 
-/// A deterministic pseudo-random generator (PCG-style LCG), so failures reproduce.
-struct TestRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        var x = state
-        x ^= x >> 33
-        x = x &* 0xff51afd7ed558ccd
-        x ^= x >> 33
-        return x
-    }
-    /// Uniform in 0..<bound.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
-
 /// Wall-clock seconds taken by `body`.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds

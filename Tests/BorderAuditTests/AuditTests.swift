@@ -4,15 +4,16 @@ import RegionTables
 import TextFormats
 import Tracks
 import XCTest
-@testable import Unlocks
+@testable import BorderAudit
+import Unlocks
+import UnlocksTestSupport
 
 /// The audit over the committed tables with walks built to cross real borders. Expected
 /// categories come from the geography (where the borders are, found by scanning) and from direct
 /// table lookups of each point, never from the audit's own output.
 final class AuditTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Data/regions").standardized.path
-    /// Classify's locator (250 m margins, as `unlocks classify` uses).
-    static let locator = try! RegionLocator(directory: directory, marginRadius: 300)
+    /// Classify's locator (300 m margins, as `unlocks classify` uses).
+    static var locator: RegionLocator { BundledTables.locator(marginRadius: 300) }
     static let start = Timestamp.parse("2024-05-01T01:00:00Z")!
 
     struct Run {

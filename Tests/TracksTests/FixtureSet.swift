@@ -1,35 +1,14 @@
 import Foundation
 import XCTest
 @testable import Tracks
-
-/// Everything a reader delivered, annotations included, in order.
-struct TrackEventRecorder: TrackSink {
-    enum Event: Equatable {
-        case segmentBreak
-        case point(TrackPoint)
-        case unreadable(InputError)
-        case annotation(TrackAnnotation)
-    }
-
-    var events: [Event] = []
-    var points: [TrackPoint] { events.compactMap { if case let .point(p) = $0 { return p } else { return nil } } }
-    var problems: [InputError] { events.compactMap { if case let .unreadable(e) = $0 { return e } else { return nil } } }
-    var annotations: [TrackAnnotation] { events.compactMap { if case let .annotation(a) = $0 { return a } else { return nil } } }
-    var breaks: Int { events.filter { $0 == .segmentBreak }.count }
-    var pins: Int { annotations.filter { $0 == .pin }.count }
-
-    mutating func segmentBreak() { events.append(.segmentBreak) }
-    mutating func point(_ point: TrackPoint) { events.append(.point(point)) }
-    mutating func unreadablePoint(_ problem: InputError) { events.append(.unreadable(problem)) }
-    mutating func annotate(_ annotation: TrackAnnotation) { events.append(.annotation(annotation)) }
-}
+import UnlocksTestSupport
 
 /// A fixture folder's files and its `expected.json`.
 struct FixtureSet {
     let folder: URL
 
     init(_ name: String) {
-        folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+        folder = URL(fileURLWithPath: Repository.fixtures("TracksTests")).appendingPathComponent(name)
     }
 
     func expected() throws -> [String: [String: Any]] {

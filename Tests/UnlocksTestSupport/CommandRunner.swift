@@ -3,18 +3,18 @@ import XCTest
 
 /// Runs the built `unlocks` executable as a user would: arguments and standard input in; exit
 /// status, standard output, standard error and the child's peak memory out.
-struct CommandRunner {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
+public struct CommandRunner {
+    public struct Result {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
         /// The child's peak resident set size (VmHWM) once all input was written, before end of
         /// input, in bytes. (wait4's ru_maxrss is no use here: after a vfork-style spawn it
         /// includes the parent's own peak.)
-        let peakResidentBytes: Int
+        public let peakResidentBytes: Int
     }
 
-    static let executable: String = {
+    public static let executable: String = {
         // The test bundle sits next to the products it was built with (.build/<config>/).
         var directory = Bundle.main.bundleURL
         for _ in 0..<3 {
@@ -28,7 +28,7 @@ struct CommandRunner {
     /// Runs `unlocks arguments…`, writing `input` `inputRepeats` times to its standard input from
     /// another thread (so inputs far larger than a pipe buffer work).
     /// With `timeout` (seconds), a child still running then is killed (status 128 + SIGKILL).
-    static func run(_ arguments: [String], input: Data = Data(), inputRepeats: Int = 1, timeout: Double? = nil) throws -> Result {
+    public static func run(_ arguments: [String], input: Data = Data(), inputRepeats: Int = 1, timeout: Double? = nil) throws -> Result {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
         var actions = posix_spawn_file_actions_t()
@@ -87,7 +87,7 @@ struct CommandRunner {
     }
 
     /// VmHWM of a running process, from /proc (0 when unavailable).
-    static func peakResidentBytes(of pid: pid_t) -> Int {
+    public static func peakResidentBytes(of pid: pid_t) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
