@@ -1,4 +1,5 @@
 import Foundation
+import UnlocksTestSupport
 import XCTest
 
 /// audit.html in real Chromium at a laptop's size and at a phone's with mobile emulation: one map
@@ -6,9 +7,7 @@ import XCTest
 /// their card), nothing fetched, nothing logged.
 final class AuditPageBrowserTests: XCTestCase {
     func testTheAuditPageFitsALaptopAndAPhone() throws {
-        let out = NSTemporaryDirectory() + "audit-browser-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
+        let out = try temporaryDirectory()
         let result = try CommandRunner.run(["audit", ClassifyCommandTests.samples, "--tables", ClassifyCommandTests.tables, "--out", out, "--source", ""])
         XCTAssertEqual(result.status, 0, result.stderr)
         let audit = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/audit.json"))) as? [String: Any])

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import UnlocksTestSupport
 import XCTest
 
 /// footprint.html and footprint-card.svg in real Chromium, at a laptop's size and at a phone's
@@ -9,13 +10,6 @@ import XCTest
 /// map zooms by wheel, button and pinch, a tap names the region under it (checked against
 /// `unlocks locate`), and the decoded cells are the report's.
 final class MapPageBrowserTests: XCTestCase {
-    func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "map-browser-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        return path
-    }
-
     /// Screenshots go to $ADMINUNLOCKS_SCREENSHOTS (Scripts/test: docs/) when set.
     static func keep(_ png: Data, as name: String) throws {
         XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47], name)

@@ -13,14 +13,20 @@ import Darwin
 /// records every network request the page makes and every console message, exception and log
 /// entry, evaluates scripts in the page, sends input (wheel, clicks, touches) and takes
 /// screenshots.
-final class DevToolsPage {
-    struct Failure: Error, CustomStringConvertible { let description: String }
+public final class DevToolsPage {
+    public struct Failure: Error, CustomStringConvertible { public let description: String }
 
     /// Device sizes the pages are checked at.
-    struct Device {
-        var width: Int, height: Int, scale: Double, mobile: Bool
-        static let laptop = Device(width: 1400, height: 900, scale: 1, mobile: false)
-        static let phone = Device(width: 390, height: 844, scale: 3, mobile: true)
+    public struct Device {
+        public var width: Int, height: Int, scale: Double, mobile: Bool
+        public init(width: Int, height: Int, scale: Double, mobile: Bool) {
+            self.width = width
+            self.height = height
+            self.scale = scale
+            self.mobile = mobile
+        }
+        public static let laptop = Device(width: 1400, height: 900, scale: 1, mobile: false)
+        public static let phone = Device(width: 390, height: 844, scale: 3, mobile: true)
     }
 
     private let pid: pid_t
@@ -28,15 +34,15 @@ final class DevToolsPage {
     private var buffer: [UInt8] = []
     private var nextID = 0
     private var session = ""
-    let device: Device
+    public let device: Device
     /// URLs of every request the page made (the page itself included).
-    private(set) var requests: [String] = []
+    public private(set) var requests: [String] = []
     /// Console messages, uncaught exceptions and browser log entries, as text.
-    private(set) var messages: [String] = []
+    public private(set) var messages: [String] = []
 
     /// Starts Chromium (skipping or failing as ``HeadlessChromium`` does when it is missing) and
     /// opens `url` at `device`'s size, returning once the page's load event fired.
-    init(url: String, device: Device, profile: String) throws {
+    public init(url: String, device: Device, profile: String) throws {
         let chromium = try HeadlessChromium(profile: profile)
         self.device = device
         var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
@@ -90,7 +96,7 @@ final class DevToolsPage {
     // MARK: Protocol
 
     /// Sends a command to the page's session and returns its result.
-    func call(_ method: String, _ parameters: [String: Any] = [:], inSession: Bool = true, timeout: Double = 60) throws -> [String: Any] {
+    public func call(_ method: String, _ parameters: [String: Any] = [:], inSession: Bool = true, timeout: Double = 60) throws -> [String: Any] {
         nextID += 1
         var message: [String: Any] = ["id": nextID, "method": method, "params": parameters]
         if inSession { message["sessionId"] = session }
@@ -114,7 +120,7 @@ final class DevToolsPage {
     }
 
     /// Waits for an event of `method` (recording the others on the way).
-    func waitForEvent(_ method: String, timeout: Double) throws -> [String: Any] {
+    public func waitForEvent(_ method: String, timeout: Double) throws -> [String: Any] {
         while true {
             let message = try receive(timeout: timeout, waitingFor: method)
             record(message)
@@ -163,7 +169,7 @@ final class DevToolsPage {
     // MARK: The page
 
     /// The value of a script run in the page (promises awaited); a thrown error fails.
-    func evaluate(_ expression: String) throws -> Any? {
+    public func evaluate(_ expression: String) throws -> Any? {
         let result = try call("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let details = result["exceptionDetails"] as? [String: Any] {
             throw Failure(description: "\(expression): \((details["exception"] as? [String: Any])?["description"] ?? details["text"] ?? "")")
@@ -172,7 +178,7 @@ final class DevToolsPage {
     }
 
     /// Waits until `expression` is true in the page.
-    func waitUntil(_ expression: String, timeout: Double = 60) throws {
+    public func waitUntil(_ expression: String, timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while try evaluate("!!(\(expression))") as? Bool != true {
             guard Date() < deadline else { throw Failure(description: "\(expression) still false after \(Int(timeout)) s") }
@@ -183,7 +189,7 @@ final class DevToolsPage {
     /// Elements sticking out of the page's width, and boxes whose content sticks out of them
     /// (overflow that would scroll the page sideways or spill out of a card), as descriptions;
     /// content inside a box that scrolls or clips sideways is judged by that box.
-    func horizontalOverflow() throws -> [String] {
+    public func horizontalOverflow() throws -> [String] {
         try evaluate("""
         (() => {
           const width = document.documentElement.clientWidth, found = [];
@@ -208,7 +214,7 @@ final class DevToolsPage {
 
     /// A PNG of the page from the top, `height` CSS pixels tall at most (the whole page when
     /// nil), at `scale` of the device's pixels.
-    func screenshot(height: Double? = nil, scale: Double = 1) throws -> Data {
+    public func screenshot(height: Double? = nil, scale: Double = 1) throws -> Data {
         let metrics = try call("Page.getLayoutMetrics")
         let content = (metrics["cssContentSize"] as? [String: Any])?["height"] as? Double ?? Double(device.height)
         let clip: [String: Any] = ["x": 0, "y": 0, "width": device.width, "height": min(content, height ?? content), "scale": scale]
@@ -217,7 +223,7 @@ final class DevToolsPage {
     }
 
     /// The centre of an element, in CSS pixels of the viewport (scrolled into view first).
-    func centre(of selector: String) throws -> (x: Double, y: Double) {
+    public func centre(of selector: String) throws -> (x: Double, y: Double) {
         let value = try evaluate("""
         (() => { const e = document.querySelector('\(selector)'); e.scrollIntoView({block: 'center'});
                  const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()
@@ -226,18 +232,18 @@ final class DevToolsPage {
         return (value[0], value[1])
     }
 
-    func click(_ p: (x: Double, y: Double)) throws {
+    public func click(_ p: (x: Double, y: Double)) throws {
         for type in ["mousePressed", "mouseReleased"] {
             _ = try call("Input.dispatchMouseEvent", ["type": type, "x": p.x, "y": p.y, "button": "left", "clickCount": 1])
         }
     }
 
-    func wheel(at p: (x: Double, y: Double), deltaY: Double) throws {
+    public func wheel(at p: (x: Double, y: Double), deltaY: Double) throws {
         _ = try call("Input.dispatchMouseEvent", ["type": "mouseWheel", "x": p.x, "y": p.y, "deltaX": 0, "deltaY": deltaY])
     }
 
     /// Two fingers placed `from` apart around `p`, moved to `to` apart in steps, then lifted.
-    func pinch(at p: (x: Double, y: Double), from: Double, to: Double, steps: Int = 8) throws {
+    public func pinch(at p: (x: Double, y: Double), from: Double, to: Double, steps: Int = 8) throws {
         func points(_ distance: Double) -> [[String: Any]] {
             [["x": p.x - distance / 2, "y": p.y, "id": 1], ["x": p.x + distance / 2, "y": p.y, "id": 2]]
         }
