@@ -131,7 +131,8 @@ public struct FuzzRunner: Sendable {
         if read != kept + droppedSum { problems.append("points: read \(read) ≠ kept \(kept) + dropped \(droppedSum)") }
         let files = (root["inputs"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
         var readSum = 0, keptSum = 0
-        for file in files {
+        // Skipped files carry no points (an empty file, a member that is no track).
+        for file in files where file["status"] as? String != "skipped" {
             let name = file["path"] as? String ?? "?"
             guard let fileRead = file["pointsRead"] as? Int, let fileKept = file["pointsKept"] as? Int else {
                 problems.append("\(name): no pointsRead and pointsKept")

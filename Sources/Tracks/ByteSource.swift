@@ -10,18 +10,43 @@ public protocol ByteSource {
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
-/// An error reading input, naming the input so the user can find it.
+/// An error reading input, naming the input so the user can find it, with a ``Kind`` callers
+/// switch on (never the text of ``reason``).
 public struct InputError: Error, CustomStringConvertible, Equatable {
+    /// What went wrong, for callers that act on it.
+    public enum Kind: Equatable, Sendable {
+        /// The content breaks its format (the default for a reader's errors).
+        case malformed
+        /// Well-formed, but none of the structures the reader knows (a JSON file that is no
+        /// track format): found in a folder, such a file is skipped rather than rejected.
+        case unknownStructure
+        /// The file could not be opened or read (a system error).
+        case unreadable
+        /// The data ends before its format says it does (a cut download).
+        case truncated
+        /// A container's structure or compressed data is damaged.
+        case damaged
+        /// A CRC-32 or length check failed: the damage may be anywhere in the data, so nothing
+        /// of the input is counted.
+        case checksumMismatch
+        /// A decompression bomb (``DecompressionLimits``) or another size limit.
+        case decompressionBomb
+        /// A feature of the container that is not read (a compression method, encryption).
+        case unsupported
+    }
+
     /// The file as the user named it (`-` for standard input).
     public let path: String
     /// 1-based line number, when the problem is on a line.
     public let line: Int?
     public let reason: String
+    public let kind: Kind
 
-    public init(path: String, line: Int? = nil, reason: String) {
+    public init(path: String, line: Int? = nil, reason: String, kind: Kind = .malformed) {
         self.path = path
         self.line = line
         self.reason = reason
+        self.kind = kind
     }
 
     /// `FILE:LINE: reason`, the form the CLI prints after `unlocks: `.
@@ -46,7 +71,7 @@ public final class FileSource: ByteSource {
         } else {
             let fd = open(path, O_RDONLY)
             guard fd >= 0 else {
-                throw InputError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))")
+                throw InputError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))", kind: .unreadable)
             }
             var status = stat()
             if fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
@@ -75,7 +100,7 @@ public final class FileSource: ByteSource {
             let n = readDescriptor(descriptor, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if errno == EINTR { continue }
-            throw InputError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
+            throw InputError(path: path, reason: "read failed: \(String(cString: strerror(errno)))", kind: .unreadable)
         }
     }
 }

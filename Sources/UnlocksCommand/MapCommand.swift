@@ -1,6 +1,7 @@
 import ChinaDatum
 import FootprintMap
 import Foundation
+import Intake
 import RegionTables
 import Unlocks
 
@@ -20,16 +21,19 @@ enum MapCommand {
         usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--jobs N]",
         options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and the tile files (created if missing; all replaced together)."),
                   .value("state", "FILE", "Draw the ledger kept in FILE by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only.")]
-            + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
+            + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
         discussion: """
-        Reads PATH exactly as classify does, with the same options; with --state FILE and no PATH
-        it draws the state alone (the state is read, never written: the map adds nothing to it). tiles-z14.geojson and tiles-z17.geojson hold the
-        visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from the
-        square one larger than the max square (waypoints at their centres). footprint.geojson holds the explored cells merged
-        into polygons per region and the unlocked regions' outlines simplified for display
-        (WGS-84); footprint.html draws China by province, city and county and the world by
-        country, shaded by unlock and share explored, a close-up of the most explored place, the
-        daily growth and a table of every unlock. Exit codes as classify.
+        Reads PATH exactly as classify does, with the same options; with --state FILE and no
+        PATH it draws the state alone (the state is read, never written: the map adds nothing
+        to it). footprint.html is one page that fetches nothing, for a laptop or a phone: a map
+        to pan and zoom from the world to the streets (regions shaded by unlock and share
+        explored, cells by familiarity, explorer tiles and the max square), the places you
+        have been, the growth and every unlock. footprint-card.svg is a card to post.
+        footprint.geojson holds the explored cells merged into polygons per region and the
+        unlocked regions' outlines (WGS-84); tiles-z14.geojson and tiles-z17.geojson the
+        visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from
+        the square one larger than the max square (waypoints at their centres). Exit codes as
+        classify.
         """
     )
 
@@ -45,40 +49,25 @@ enum MapCommand {
             throw UsageError(message: "give at least one file, folder or archive to map, or --state FILE to draw a state")
         }
         guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
-        var options = try ClassifyCommand.ruleOptions(arguments)
-        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
-        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
+        var options = try CommandIntake.options(arguments)
+        options.jobs = try RuleOptions.jobCount(arguments)
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
-        let found = try InputWalk.files(under: arguments.positionals)
-        let jobs = try ClassifyCommand.jobCount(arguments)
-        let threaded = ProcessInfo.processInfo.activeProcessorCount > 1
-        let includeVirtual = arguments.flags.contains("include-virtual")
-        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
-                                                          ledger: try statePath.map(readState).map {
-                                                              try LedgerState.decode($0, path: statePath!, options: options, tables: locator.tables)
-                                                          } ?? UnlockLedger()),
-                              threaded: threaded, found: found, includeVirtual: includeVirtual, timeZone: options.timeZone, datums: datums)
-        if jobs == 1 {
-            for file in found { run.classify(file) }
-        } else {
-            // As classify --jobs: inputs read on workers, folded in in order (same bytes for every N).
-            let state = run.sink.classifier.knownPaths, shown = PointsInFlight()
-            run.classify(found, jobs: jobs, inFlight: shown) { job in
-                var worker = ClassifyRun(readingFor: TrackClassifier(locator: locator, options: options), threaded: threaded,
-                                         includeVirtual: includeVirtual, timeZone: options.timeZone, datums: datums)
-                return worker.read(alone: job, skipping: state, counting: shown)
-            }
-        }
-        run.progress.clear()
-        let ledger = run.takeLedger()
-        let report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options,
-                                    lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let combined = try ledger.combined()
+        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
+        let progress = ProgressLine()
+        var run = IntakeRun(locator: locator, options: options,
+                            ledger: try statePath.map(readState).map {
+                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
+                            } ?? UnlockLedger(), events: CommandIntake.events(progress))
+        let outcome = CommandIntake.take(files, into: &run, progress: progress)
+        // The combined view once, for the report and the footprint.
+        let combined = try outcome.ledger.combined()
+        let report = try ClassifyReport(ledger: outcome.ledger, combined: combined, tables: locator.tables, options: options.classify,
+                                        lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8), card = Array(footprint.card().utf8)
 
-        try AuditCommand.prepareFolder(out)
+        try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
         defer { outputs.discard() }
         try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
@@ -96,6 +85,6 @@ enum MapCommand {
         try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), footprint-card.svg (\(card.count) bytes), "
                          + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
-        return run.conclude(ledger, includePlans: options.includePlans)
+        return CommandIntake.conclude(outcome, includePlans: options.classify.includePlans)
     }
 }

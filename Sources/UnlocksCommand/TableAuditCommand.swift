@@ -18,7 +18,7 @@ enum TableAuditCommand {
             }
         }
         let audit = TableAudit(tables: tables, manifest: manifest)
-        try AuditCommand.writeOutputs(to: out, [
+        try OutputFolder.write(to: out, [
             ("tables-audit.json", audit.json().renderedUTF8() + [0x0A]),
             ("tables-audit.html", Array(audit.html().utf8)),
         ])

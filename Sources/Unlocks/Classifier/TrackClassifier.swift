@@ -258,6 +258,12 @@ public struct TrackClassifier: TrackSink {
         ledger.inputs[skipped.fingerprint] = skipped
     }
 
+    /// Removes an input's record and contribution from the ledger (another copy of it is read in
+    /// its place: the intake's rule for byte-identical copies).
+    public mutating func forgetInput(_ fingerprint: String) {
+        ledger.forget([fingerprint])
+    }
+
     /// Forgets the current input (nothing of it was used): it leaves no record in the ledger.
     public mutating func discard() {
         begin(InputRecord(path: "", fingerprint: "", format: ""))
@@ -286,7 +292,7 @@ public struct TrackClassifier: TrackSink {
         case .pin: record.pins += 1
         case let .activityType(type): if record.activityType == nil { record.activityType = type }
         case let .creator(name):
-            if record.datumHint == nil, let hint = DatumHint(creator: name), hint.datum != inputDatum { record.datumHint = hint }
+            if record.datumHint == nil, let hint = DatumHint.hint(creator: name, readIn: inputDatum) { record.datumHint = hint }
         case .route: inRoute = true
         }
     }

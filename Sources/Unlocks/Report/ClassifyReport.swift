@@ -103,14 +103,17 @@ public struct ClassifyReport {
     public static let levelsWithFineTiles: Set<RegionLevel> = [.city, .county]
 
     /// Fails when a sum of the combined view would overflow (``UnlockLedger/combined()``).
-    public init(ledger: UnlockLedger, tables: TableSet, options: ClassifyOptions, lenient: Bool,
+    /// `combined`: the ledger's combined view when the caller has it already (the map needs it
+    /// too), so it is computed once.
+    public init(ledger: UnlockLedger, combined given: CombinedLedger? = nil, tables: TableSet, options: ClassifyOptions, lenient: Bool,
                 includePassedThrough: Bool = false) throws(LedgerOverflow) {
         let world = tables.world, china = tables.china
         self.options = options
         self.lenient = lenient
         self.includePassedThrough = includePassedThrough
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
-        let combined = try ledger.combined()
+        let combined: CombinedLedger
+        if let given { combined = given } else { combined = try ledger.combined() }
         standing = combined.standing
         pathByFingerprint = Dictionary(inputs.map { ($0.fingerprint, $0.path) }, uniquingKeysWith: { a, _ in a })
         pointsCounted = combined.pointsCounted
