@@ -43,3 +43,49 @@ final class NewFormatIntakeTests: XCTestCase {
         XCTAssertEqual(alone[hitrack]?.pointsRead, 235)
     }
 }
+
+/// A FIT whose sub-sport is `virtual_activity` (Zwift draws its rides on real coordinates near the
+/// Solomon Islands) is a virtual activity by its own word, as a Strava label makes one: skipped
+/// unless `includeVirtual`. Once, it was labelled "virtual cycling" yet read, unlocking the islands.
+final class VirtualFITIntakeTests: XCTestCase {
+    /// Writes `name` with Python: a FIT of a sport message (cycling, the given sub-sport) and three
+    /// timed records near Watopia's coordinates, CRCs as the FIT SDK computes them.
+    static let fitWriter = """
+    import struct
+    TABLE = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401, 0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
+    def crc(data):
+        c = 0
+        for b in data:
+            t = TABLE[c & 0xF]; c = (c >> 4) & 0x0FFF; c ^= t ^ TABLE[b & 0xF]
+            t = TABLE[c & 0xF]; c = (c >> 4) & 0x0FFF; c ^= t ^ TABLE[(b >> 4) & 0xF]
+        return c
+    def fit(name, sub_sport):
+        semi = lambda d: int(d * 2**31 / 180)
+        body = bytes([0x40, 0, 0]) + struct.pack('<HB', 12, 2) + bytes([0, 1, 0, 1, 1, 0])
+        body += bytes([0, 2, sub_sport])
+        body += bytes([0x41, 0, 0]) + struct.pack('<HB', 20, 3) + bytes([253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85])
+        for i in range(3):
+            body += bytes([1]) + struct.pack('<Iii', 1078099200 + i, semi(-11.64 + i * 1e-4), semi(166.95))
+        header = struct.pack('<BBHI4s', 14, 0x10, 2093, len(body), b'.FIT')
+        header += struct.pack('<H', crc(header))
+        data = header + body
+        open(name, 'wb').write(data + struct.pack('<H', crc(data)))
+
+    """
+
+    func testAFITThatSaysItIsVirtualIsSkippedUnlessIncluded() throws {
+        let folder = try temporaryDirectory()
+        _ = try IntakeHarness.python(Self.fitWriter + "fit('zwift.fit', 58)\nfit('ride.fit', 0)\n", in: folder)
+        let records = IntakeHarness.records(try IntakeHarness.run([.path(folder)]).ledger)
+        XCTAssertEqual(records[folder + "/zwift.fit"]?.status, .skipped)
+        XCTAssertEqual(records[folder + "/zwift.fit"]?.skipReason, "virtual activity")
+        XCTAssertEqual(records[folder + "/zwift.fit"]?.activityType, "virtual cycling")
+        XCTAssertEqual(records[folder + "/ride.fit"]?.status, .read)
+        XCTAssertEqual(records[folder + "/ride.fit"]?.pointsRead, 3)
+        var options = IntakeOptions()
+        options.includeVirtual = true
+        let included = IntakeHarness.records(try IntakeHarness.run([.path(folder)], options: options).ledger)
+        XCTAssertEqual(included[folder + "/zwift.fit"]?.status, .read)
+        XCTAssertEqual(included[folder + "/zwift.fit"]?.pointsRead, 3)
+    }
+}
