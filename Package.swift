@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "BorderAudit", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
         // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
-        .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
+        .target(name: "FootprintMap", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
         // What happens to a path: folders, archives (zip, gzip, tar over zlib), export bundles, the
         // format by name and content, fingerprints and copies, skip reasons, the workers.

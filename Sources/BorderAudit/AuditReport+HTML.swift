@@ -32,10 +32,12 @@ extension AuditReport {
     func htmlHead() -> String {
         var out = """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>AdminUnlocks border audit</title>
         <style>
+        *{box-sizing:border-box}html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
         body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1180px;padding:0 16px;color:#1f2937;background:#fff}
+        .scroll{overflow-x:auto;max-width:100%}.scroll table{white-space:nowrap}
         h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #e5e7eb;padding-bottom:4px}
         h3{font-size:15px;margin:0 0 8px}.sub{color:#6b7280;margin:0 0 16px}
         table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #f1f5f9;text-align:left;vertical-align:top}
@@ -43,30 +45,31 @@ extension AuditReport {
         .sw{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;vertical-align:-1px}
         section.ep{margin:18px 0;padding:14px;border:1px solid #e5e7eb;border-radius:8px;break-inside:avoid}
         .row{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
-        svg{border:1px solid #cbd5e1;border-radius:4px;background:#f8fafc;flex:none}
+        svg{border:1px solid #cbd5e1;border-radius:4px;background:#f8fafc;flex:none;max-width:100%;height:auto}
         svg path{fill:none;stroke-linejoin:round;stroke-linecap:round}
         .lw{stroke:#ea580c;stroke-width:2;stroke-dasharray:6 3}.l1{stroke:#111827;stroke-width:2.4}.l2{stroke:#4b5563;stroke-width:1.5}
         .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}.ls{stroke:#db2777;stroke-width:1;stroke-opacity:.8}
         svg text{font:11px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
         svg circle.g{fill:none;stroke:#dc2626;stroke-width:.9}
         \(Self.palette.enumerated().map { ".r\($0.offset){stroke:\($0.element.1);stroke-width:5}" }.joined())
-        .facts{flex:1;min-width:320px}.facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
+        .facts{flex:1;min-width:min(320px,100%)}.facts td{overflow-wrap:anywhere}.facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
+        @media (max-width:600px){body{margin:12px auto;padding:0 10px}section.ep{padding:10px}h3{overflow-wrap:anywhere}}
         </style></head><body>
         <h1>Border audit</h1>
 
         """
         out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes; near-border means within \(fixed(within, 0)) m; times in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? escape(options.timeZone.description)). "
         out += "Simplification-flip: \(escape(simplification.note))."
-        out += "</p>\n<h2>Summary</h2>\n<table><tr><th>category</th><th class=\"n\">points</th><th class=\"n\">episodes</th>"
+        out += "</p>\n<h2>Summary</h2>\n<div class=\"scroll\"><table><tr><th>category</th><th class=\"n\">points</th><th class=\"n\">episodes</th>"
         out += RegionLevel.allCases.map { "<th class=\"n\">\($0.name)</th>" }.joined() + "</tr>\n"
         for (category, colour) in Self.palette {
             let c = count(category)
             out += "<tr><td><span class=\"sw\" style=\"background:\(colour)\"></span>\(category.rawValue)</td><td class=\"n\">\(c.points)</td><td class=\"n\">\(c.episodes)</td>"
             out += c.byLevel.map { "<td class=\"n\">\($0)</td>" }.joined() + "</tr>\n"
         }
-        out += "</table>\n"
+        out += "</table></div>\n"
         if !findings.isEmpty {
-            out += "<h2>Shaky unlocks</h2>\n<table><tr><th>kind</th><th>level</th><th>region</th><th class=\"n\">inside</th><th class=\"n\">edge</th><th>evidence</th><th>episodes</th></tr>\n"
+            out += "<h2>Shaky unlocks</h2>\n<div class=\"scroll\"><table><tr><th>kind</th><th>level</th><th>region</th><th class=\"n\">inside</th><th class=\"n\">edge</th><th>evidence</th><th>episodes</th></tr>\n"
             for f in findings {
                 let visit = f.evidence.confirmedBy ?? f.evidence.tentativeBy
                 out += "<tr><td>\(f.kind.rawValue)</td><td>\(f.key.level.name)</td><td>\(escape(label(f.key.level, f.key.index)))</td>"
@@ -74,7 +77,7 @@ extension AuditReport {
                 out += "<td>\(visit.map { escape(timeText($0.time) ?? "untimed") + " at " + fixed($0.latitude, 5) + ", " + fixed($0.longitude, 5) } ?? "")</td>"
                 out += "<td>\(f.episodes.prefix(8).map { "<a href=\"#e\($0)\">#\($0)</a>" }.joined(separator: " "))</td></tr>\n"
             }
-            out += "</table>\n"
+            out += "</table></div>\n"
         }
         out += "<h2>Episodes</h2>\n"
         if episodeCount == 0 { out += "<p>No point needs a second look.</p>\n" }
