@@ -142,6 +142,11 @@ public final class AuditReport {
     private var episodesByRegion: [RegionKey: [Int]] = [:]
     /// Datum-flip points per input path (for ``datumSuggestions``).
     private var datumFlipsByInput: [String: Int64] = [:]
+    /// Per input path, datum-flip points off China's coast as read that the other datum puts on
+    /// land, and the reverse (``Landfall``).
+    private var landfallByInput: [String: Landfall] = [:]
+    /// The world table's index of China.
+    private let chinaCountry: Int32?
     /// Inputs a share of whose ground points flip with the datum, once finished.
     public private(set) var datumSuggestions: [DatumSuggestion] = []
     private var ranked: [RankedEpisode] = []
@@ -151,13 +156,13 @@ public final class AuditReport {
     private let jsonDocument, geoJSONDocument, htmlDocument: AuditDocument
     private var json = JSONTextBuffer(), geoJSON = JSONTextBuffer(), html: [UInt8] = []
     /// GeoJSON features written so far.
-    private var featureCount = 0
+    var featureCount = 0
     /// Bodies are handed to their documents in pieces of about this size.
     static let flushBytes = 1 << 20
     /// Region codes as JSON strings, per table (`[0]` world, `[1]` China), by region index.
-    private let quotedCodes: [[[UInt8]]]
+    let quotedCodes: [[[UInt8]]]
     /// Category lists as JSON arrays and as comma-separated JSON strings, by flag byte.
-    private let categoryArrays: [[UInt8]], categoryStrings: [[UInt8]]
+    let categoryArrays: [[UInt8]], categoryStrings: [[UInt8]]
 
     public init(locator: RegionLocator, within: Double, options: ClassifyOptions,
                 source: AuditSource? = nil, json: AuditDocument, geoJSON: AuditDocument, html: AuditDocument) {
@@ -165,6 +170,7 @@ public final class AuditReport {
         self.within = within
         self.options = options
         self.source = source
+        chinaCountry = (0..<Int32(locator.world.regionCount)).first { locator.world.region($0).code == "CHN" }
         jsonDocument = json
         geoJSONDocument = geoJSON
         htmlDocument = html
@@ -237,7 +243,7 @@ public final class AuditReport {
         self.flaggedPoints = flaggedPoints
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
         datumSuggestions = inputs.compactMap { input in
-            DatumSuggestion(input: input, datumFlipPoints: datumFlipsByInput[input.path] ?? 0)
+            DatumSuggestion(input: input, datumFlipPoints: datumFlipsByInput[input.path] ?? 0, landfall: landfallByInput[input.path] ?? Landfall())
         }
         findings = []
         for (key, evidence) in try ledger.combined().regions.sorted(by: { $0.key < $1.key }) {
@@ -282,7 +288,15 @@ public final class AuditReport {
         for point in episode.points {
             let flags = point.levelFlags
             let union = flags.union
-            if union & flipBit != 0 { datumFlipsByInput[episode.input, default: 0] += 1 }
+            if union & flipBit != 0 {
+                datumFlipsByInput[episode.input, default: 0] += 1
+                if let unshifted = point.unshifted {
+                    let country = point.placement.country.region
+                    let offshore = point.placement.province.region == nil && (country == nil || country == chinaCountry)
+                    if offshore && unshifted.province != nil { landfallByInput[episode.input, default: Landfall()].otherOnLand += 1 }
+                    if point.placement.province.status == .inside && unshifted.province == nil { landfallByInput[episode.input, default: Landfall()].readOnLand += 1 }
+                }
+            }
             episodeFlags |= union
             for k in 0..<AuditCategory.allCases.count where union & (1 << UInt8(k)) != 0 {
                 categoryCounts[k].points += 1
@@ -428,8 +442,12 @@ public final class AuditReport {
         ])
         var members: [(key: String, value: JSONValue)] = [
             ("report", .string("adminunlocks-audit")),
-            ("version", .number(1)),
+            ("version", .number(2)),
             ("options", options),
+            ("categoryBits", .object(AuditCategory.allCases.map { ($0.rawValue, .number(Double($0.bit))) })),
+            ("pointFields", .array(["time", "latitude", "longitude", "accuracy", "categories"].map { .string($0) }
+                                   + RegionLevel.allCases.map { .string($0.name) } + [.string("more")])),
+            ("levelFields", .array(["region", "status", "margin", "categories"].map { .string($0) })),
             ("episodes", .array([])),
         ]
         if withSummary {
@@ -471,7 +489,9 @@ public final class AuditReport {
             ("categories", .object(categories)),
             ("datumSuggestions", .array(datumSuggestions.map { s in
                 .object([("path", .string(s.path)), ("groundPoints", .number(Double(s.groundPoints))),
-                         ("datumFlipPoints", .number(Double(s.datumFlipPoints))), ("suggestion", .string(s.suggestion))])
+                         ("datumFlipPoints", .number(Double(s.datumFlipPoints))), ("evidence", .string(s.evidence.rawValue)),
+                         ("offshorePoints", .number(Double(s.landfall.otherOnLand))), ("onshorePoints", .number(Double(s.landfall.readOnLand))),
+                         ("suggestion", .string(s.suggestion))])
             })),
         ])
     }
@@ -491,7 +511,7 @@ public final class AuditReport {
         })
     }
 
-    private func time(_ time: Int64?, into text: inout JSONTextBuffer) {
+    func time(_ time: Int64?, into text: inout JSONTextBuffer) {
         if let time {
             text.raw("\"")
             Timestamp.append(time, offsetMinutes: options.timeZone.offsetMinutes(at: time), to: &text.bytes)
@@ -501,7 +521,7 @@ public final class AuditReport {
         }
     }
 
-    private func region(_ level: RegionLevel, _ region: Int32?, into text: inout JSONTextBuffer) {
+    func region(_ level: RegionLevel, _ region: Int32?, into text: inout JSONTextBuffer) {
         if let region {
             text.bytes += quotedCodes[level == .country ? 0 : 1][Int(region)]
         } else {
@@ -509,7 +529,7 @@ public final class AuditReport {
         }
     }
 
-    private func status(_ status: PlacementStatus, into text: inout JSONTextBuffer) {
+    func status(_ status: PlacementStatus, into text: inout JSONTextBuffer) {
         switch status {
         case .inside: text.raw("\"inside\"")
         case .edge: text.raw("\"edge\"")
@@ -566,130 +586,21 @@ public final class AuditReport {
             out.raw("}")
         }
         out.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
+        let lists = RegionLevel.allCases.map { regions(of: e, at: $0) }
+        let start = e.points.first?.point.time
         for (k, p) in e.points.enumerated() {
             out.raw(k == 0 ? "\n        " : ",\n        ")
-            writePoint(p, sourceCodes: e.sourceCodes.isEmpty ? nil : e.sourceCodes[k], into: &out)
+            writePointRow(p, start: start, regionLists: lists, sourceCodes: e.sourceCodes.isEmpty ? nil : e.sourceCodes[k], into: &out)
         }
         out.raw(e.points.isEmpty ? "]\n    }" : "\n      ]\n    }")
     }
 
-    /// One point on one line.
-    private func writePoint(_ p: AuditedPoint, sourceCodes: [RegionLevel: String]?, into out: inout JSONTextBuffer) {
-        out.raw("{\"time\":")
-        time(p.point.time, into: &out)
-        out.raw(",\"wgs84\":[")
-        out.decimal(p.point.latitude, places: 7)
-        out.raw(",")
-        out.decimal(p.point.longitude, places: 7)
-        out.raw("],\"gcj02\":")
-        if let g = p.gcj02 {
-            out.raw("[")
-            out.decimal(g.latitude, places: 7)
-            out.raw(",")
-            out.decimal(g.longitude, places: 7)
-            out.raw("]")
-        } else {
-            out.raw("null")
-        }
-        out.raw(",\"accuracy\":")
-        out.decimal(p.point.accuracy, places: 1)
-        out.raw(",\"categories\":")
-        out.bytes += categoryArrays[Int(p.flags)]
-        out.raw(",\"levels\":{")
-        for level in RegionLevel.allCases {
-            let found = p.placement.level(level)
-            switch level {
-            case .country: out.raw("\"country\":{\"code\":")
-            case .province: out.raw(",\"province\":{\"code\":")
-            case .city: out.raw(",\"city\":{\"code\":")
-            case .county: out.raw(",\"county\":{\"code\":")
-            }
-            region(level, found.region, into: &out)
-            out.raw(",\"status\":")
-            status(found.status, into: &out)
-            out.raw(",\"margin\":")
-            out.decimal(found.marginMetres, places: 1)
-            out.raw(",\"categories\":")
-            out.bytes += categoryArrays[Int(p.levelFlags[level])]
-            out.raw("}")
-        }
-        out.raw("}")
-        if let unshifted = p.unshifted {
-            out.raw(",\"unshifted\":{\"province\":")
-            region(.province, unshifted.province, into: &out)
-            out.raw(",\"city\":")
-            region(.city, unshifted.city, into: &out)
-            out.raw(",\"county\":")
-            region(.county, unshifted.county, into: &out)
-            out.raw("}")
-        }
-        if p.inDatumSeam { out.raw(",\"datumSeam\":true") }
-        if let nearest = p.nearestCountry {
-            out.raw(",\"nearest\":{\"code\":")
-            region(.country, nearest.region, into: &out)
-            out.raw(",\"metres\":")
-            out.decimal(nearest.metres, places: 1)
-            out.raw("}")
-        }
-        if let source = sourceCodes {
-            out.raw(",\"source\":{")
-            for (k, entry) in source.sorted(by: { $0.key < $1.key }).enumerated() {
-                if k > 0 { out.raw(",") }
-                out.string(entry.key.name)
-                out.raw(":")
-                out.string(entry.value.isEmpty ? nil : entry.value)
-            }
-            out.raw("}")
-        }
-        out.raw("}")
-    }
-
     // MARK: GeoJSON
 
-    /// The episode's flagged points and the border lines near it, one feature per line, WGS-84
-    /// (RFC 7946 order: lon, lat).
+    /// The episode's flagged points (one MultiPoint per set of categories) and the border lines
+    /// near it, one feature per line, WGS-84 (RFC 7946 order: lon, lat).
     private func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder], into out: inout JSONTextBuffer) {
-        for p in e.points {
-            out.raw(featureCount == 0 ? "\n" : ",\n")
-            featureCount += 1
-            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
-            out.decimal(p.point.longitude, places: 7)
-            out.raw(",")
-            out.decimal(p.point.latitude, places: 7)
-            out.raw("]},\"properties\":{\"kind\":\"point\",\"episode\":")
-            out.integer(e.id)
-            out.raw(",\"time\":")
-            time(p.point.time, into: &out)
-            out.raw(",\"categories\":")
-            out.bytes += categoryStrings[Int(p.flags)]
-            out.raw(",\"accuracy\":")
-            out.decimal(p.point.accuracy, places: 1)
-            for level in RegionLevel.allCases {
-                let found = p.placement.level(level)
-                switch level {
-                case .country: out.raw(",\"country\":")
-                case .province: out.raw(",\"province\":")
-                case .city: out.raw(",\"city\":")
-                case .county: out.raw(",\"county\":")
-                }
-                region(level, found.region, into: &out)
-                switch level {
-                case .country: out.raw(",\"countryStatus\":")
-                case .province: out.raw(",\"provinceStatus\":")
-                case .city: out.raw(",\"cityStatus\":")
-                case .county: out.raw(",\"countyStatus\":")
-                }
-                status(found.status, into: &out)
-                switch level {
-                case .country: out.raw(",\"countryMargin\":")
-                case .province: out.raw(",\"provinceMargin\":")
-                case .city: out.raw(",\"cityMargin\":")
-                case .county: out.raw(",\"countyMargin\":")
-                }
-                out.decimal(found.marginMetres, places: 1)
-            }
-            out.raw("}}")
-        }
+        writePointGroups(e, into: &out)
         for line in lines {
             beginLineFeature(line.runs, kind: "border", episode: e.id, into: &out)
             out.raw(",\"table\":")
@@ -773,36 +684,58 @@ func cosine(_ degrees: Double) -> Double {
     cos(degrees * .pi / 180)
 }
 
-/// An input a share of whose ground points change region with the datum (datum-flip): the audit
-/// suggests the datum option that would read it otherwise. A suggestion only: nothing is re-read.
+/// Datum-flip points of one input where the coast tells the datums apart: `otherOnLand` are off
+/// China's coast as read (in no province, in no country or at China's edge) and on land in the
+/// other datum; `readOnLand` are inside a province as read and in none in the other datum.
+public struct Landfall: Equatable, Sendable {
+    public var otherOnLand: Int64 = 0
+    public var readOnLand: Int64 = 0
+    public init() {}
+}
+
+/// An input the audit suggests reading in another datum, on evidence that tells the datums
+/// apart (docs/audit-format.md, "Datum suggestions"): its own metadata (a creator naming a
+/// Chinese map app), or the coast (points off the coast as read that the other datum puts on
+/// land, far more than the reverse). Many datum-flip points alone are no evidence: a WGS-84 walk
+/// along a county border flips as often as a GCJ-02 one. A suggestion only: nothing is re-read.
 public struct DatumSuggestion: Equatable, Sendable {
-    /// An input is named when at least this share of its ground points flip, and at least
-    /// ``minimumPoints`` do (docs/audit-format.md says why).
-    public static let minimumShare = 0.1
+    public enum Evidence: String, Sendable { case metadata, coast }
+    /// The datum must matter for the input: at least this many of its points flip.
     public static let minimumPoints: Int64 = 3
+    /// Coast evidence: at least this many points off the coast as read and on land in the other
+    /// datum, and at least ``coastRatio`` times as many as the reverse.
+    public static let minimumOffshore: Int64 = 5
+    public static let coastRatio: Int64 = 3
 
     public var path: String
     public var groundPoints: Int64
     public var datumFlipPoints: Int64
-    /// What to try, e.g. `if it comes from a Chinese map app, classify it with --datum-for 'PATH=gcj02'`.
+    public var landfall: Landfall
+    public var evidence: Evidence
+    /// What to try, e.g. `its creator "AMap 11" names AMap (高德), whose coordinates are GCJ-02: classify it with --datum-for 'PATH=gcj02'`.
     public var suggestion: String
 
-    /// The suggestion for `input`, or nil when too few of its points flip.
-    public init?(input: InputRecord, datumFlipPoints: Int64) {
+    /// The suggestion for `input`, or nil without evidence.
+    public init?(input: InputRecord, datumFlipPoints: Int64, landfall: Landfall) {
         let ground = input.pointsKept - input.pointsInFlight
-        guard input.status != .skipped, ground > 0, datumFlipPoints >= Self.minimumPoints,
-              Double(datumFlipPoints) >= Self.minimumShare * Double(ground) else { return nil }
+        guard input.status != .skipped, ground > 0, datumFlipPoints >= Self.minimumPoints else { return nil }
         path = input.path
         groundPoints = ground
         self.datumFlipPoints = datumFlipPoints
+        self.landfall = landfall
+        let read = input.datum ?? .wgs84
         let option = "--datum-for '\(input.path)=%@'"
-        if let hint = input.datumHint {
+        if let hint = input.datumHint, hint.datum != read {
+            evidence = .metadata
             suggestion = "its \(hint.reason): classify it with " + option.replacingOccurrences(of: "%@", with: hint.datum.rawValue)
-        } else if (input.datum ?? .wgs84) == .wgs84 {
-            suggestion = "if it comes from a Chinese map app, classify it with --datum gcj02 or " + option.replacingOccurrences(of: "%@", with: "gcj02")
-                + " (bd09 for Baidu)"
+        } else if landfall.otherOnLand >= Self.minimumOffshore, landfall.otherOnLand >= Self.coastRatio * landfall.readOnLand {
+            evidence = .coast
+            let other = read == .wgs84 ? "gcj02" : "wgs84"
+            suggestion = "\(landfall.otherOnLand) of its points lie off China's coast as read (\(read.displayName)) and on land in \(other == "gcj02" ? "GCJ-02" : "WGS-84") (\(landfall.readOnLand) the other way round): "
+                + "if it comes from \(other == "gcj02" ? "a Chinese map app" : "a GPS receiver"), classify it with " + option.replacingOccurrences(of: "%@", with: other)
+                + (other == "gcj02" ? " (bd09 for Baidu)" : "")
         } else {
-            suggestion = "it was read as \((input.datum ?? .wgs84).displayName): check that it is, or classify it with " + option.replacingOccurrences(of: "%@", with: "wgs84")
+            return nil
         }
     }
 }
