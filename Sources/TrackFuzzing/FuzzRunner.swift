@@ -121,7 +121,8 @@ public struct FuzzRunner: Sendable {
         return problems + Self.reportProblems(outcome.report)
     }
 
-    /// `read = kept + dropped` for the totals and each input; the inputs add up to the totals.
+    /// `read = kept + dropped` for the totals and each input; the inputs (superseded readings
+    /// apart) add up to the totals.
     public static func reportProblems(_ report: Data) -> [String] {
         guard let root = try? JSONSerialization.jsonObject(with: report) as? [String: Any] else { return ["the report is not a JSON object"] }
         guard let points = root["points"] as? [String: Any], let read = points["read"] as? Int, let kept = points["kept"] as? Int,
@@ -138,8 +139,11 @@ public struct FuzzRunner: Sendable {
                 problems.append("\(name): no pointsRead and pointsKept")
                 continue
             }
-            readSum += fileRead
-            keptSum += fileKept
+            // A superseded reading counts nothing in the totals.
+            if file["status"] as? String != "superseded" {
+                readSum += fileRead
+                keptSum += fileKept
+            }
             if fileKept > fileRead || fileKept < 0 { problems.append("\(name): kept \(fileKept) of \(fileRead) read") }
             if let fileDropped = file["dropped"] as? [String: Int], fileRead != fileKept + fileDropped.values.reduce(0, +) {
                 problems.append("\(name): read \(fileRead) ≠ kept \(fileKept) + dropped \(fileDropped.values.reduce(0, +))")

@@ -57,7 +57,7 @@ enum ClassifyCommand {
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
-        let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0, tables: locator.tables, options: options.classify) }
+        let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
 
         let statePath = arguments.value("state")
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
@@ -76,7 +76,7 @@ enum ClassifyCommand {
         var outcome = CommandIntake.take(files, into: &run, progress: progress)
         var report = try ClassifyReport(ledger: outcome.ledger, tables: locator.tables, options: options.classify, lenient: lenient,
                                         includePassedThrough: arguments.flags.contains("include-passed-through"))
-        if let badges { report.badges = badges.progress(in: report.json(), reported: &outcome.ledger.reportedBadgePercents) }
+        if let badges { report.badges = badges.progress(in: report, reported: &outcome.ledger.reportedBadgePercents) }
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(outcome.ledger, options: options.classify, tables: locator.tables), to: statePath)

@@ -45,7 +45,7 @@ enum MergeCommand {
         // The state written is locked as classify locks it, so a classify run on it waits.
         let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
         let tables = try TableSet(directory: try TableSearch.directory(arguments))
-        let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0, tables: tables, options: options) }
+        let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {
@@ -71,7 +71,7 @@ enum MergeCommand {
         } catch {
             throw StateError(path: arguments.positionals.joined(separator: ", "), reason: "\(error) (the states' numbers are too large to add)")
         }
-        if let badges { report.badges = badges.progress(in: report.json(), reported: &merged.reportedBadgePercents) }
+        if let badges { report.badges = badges.progress(in: report, reported: &merged.reportedBadgePercents) }
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, tables: tables), to: statePath)
         }

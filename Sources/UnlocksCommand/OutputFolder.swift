@@ -1,3 +1,4 @@
+import Intake
 import Foundation
 
 /// A folder the command writes its files into (audit, map, the tables' audit).

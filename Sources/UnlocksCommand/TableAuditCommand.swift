@@ -1,3 +1,4 @@
+import Intake
 import RegionTables
 import TextFormats
 import BorderAudit

@@ -7,10 +7,10 @@ import Darwin
 /// The byte-level pieces of XML that the GPX reader and ``XMLScanner`` share: finding words,
 /// the encoding a declaration names, and where a `<!DOCTYPE …>` ends. Both readers keep their
 /// own loops (GPX has fast paths of its own); what the markup means is decided once, here.
-enum XMLMarkup {
+package enum XMLMarkup {
     /// True when `buffer[start..<end]` begins with `word` (ASCII; `caseInsensitive` folds letters).
-    @inline(__always)
-    static func hasPrefix(_ word: StaticString, in buffer: UnsafePointer<UInt8>, at start: Int, end: Int, caseInsensitive: Bool = false) -> Bool {
+    @inlinable @inline(__always)
+    package static func hasPrefix(_ word: StaticString, in buffer: UnsafePointer<UInt8>, at start: Int, end: Int, caseInsensitive: Bool = false) -> Bool {
         let count = word.utf8CodeUnitCount
         guard start + count <= end else { return false }
         let expected = word.utf8Start
@@ -22,7 +22,7 @@ enum XMLMarkup {
     }
 
     /// The offset of `word` in `buffer[from..<limit]`, or nil.
-    static func find(_ word: StaticString, in buffer: UnsafePointer<UInt8>, from: Int, limit: Int) -> Int? {
+    package static func find(_ word: StaticString, in buffer: UnsafePointer<UInt8>, from: Int, limit: Int) -> Int? {
         let first = Int32(word.utf8Start[0])
         var i = from
         while i + word.utf8CodeUnitCount <= limit {
@@ -37,7 +37,7 @@ enum XMLMarkup {
 
     /// For the declaration `<?xml … ?>` at `start` (its `?>` at `close`): the encoding it names
     /// when that is one this reader does not read (UTF-16, UTF-32, UCS), lowercased; else nil.
-    static func unreadEncoding(in buffer: UnsafePointer<UInt8>, start: Int, close: Int) -> String? {
+    package static func unreadEncoding(in buffer: UnsafePointer<UInt8>, start: Int, close: Int) -> String? {
         guard hasPrefix("<?xml", in: buffer, at: start, end: close), start + 5 < close, isSpace(buffer[start + 5]),
               let key = find("encoding", in: buffer, from: start + 5, limit: close) else { return nil }
         var i = key + 8
@@ -51,7 +51,7 @@ enum XMLMarkup {
     }
 
     /// How a `<!DOCTYPE …>` at `start` ends.
-    enum Doctype: Equatable {
+    package enum Doctype: Equatable {
         /// Its `>` is not in the buffer yet.
         case incomplete
         /// It ends before this offset, and declares no entity.
@@ -62,7 +62,7 @@ enum XMLMarkup {
     }
 
     /// Scans the `<!DOCTYPE` at `start` (quoted strings and an internal subset included).
-    static func doctype(in buffer: UnsafePointer<UInt8>, at start: Int, end: Int) -> Doctype {
+    package static func doctype(in buffer: UnsafePointer<UInt8>, at start: Int, end: Int) -> Doctype {
         var i = start + 9
         var quote: UInt8 = 0
         var inSubset = false
@@ -89,14 +89,14 @@ enum XMLMarkup {
     }
 
     /// XML white space.
-    @inline(__always)
-    static func isSpace(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    package static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }
 
     /// A byte that can start a name (ASCII letters, `_`, `:`, and any byte of a multi-byte character).
-    @inline(__always)
-    static func isNameStart(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    package static func isNameStart(_ byte: UInt8) -> Bool {
         (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
     }
 }

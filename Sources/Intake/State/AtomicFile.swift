@@ -6,16 +6,21 @@ import Darwin
 
 /// Writes whole files atomically: a temporary file in the same folder, flushed to disk, then
 /// renamed over the target, so an interrupted run leaves the old file or the new one, never half.
-enum AtomicFile {
-    struct WriteError: Error, CustomStringConvertible {
-        let path: String
-        let reason: String
-        var description: String { "\(path): \(reason)" }
+public enum AtomicFile {
+    public struct WriteError: Error, CustomStringConvertible {
+        public let path: String
+        public let reason: String
+        public var description: String { "\(path): \(reason)" }
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     /// A target that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
     /// is written in place: renaming over it would replace the device with a file.
-    static func write(_ bytes: [UInt8], to path: String) throws {
+    public static func write(_ bytes: [UInt8], to path: String) throws {
         var status = stat()
         if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
             guard (status.st_mode & S_IFMT) != S_IFDIR else { throw WriteError(path: path, reason: "is a directory") }
@@ -31,7 +36,7 @@ enum AtomicFile {
     /// Writes a regular file atomically with `produce`, which writes the contents to the open
     /// file descriptor of a temporary file in the same folder; on success the temporary file is
     /// flushed to disk and renamed over `path`, on failure removed.
-    static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
+    public static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
         removeStaleTemporaries(of: path, marker: temporaryMarker)
         let temporary = path + temporaryMarker + "\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -55,13 +60,13 @@ enum AtomicFile {
     }
 
     /// What a temporary file's name adds to its target's: `.tmp-PID`.
-    static let temporaryMarker = ".tmp-"
+    public static let temporaryMarker = ".tmp-"
 
     /// Removes the temporary files a killed run left beside `path`: names `path` + `marker` +
     /// a process id, whose process no longer runs. A run killed with SIGKILL cannot clean up, so
     /// the next run writing the same target does (a live run's files are kept: its process
     /// answers `kill(pid, 0)`). Only names of exactly this form are touched.
-    static func removeStaleTemporaries(of path: String, marker: String) {
+    public static func removeStaleTemporaries(of path: String, marker: String) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + marker
@@ -70,7 +75,7 @@ enum AtomicFile {
 
     /// The paths of the entries of `folder` named `prefix` + a process id whose process no longer
     /// runs (not this one; a live run answers `kill(pid, 0)`). Only names of exactly this form.
-    static func staleEntries(in folder: String, prefix: String) -> [String] {
+    public static func staleEntries(in folder: String, prefix: String) -> [String] {
         guard let handle = opendir(folder) else { return [] }
         defer { closedir(handle) }
         let prefix = Array(prefix.utf8)
@@ -86,7 +91,7 @@ enum AtomicFile {
         return stale
     }
 
-    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
@@ -98,12 +103,12 @@ enum AtomicFile {
         }
     }
 
-    static func write(_ text: String, to path: String) throws {
+    public static func write(_ text: String, to path: String) throws {
         try write(Array(text.utf8), to: path)
     }
 
     /// The whole file, or nil when it does not exist.
-    static func readIfPresent(_ path: String) throws -> [UInt8]? {
+    public static func readIfPresent(_ path: String) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY)
         if fd < 0 {
             if errno == ENOENT { return nil }
