@@ -3,8 +3,8 @@
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
 // Layering (checked by Scripts/check-layering and Scripts/check-portability on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, FootprintMap,
-//                                                    AdminUnlocks (the first five, plus the bundled tables)
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, BorderAudit,
+//                                                    FootprintMap, AdminUnlocks (the first six, plus the bundled tables)
 //   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "ChinaDatum", targets: ["ChinaDatum"]),
         .library(name: "TextFormats", targets: ["TextFormats"]),
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
+        .library(name: "BorderAudit", targets: ["BorderAudit"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -47,8 +48,12 @@ let package = Package(
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
-        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"],
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
+
+        // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
+        // borders, and the tables audited as a whole, as JSON, GeoJSON and one HTML page.
+        .target(name: "BorderAudit", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
         // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
         .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
@@ -74,7 +79,7 @@ let package = Package(
         .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
         .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom"], swiftSettings: swift5),
@@ -86,6 +91,7 @@ let package = Package(
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         // The repository itself: the portability check catches what it should, every doc link resolves.

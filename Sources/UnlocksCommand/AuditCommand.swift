@@ -1,6 +1,7 @@
 import ChinaDatum
 import Foundation
 import RegionTables
+import BorderAudit
 import Unlocks
 
 /// `unlocks audit`: the shaky points and unlocks of a track archive near borders, as

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BorderAudit
 import Unlocks
 
 /// An audit document written to a file: the body goes to `FILE.body-PID` beside the target while

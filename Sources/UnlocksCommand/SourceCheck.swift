@@ -2,6 +2,7 @@ import BoundaryBuild
 import ChinaDatum
 import RegionTables
 import TextFormats
+import BorderAudit
 import Unlocks
 
 /// The simplification check: the full-resolution source's answer for an audited point, from

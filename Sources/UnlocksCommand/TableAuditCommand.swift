@@ -1,5 +1,6 @@
 import RegionTables
 import TextFormats
+import BorderAudit
 import Unlocks
 
 /// `unlocks audit --tables [DIR]`: the shipped tables audited as a whole (figures on standard

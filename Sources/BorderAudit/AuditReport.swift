@@ -3,6 +3,7 @@ import ChinaDatum
 import RegionTables
 import TextFormats
 import Tracks
+import Unlocks
 
 /// Where one of the audit's documents goes. Its body streams while the run goes on; `finish`
 /// completes it as head + body + tail. A document that opens with what is known at the start
@@ -419,7 +420,7 @@ public final class AuditReport {
         let options: JSONValue = .object([
             ("withinMetres", .number(within)),
             ("timeZone", .string(self.options.timeZone.description)),
-            ("utcOffset", self.options.timeZone.fixedMinutes.map { .string(ClassifyReport.offsetText($0)) } ?? .null),
+            ("utcOffset", self.options.timeZone.fixedMinutes.map { .string(LocalTimeZone.offsetText($0)) } ?? .null),
             ("inputDatum", .string(self.options.inputDatum.rawValue)),
             ("assumedAccuracyMetres", .number(self.options.assumedAccuracy)),
             ("simplificationChecked", .bool(simplification.checked)),

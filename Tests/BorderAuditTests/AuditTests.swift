@@ -4,7 +4,8 @@ import RegionTables
 import TextFormats
 import Tracks
 import XCTest
-@testable import Unlocks
+@testable import BorderAudit
+import Unlocks
 import UnlocksTestSupport
 
 /// The audit over the committed tables with walks built to cross real borders. Expected

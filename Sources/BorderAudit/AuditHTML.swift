@@ -2,6 +2,8 @@ import ChinaDatum
 import Foundation
 import RegionTables
 import TextFormats
+import Tracks
+import Unlocks
 
 /// The audit as one self-contained HTML page: no scripts, fonts, images or network; every map is
 /// an inline SVG drawn at its pixel size with lines thinned to what a pixel can show, so a
@@ -53,7 +55,7 @@ extension AuditReport {
         <h1>Border audit</h1>
 
         """
-        out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes; near-border means within \(fixed(within, 0)) m; times in \(options.timeZone.fixedMinutes.map { "UTC" + ClassifyReport.offsetText($0) } ?? escape(options.timeZone.description)). "
+        out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes; near-border means within \(fixed(within, 0)) m; times in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? escape(options.timeZone.description)). "
         out += "Simplification-flip: \(escape(simplification.note))."
         out += "</p>\n<h2>Summary</h2>\n<table><tr><th>category</th><th class=\"n\">points</th><th class=\"n\">episodes</th>"
         out += RegionLevel.allCases.map { "<th class=\"n\">\($0.name)</th>" }.joined() + "</tr>\n"

@@ -579,24 +579,6 @@ public struct ClassifyReport {
     }
 }
 
-/// Columns a string takes in a terminal: East Asian wide characters take two.
-func displayWidth(_ s: String) -> Int {
-    s.unicodeScalars.reduce(0) { width, scalar in
-        let v = scalar.value
-        let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
-            || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v) || (0x20000...0x3FFFD).contains(v)
-        return width + (wide ? 2 : 1)
-    }
-}
-
-func fixed(_ value: Double, _ decimals: Int) -> String {
-    String(format: "%.\(decimals)f", value)
-}
-
-func leftPad(_ s: String, _ width: Int) -> String {
-    String(repeating: " ", count: max(0, width - s.count)) + s
-}
-
 extension ClassifyReport.Unlock {
     /// The report's `evidence`: `confirmed`, `tentative`, or `passedThrough` (vehicle speed only).
     public var evidence: String { confirmed ? "confirmed" : passedThrough ? "passedThrough" : "tentative" }

@@ -1,6 +1,7 @@
 import ChinaDatum
 import RegionTables
 import Tracks
+import Unlocks
 
 /// The audit's point categories. Raw values are the stable names of docs/audit-format.md.
 public enum AuditCategory: String, CaseIterable, Sendable {
@@ -149,19 +150,6 @@ public struct AuditEpisode: Sendable {
 
     /// The union of the points' categories.
     public var flags: UInt8 { points.reduce(0) { $0 | $1.flags } }
-}
-
-extension Placement {
-    /// The placement at one level.
-    public func level(_ level: RegionLevel) -> LevelPlacement {
-        switch level {
-        case .country: return country
-        case .province: return province
-        case .city: return city
-        case .county: return county
-        }
-    }
-
 }
 
 /// Watches a classification (`TrackClassifier.observer`) and flags the shaky points near

@@ -2,6 +2,7 @@ import ChinaDatum
 import Foundation
 import RegionTables
 import TextFormats
+import Unlocks
 
 /// The tables audited as a whole (`unlocks audit --tables`): structure (nesting of levels, the
 /// shared-arc topology that rules out gaps and overlaps between neighbours), tiny and degenerate
