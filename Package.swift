@@ -4,8 +4,7 @@
 //
 // Layering (checked by Scripts/check-layering and Scripts/check-portability on every test run):
 //   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, BorderAudit,
-//                                                    FootprintMap, AdminUnlocks (the first six, plus the bundled tables)
-//   run-time readers of compressed inputs:           TrackArchives (+ CArchive, libarchive)
+//                                                    Intake (+ CZlib), FootprintMap, AdminUnlocks (the first seven, plus the bundled tables)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
@@ -27,6 +26,7 @@ let package = Package(
         .library(name: "TextFormats", targets: ["TextFormats"]),
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
+        .library(name: "Intake", targets: ["Intake"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -48,7 +48,7 @@ let package = Package(
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
-        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit"],
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
@@ -56,10 +56,11 @@ let package = Package(
         .target(name: "BorderAudit", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
         // The footprint map (GeoJSON and a self-contained HTML page) an app or `unlocks map` draws.
-        .target(name: "FootprintMap", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
+        .target(name: "FootprintMap", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
 
-        // Reading .gz and .zip inputs as streams (libarchive), kept apart so the pure modules stay pure.
-        .target(name: "TrackArchives", dependencies: ["CArchive", "Tracks"]),
+        // What happens to a path: folders, archives (zip, gzip, tar over zlib), export bundles, the
+        // format by name and content, fingerprints and copies, skip reasons, the workers.
+        .target(name: "Intake", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "Tracks", "Unlocks"]),
 
         // Seeded random numbers (SplitMix64) for the build's agreement sampling, the fuzzer, the
         // benchmarks and the tests; no run-time module uses it.
@@ -83,17 +84,17 @@ let package = Package(
         .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Tracks", "TrackArchives", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom", "PlaceWalks"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "CArchive", "Intake", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom", "PlaceWalks"], swiftSettings: swift5),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "TrackArchivesTests", dependencies: ["TrackArchives", "Tracks", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),

@@ -5,6 +5,7 @@
 @_exported import TextFormats
 @_exported import Tracks
 @_exported import Unlocks
+@_exported import Intake
 @_exported import BorderAudit
 
 import Foundation

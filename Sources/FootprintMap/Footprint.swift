@@ -26,6 +26,12 @@ public struct Footprint {
     public let levelsByPlace: [Place: [FamiliarityLevel]]
     /// The report's days on which cells were first explored, for the growth chart.
     public let growth: [ClassifyReport.Day]
+    /// Every explored cell's key in key order (rows south to north, then columns west to east),
+    /// and its familiarity level, aligned.
+    let cellKeys: [Int64]
+    let cellLevels: [FamiliarityLevel]
+    /// The places the person has been, most explored first (``Cluster``).
+    public let clusters: [Cluster]
 
     /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is
     /// of); `cellPasses`: their effective passes (``CombinedLedger/cellPasses``), leveled by the
@@ -37,6 +43,9 @@ public struct Footprint {
         self.china = china
         var groups: [Place: [(key: Int64, level: FamiliarityLevel)]] = [:]
         let levels = report.options.familiarityLevels
+        var keys: [Int64] = [], cellLevels: [FamiliarityLevel] = []
+        keys.reserveCapacity(cells.count)
+        cellLevels.reserveCapacity(cells.count)
         for (index, (key, visit)) in cells.enumerated() {
             let place: Place
             if visit.chinaRegion >= 0 {
@@ -46,12 +55,18 @@ public struct Footprint {
             } else {
                 place = Place(level: nil, index: -1)
             }
-            groups[place, default: []].append((key, levels.level(passes: index < cellPasses.count ? cellPasses[index] : 0)))
+            let level = levels.level(passes: index < cellPasses.count ? cellPasses[index] : 0)
+            groups[place, default: []].append((key, level))
+            keys.append(key)
+            cellLevels.append(level)
         }
+        cellKeys = keys
+        self.cellLevels = cellLevels
         // Cells come in key order, so each place's list is sorted already.
         cellsByPlace = groups.mapValues { $0.map(\.key) }
         levelsByPlace = groups.mapValues { $0.map(\.level) }
         growth = report.days.filter { $0.newCells > 0 }
+        clusters = Cluster.clusters(cellsByPlace)
     }
 
     /// The table of a level.

@@ -3,7 +3,12 @@
 /// explicit stack), so a coast of a million vertices cannot overflow the call stack.
 enum LineSimplifier {
     static func simplify(_ points: [(x: Double, y: Double)], tolerance: Double) -> [(x: Double, y: Double)] {
-        guard points.count > 2 else { return points }
+        keptIndices(points, tolerance: tolerance).map { points[$0] }
+    }
+
+    /// The indices of the points ``simplify(_:tolerance:)`` keeps, in order.
+    static func keptIndices(_ points: [(x: Double, y: Double)], tolerance: Double) -> [Int] {
+        guard points.count > 2 else { return Array(points.indices) }
         var keep = [Bool](repeating: false, count: points.count)
         keep[0] = true
         keep[points.count - 1] = true
@@ -28,7 +33,7 @@ enum LineSimplifier {
                 stack.append((farthest, last))
             }
         }
-        return points.indices.filter { keep[$0] }.map { points[$0] }
+        return points.indices.filter { keep[$0] }
     }
 
     /// A closed ring (first point repeated at the end) simplified with its first point and the

@@ -6,16 +6,16 @@
 /// Vertices exactly at the ray's height count as below it (half-open), so every crossing is
 /// counted once and a point exactly on a border gets one answer: the region to its west (or, on
 /// an east–west border, the one to its north).
-public enum RayCasting {
+package enum RayCasting {
     /// A crossing found by the ray: where (approximately; exact comparisons are used for ties),
     /// and the segment's end points ordered bottom → top, plus whether the arc runs upward there.
-    public struct Crossing {
-        public var x: Double
-        public var lowX: Int64, lowY: Int64, highX: Int64, highY: Int64
-        public var upward: Bool
+    package struct Crossing {
+        package var x: Double
+        package var lowX: Int64, lowY: Int64, highX: Int64, highY: Int64
+        package var upward: Bool
 
         @inlinable
-        public init(x: Double, lowX: Int64, lowY: Int64, highX: Int64, highY: Int64, upward: Bool) {
+        package init(x: Double, lowX: Int64, lowY: Int64, highX: Int64, highY: Int64, upward: Bool) {
             self.x = x
             self.lowX = lowX
             self.lowY = lowY
@@ -27,7 +27,7 @@ public enum RayCasting {
         /// True when this crossing is nearer the ray's origin than `other` (ties broken exactly by
         /// which segment the ray meets first just above the shared vertex).
         @inlinable
-        public func isNearer(than other: Crossing) -> Bool {
+        package func isNearer(than other: Crossing) -> Bool {
             if x != other.x { return x < other.x }
             // Same x: both leave a shared vertex at the ray's height; the smaller dx/dy comes first.
             let a = (highX - lowX) * (other.highY - other.lowY)
@@ -41,7 +41,7 @@ public enum RayCasting {
     /// x ≤ limitX, or nil. All coordinates are quantised table units (|v| ≤ 1.8e8, so the exact
     /// Int64 cross products cannot overflow).
     @inlinable
-    public static func crossing(ax: Int64, ay: Int64, bx: Int64, by: Int64, px: Int64, py: Int64, limitX: Int64) -> Crossing? {
+    package static func crossing(ax: Int64, ay: Int64, bx: Int64, by: Int64, px: Int64, py: Int64, limitX: Int64) -> Crossing? {
         let aAbove = ay > py, bAbove = by > py
         guard aAbove != bAbove else { return nil }
         let (lx, ly, hx, hy) = bAbove ? (ax, ay, bx, by) : (bx, by, ax, ay)
@@ -60,7 +60,7 @@ extension RegionTable {
     /// Descends the quadtree to the point's cell; a uniform cell answers at once, a leaf casts
     /// the ray over its own chunks and, when nothing is crossed inside the cell, continues from
     /// the cell's east edge into the next cell.
-    public func unit(atX x: Int64, y: Int64) -> Int32? {
+    package func unit(atX x: Int64, y: Int64) -> Int32? {
         UnitLookup(self, jumpDepth: nil).find(x: x, y: y).unit
     }
 }

@@ -5,14 +5,14 @@ import Foundation
 /// and the tables treat edges — by Green's theorem: A = −∮ S(φ) dλ / 2π, S(φ) the area from the
 /// equator to φ, integrated along each edge by Simpson's rule (the trapezoid rule errs by 5·10⁻⁵
 /// on Aruba's five 10 to 20 km edges; Simpson's by under 10⁻⁸, measured against 1,000 pieces).
-public enum EllipsoidArea {
+package enum EllipsoidArea {
     static let a = 6_378_137.0
     static let f = 1 / 298.257223563
     static let e2 = f * (2 - f)
     static let e = e2.squareRoot()
 
     /// Area of the ellipsoid between the equator and latitude `degrees` (signed), m².
-    public static func zone(upTo degrees: Double) -> Double {
+    package static func zone(upTo degrees: Double) -> Double {
         let s = sin(degrees * .pi / 180)
         let q = s / (1 - e2 * s * s) + log((1 + e * s) / (1 - e * s)) / (2 * e)
         return .pi * a * a * (1 - e2) * q
@@ -22,7 +22,7 @@ public enum EllipsoidArea {
     /// (S(φa) + 4·S(mid) + S(φb))·(λb − λa). Sums of paths add up to a closed ring's
     /// (``area(ofPathSum:)``), and a reversed path's sum is the negation: so a table's rings can be
     /// measured from sums made once per arc.
-    public static func pathSum<Points: Collection>(_ points: Points) -> Double where Points.Element == (longitude: Double, latitude: Double) {
+    package static func pathSum<Points: Collection>(_ points: Points) -> Double where Points.Element == (longitude: Double, latitude: Double) {
         guard var previous = points.first else { return 0 }
         var previousZone = zone(upTo: previous.latitude)
         var sum = 0.0
@@ -36,7 +36,7 @@ public enum EllipsoidArea {
     }
 
     /// The signed area, m², of a closed ring whose Green's sum (``pathSum(_:)`` over its edges) is `sum`.
-    public static func area(ofPathSum sum: Double) -> Double {
+    package static func area(ofPathSum sum: Double) -> Double {
         -sum / 6 * (.pi / 180) / (2 * .pi)
     }
 }

@@ -71,12 +71,12 @@ public final class RegionTable: @unchecked Sendable {
     public let unitCount: Int
     public let arcCount: Int
     /// Decoded vertices of all arcs, interleaved x, y (quantised), arc after arc.
-    public private(set) var vertices: [Int32] = []
+    package private(set) var vertices: [Int32] = []
     /// `arcStart[a]` is the index (in vertices, not in the interleaved array) of arc a's first vertex.
-    public private(set) var arcStart: [UInt32] = []
+    package private(set) var arcStart: [UInt32] = []
     /// Left and right unit of every arc (−1: outside the coverage).
-    public private(set) var arcLeft: [Int32] = []
-    public private(set) var arcRight: [Int32] = []
+    package private(set) var arcLeft: [Int32] = []
+    package private(set) var arcRight: [Int32] = []
     /// Rings: where each ring's references start in ``arcReferences`` (ring count + 1 values), and
     /// whether it is a hole.
     private(set) var ringStart: [UInt32] = []
@@ -84,14 +84,14 @@ public final class RegionTable: @unchecked Sendable {
     /// Arc references of all rings: arc index, or its complement when the ring runs it backwards.
     private(set) var arcReferences: [Int32] = []
     /// Chunks: first vertex (global), segment count and arc of each.
-    public private(set) var chunkStart: [UInt32] = []
-    public private(set) var chunkSegments: [UInt8] = []
-    public private(set) var chunkArc: [UInt32] = []
+    package private(set) var chunkStart: [UInt32] = []
+    package private(set) var chunkSegments: [UInt8] = []
+    package private(set) var chunkArc: [UInt32] = []
     /// Index geometry: origin of the root cell and its size (log2 of quanta).
-    public private(set) var indexOriginX: Int64 = 0
-    public private(set) var indexOriginY: Int64 = 0
-    public private(set) var indexRootLog2: Int = 0
-    public private(set) var indexDepth: Int = 0
+    package private(set) var indexOriginX: Int64 = 0
+    package private(set) var indexOriginY: Int64 = 0
+    package private(set) var indexRootLog2: Int = 0
+    package private(set) var indexDepth: Int = 0
 
     private final class Storage {
         let base: UnsafeMutableRawPointer
@@ -528,12 +528,12 @@ public final class RegionTable: @unchecked Sendable {
     }
 
     /// Vertices of arc `arc` as quantised (x, y) pairs.
-    public func arcVertices(_ arc: Int) -> [(x: Int32, y: Int32)] {
+    package func arcVertices(_ arc: Int) -> [(x: Int32, y: Int32)] {
         (Int(arcStart[arc])..<Int(arcStart[arc + 1])).map { (vertices[2 * $0], vertices[2 * $0 + 1]) }
     }
 
     /// The levels at which arc `arc` is a border: its two sides belong to different regions there.
-    public func borderLevels(ofArc arc: Int) -> [RegionLevel] {
+    package func borderLevels(ofArc arc: Int) -> [RegionLevel] {
         levels.filter { level in
             let left = arcLeft[arc] < 0 ? nil : region(ofUnit: arcLeft[arc], at: level)
             let right = arcRight[arc] < 0 ? nil : region(ofUnit: arcRight[arc], at: level)
@@ -591,7 +591,7 @@ public final class RegionTable: @unchecked Sendable {
     }
 
     /// The polygons of `unit`: each an outer ring then its holes, each ring closed, quantised.
-    public func unitPolygons(_ unit: Int32) -> [[[(x: Int32, y: Int32)]]] {
+    package func unitPolygons(_ unit: Int32) -> [[[(x: Int32, y: Int32)]]] {
         var polygons: [[[(x: Int32, y: Int32)]]] = []
         for ring in unitRings(unit) {
             let points = Self.assemble(ring.arcs) { arcVertices($0) }
@@ -603,7 +603,7 @@ public final class RegionTable: @unchecked Sendable {
     /// A unit's rings in order (an outer ring, then its holes, then the next outer ring): whether
     /// each is a hole, and its arcs as references (an arc index, or ~index for the arc reversed).
     /// For callers that compute something once per arc and reuse it across the units that share it.
-    public func unitRings(_ unit: Int32) -> [(hole: Bool, arcs: ArraySlice<Int32>)] {
+    package func unitRings(_ unit: Int32) -> [(hole: Bool, arcs: ArraySlice<Int32>)] {
         let unitRings = section(.unitRings)
         let first = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4) as UInt32)
         let end = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4 + 4) as UInt32)
@@ -614,7 +614,7 @@ public final class RegionTable: @unchecked Sendable {
     /// arc's direction): reversed arcs reversed, each arc's first point dropped after the first
     /// arc (it repeats the previous arc's last). The ring ends on its first point.
     @inlinable
-    public static func assemble<Point>(_ references: ArraySlice<Int32>, _ points: (Int) -> [Point]) -> [Point] {
+    package static func assemble<Point>(_ references: ArraySlice<Int32>, _ points: (Int) -> [Point]) -> [Point] {
         var ring: [Point] = []
         for reference in references {
             var arc = points(Int(reference < 0 ? ~reference : reference))

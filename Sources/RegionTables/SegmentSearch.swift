@@ -4,13 +4,13 @@ extension RegionTable {
     /// The nearest segment to the quantised point (x, y) within `radius` quanta, among arcs for
     /// which `accept(arc)` is true; nil when there is none. Distances are measured in metres on a
     /// local plane (longitude quanta scaled by cos(latitude)).
-    public func nearestSegment(toX x: Int64, y: Int64, radius: Int64, accept: (Int) -> Bool) -> (arc: Int, metres: Double)? {
+    package func nearestSegment(toX x: Int64, y: Int64, radius: Int64, accept: (Int) -> Bool) -> (arc: Int, metres: Double)? {
         UnitLookup(self, jumpDepth: nil).nearestSegment(toX: x, y: y, radius: radius, accept: accept)
     }
 
     /// Every arc with a segment within `radius` quanta of (x, y), with its distance in metres
     /// (local plane), in arc order; one index walk serves all levels.
-    public func arcsNear(x: Int64, y: Int64, radius: Int64) -> [(arc: Int, metres: Double)] {
+    package func arcsNear(x: Int64, y: Int64, radius: Int64) -> [(arc: Int, metres: Double)] {
         var nearest: [Int: Double] = [:]
         UnitLookup(self, jumpDepth: nil).visitArcsNear(x: x, y: y, radius: radius) { arc, metres in
             nearest[arc] = min(nearest[arc] ?? metres, metres)

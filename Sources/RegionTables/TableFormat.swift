@@ -1,41 +1,41 @@
 /// Constants and primitive encodings of the region table format (docs/region-table-format.md).
 /// Shared by the reader here and the writer in BoundaryBuild, so the two cannot drift apart.
-public enum TableFormat {
+package enum TableFormat {
     /// The first eight bytes of every table.
-    public static let magic: [UInt8] = Array("AUREGION".utf8)
+    package static let magic: [UInt8] = Array("AUREGION".utf8)
     /// The format version this reader understands; a table with another version is refused.
-    public static let version: UInt16 = 2
+    package static let version: UInt16 = 2
     /// Size of the fixed header; sections follow.
-    public static let headerSize = 128
+    package static let headerSize = 128
     /// Size of one section directory entry.
-    public static let directoryEntrySize = 24
+    package static let directoryEntrySize = 24
     /// Coordinates are Int32 multiples of this many degrees (≈ 1.1 m north–south; at most
     /// 0.79 m from the true position, which the build subtracts from its simplification tolerance).
-    public static let quantum = 1e-5
+    package static let quantum = 1e-5
     /// The farthest a quantised position can be from the true one, metres (half the diagonal of
     /// a quantum cell at the equator).
-    public static let quantisationErrorMetres = 0.79
+    package static let quantisationErrorMetres = 0.79
     /// Segments per chunk, the unit the spatial index refers to.
-    public static let chunkSegments = 16
+    package static let chunkSegments = 16
     /// Stored deltas per coding group of the coordinates section (one width byte each).
-    public static let groupDeltas = 16
+    package static let groupDeltas = 16
     /// The largest coordinate step a table may declare (quanta; the header's `step`).
-    public static let maximumStep = 1024
+    package static let maximumStep = 1024
     /// Valid quantised coordinates: |x| ≤ 180°, |y| ≤ 90°.
-    public static let limitX: Int64 = 18_000_000, limitY: Int64 = 9_000_000
+    package static let limitX: Int64 = 18_000_000, limitY: Int64 = 9_000_000
 
     /// Byte offsets of the header fields.
-    public enum Header {
-        public static let magic = 0, version = 8, headerSize = 10, flags = 12
-        public static let datum = 16, levelCount = 17, step = 18, levels = 20
-        public static let tolerance = 24, buffer = 32, sourceSHA256 = 40
-        public static let payloadLength = 72, payloadChecksum = 80, sectionCount = 88
+    package enum Header {
+        package static let magic = 0, version = 8, headerSize = 10, flags = 12
+        package static let datum = 16, levelCount = 17, step = 18, levels = 20
+        package static let tolerance = 24, buffer = 32, sourceSHA256 = 40
+        package static let payloadLength = 72, payloadChecksum = 80, sectionCount = 88
         /// XXH64 of header bytes 0..<120.
-        public static let headerChecksum = 120
+        package static let headerChecksum = 120
     }
 
     /// The sections a table holds, by id.
-    public enum Section: UInt32, CaseIterable, Sendable {
+    package enum Section: UInt32, CaseIterable, Sendable {
         /// UTF-8 text that region records point into.
         case strings = 1
         /// Region records, 40 bytes each.
@@ -67,15 +67,15 @@ public enum TableFormat {
     }
 
     /// Region record layout (40 bytes).
-    public enum RegionRecord {
-        public static let size = 40
-        public static let level = 0, codeLength = 2, codeOffset = 4, nameOffset = 8, nameLength = 12
-        public static let englishLength = 14, englishOffset = 16, parent = 20, boundingBox = 24
+    package enum RegionRecord {
+        package static let size = 40
+        package static let level = 0, codeLength = 2, codeOffset = 4, nameOffset = 8, nameLength = 12
+        package static let englishLength = 14, englishOffset = 16, parent = 20, boundingBox = 24
     }
 }
 
 /// A quadtree node of the spatial index, packed in a UInt32: the top two bits say what it is.
-public enum IndexNode: Equatable, Sendable {
+package enum IndexNode: Equatable, Sendable {
     /// The whole cell lies in one unit (or, for `nil`, in none and farther than the buffer from any).
     case uniform(unit: Int32?)
     /// The cell is split; its four children (south-west, south-east, north-west, north-east)
@@ -87,7 +87,7 @@ public enum IndexNode: Equatable, Sendable {
     static let payloadMask: UInt32 = 0x3FFF_FFFF
 
     @inlinable
-    public init(raw: UInt32) {
+    package init(raw: UInt32) {
         let payload = raw & 0x3FFF_FFFF
         switch raw >> 30 {
         case 0: self = .uniform(unit: payload == 0 ? nil : Int32(payload - 1))
@@ -96,7 +96,7 @@ public enum IndexNode: Equatable, Sendable {
         }
     }
 
-    public var raw: UInt32 {
+    package var raw: UInt32 {
         switch self {
         case let .uniform(unit): return unit.map { UInt32($0) + 1 } ?? 0
         case let .split(first): return 1 << 30 | first
@@ -106,8 +106,8 @@ public enum IndexNode: Equatable, Sendable {
 }
 
 /// Unsigned LEB128 varints (counts and ascending ids in the index leaves).
-public enum UnsignedVarint {
-    public static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+package enum UnsignedVarint {
+    package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var z = value
         while z >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: z) | 0x80)
@@ -118,7 +118,7 @@ public enum UnsignedVarint {
 
     /// Reads one varint at `offset` (advancing it); nil past `end` or beyond 64 bits.
     @inlinable @inline(__always)
-    public static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, end: Int) -> UInt64? {
+    package static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int, end: Int) -> UInt64? {
         // Most varints are one byte.
         if offset < end, case let byte = bytes.load(fromByteOffset: offset, as: UInt8.self), byte < 0x80 {
             offset += 1
@@ -138,9 +138,9 @@ public enum UnsignedVarint {
 }
 
 /// Zigzag mapping of signed to unsigned integers (small magnitudes → small codes).
-public enum ZigZag {
-    @inlinable public static func encode(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
-    @inlinable public static func decode(_ z: UInt64) -> Int64 { Int64(bitPattern: z &>> 1) ^ (0 &- Int64(bitPattern: z & 1)) }
+package enum ZigZag {
+    @inlinable package static func encode(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+    @inlinable package static func decode(_ z: UInt64) -> Int64 { Int64(bitPattern: z &>> 1) ^ (0 &- Int64(bitPattern: z & 1)) }
 }
 
 /// The datums a table can be in.

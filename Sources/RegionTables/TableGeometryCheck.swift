@@ -82,7 +82,7 @@ public struct TableGeometryCheck: Sendable {
 
     /// Checks geometry given as arcs (interleaved quantised x, y; `arcStart` has one more entry than
     /// arcs) and, per unit, its rings as (is a hole, arc references: `~arc` when reversed).
-    public init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], unitRings: [[(isHole: Bool, references: [Int32])]]) {
+    package init(vertices: [Int32], arcStart: [Int], arcLeft: [Int32], arcRight: [Int32], unitRings: [[(isHole: Bool, references: [Int32])]]) {
         // 1. Winding of every ring.
         for (unit, list) in unitRings.enumerated() {
             for (index, ring) in list.enumerated() {
@@ -256,7 +256,7 @@ public struct TableGeometryCheck: Sendable {
 extension RegionTable {
     /// Unit `unit`'s rings in stored order: whether each is a hole, and its arc references
     /// (`~arc` where the ring runs the arc backwards).
-    public func unitRingReferences(_ unit: Int32) -> [(isHole: Bool, references: [Int32])] {
+    package func unitRingReferences(_ unit: Int32) -> [(isHole: Bool, references: [Int32])] {
         let unitRings = section(.unitRings)
         let first = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4) as UInt32)
         let end = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4 + 4) as UInt32)

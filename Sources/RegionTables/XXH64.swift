@@ -4,7 +4,7 @@
 /// accumulators, then an 8/4/1-byte tail and the avalanche. Input words are read little-endian
 /// from any alignment, so the digest is the same on every platform and equals, for example,
 /// Python's `xxhash.xxh64_intdigest(data, seed)`.
-public enum XXH64 {
+package enum XXH64 {
     static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
     static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -12,7 +12,7 @@ public enum XXH64 {
     static let prime5: UInt64 = 0x27D4_EB2F_1656_67C5
 
     /// The XXH64 digest of `bytes` with `seed`.
-    public static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let count = bytes.count
         guard let base = bytes.baseAddress, count > 0 else {
             return avalanche(seed &+ prime5)  // empty input: h = seed + P5 + 0, then avalanche
@@ -64,7 +64,7 @@ public enum XXH64 {
     }
 
     /// The XXH64 digest of `bytes` with `seed`.
-    public static func hash(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
         bytes.withUnsafeBytes { hash($0, seed: seed) }
     }
 

@@ -2,33 +2,33 @@
 /// they are produced, too large to build as a `JSONValue` first. Strings and integers come out as
 /// `JSONValue.rendered` writes them; `decimal` writes a fixed number of places, trailing zeros
 /// dropped. Punctuation and keys go in with `raw`.
-public struct JSONTextBuffer {
-    public var bytes: [UInt8] = []
+package struct JSONTextBuffer {
+    package var bytes: [UInt8] = []
 
-    public init() {}
+    package init() {}
 
     /// Text written as it is (punctuation, keys, layout).
-    public mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// A JSON string, escaped.
-    public mutating func string(_ s: String) {
+    package mutating func string(_ s: String) {
         JSONValue.quote(s, into: &bytes)
     }
 
     /// A string, or null.
-    public mutating func string(_ s: String?) {
+    package mutating func string(_ s: String?) {
         if let s { string(s) } else { raw("null") }
     }
 
-    public mutating func integer<T: BinaryInteger>(_ n: T) {
+    package mutating func integer<T: BinaryInteger>(_ n: T) {
         bytes += String(n).utf8
     }
 
     /// `value` rounded to `places` decimals (at most 9), without trailing zeros: 116.3912, 12,
     /// -0.5; never an exponent. Non-finite values are null.
-    public mutating func decimal(_ value: Double, places: Int) {
+    package mutating func decimal(_ value: Double, places: Int) {
         let scale = Self.powersOfTen[min(max(places, 0), 9)]
         let scaled = (value * Double(scale)).rounded()
         guard scaled.isFinite, abs(scaled) < 9e18 else {
@@ -57,11 +57,11 @@ public struct JSONTextBuffer {
     }
 
     /// A decimal, or null.
-    public mutating func decimal(_ value: Double?, places: Int) {
+    package mutating func decimal(_ value: Double?, places: Int) {
         if let value { decimal(value, places: places) } else { raw("null") }
     }
 
-    public mutating func bool(_ b: Bool) {
+    package mutating func bool(_ b: Bool) {
         raw(b ? "true" : "false")
     }
 

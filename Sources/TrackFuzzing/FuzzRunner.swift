@@ -121,7 +121,8 @@ public struct FuzzRunner: Sendable {
         return problems + Self.reportProblems(outcome.report)
     }
 
-    /// `read = kept + dropped` for the totals and each input; the inputs add up to the totals.
+    /// `read = kept + dropped` for the totals and each input; the inputs (superseded readings
+    /// apart) add up to the totals.
     public static func reportProblems(_ report: Data) -> [String] {
         guard let root = try? JSONSerialization.jsonObject(with: report) as? [String: Any] else { return ["the report is not a JSON object"] }
         guard let points = root["points"] as? [String: Any], let read = points["read"] as? Int, let kept = points["kept"] as? Int,
@@ -131,14 +132,18 @@ public struct FuzzRunner: Sendable {
         if read != kept + droppedSum { problems.append("points: read \(read) ≠ kept \(kept) + dropped \(droppedSum)") }
         let files = (root["inputs"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
         var readSum = 0, keptSum = 0
-        for file in files {
+        // Skipped files carry no points (an empty file, a member that is no track).
+        for file in files where file["status"] as? String != "skipped" {
             let name = file["path"] as? String ?? "?"
             guard let fileRead = file["pointsRead"] as? Int, let fileKept = file["pointsKept"] as? Int else {
                 problems.append("\(name): no pointsRead and pointsKept")
                 continue
             }
-            readSum += fileRead
-            keptSum += fileKept
+            // A superseded reading counts nothing in the totals.
+            if file["status"] as? String != "superseded" {
+                readSum += fileRead
+                keptSum += fileKept
+            }
             if fileKept > fileRead || fileKept < 0 { problems.append("\(name): kept \(fileKept) of \(fileRead) read") }
             if let fileDropped = file["dropped"] as? [String: Int], fileRead != fileKept + fileDropped.values.reduce(0, +) {
                 problems.append("\(name): read \(fileRead) ≠ kept \(fileKept) + dropped \(fileDropped.values.reduce(0, +))")

@@ -16,7 +16,7 @@ public struct FuzzSeed: Sendable {
 /// extension, so formats added later (FIT, TCX, KML, NMEA…) join without a change here.
 public enum FuzzSeeds {
     /// Extensions of track files and archives `unlocks classify` reads or may read.
-    public static let trackExtensions: Set<String> = ["gpx", "csv", "txt", "json", "geojson", "fit", "tcx", "kml", "kmz", "nmea", "nma", "log", "zip"]
+    public static let trackExtensions: Set<String> = ["gpx", "csv", "txt", "json", "geojson", "fit", "tcx", "kml", "kmz", "nmea", "nma", "log", "zip", "tar", "tgz"]
     /// Largest seed taken, in bytes (larger ones make slow mutants without finding more).
     public static let maximumSeedBytes = 1 << 20
 

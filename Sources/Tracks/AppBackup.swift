@@ -1,3 +1,4 @@
+import TextFormats
 /// The app backup JSON (`docs/backup-format.md`):
 /// `{"format": "adminunlocks-backup", "formatVersion": 1, "tracks": [{"segments": [{"points": [...]}]}]}`.
 ///

@@ -6,11 +6,11 @@ import Darwin
 import TextFormats
 
 /// One parsed `lat,lon[,…]` line: the coordinates and where the rest of the line starts.
-public struct CoordinateLine: Equatable {
-    public var latitude: Double
-    public var longitude: Double
+package struct CoordinateLine: Equatable {
+    package var latitude: Double
+    package var longitude: Double
     /// Byte offset of the comma that starts the pass-through columns, or nil when there are none.
-    public var restOffset: Int?
+    package var restOffset: Int?
 }
 
 /// Parses the `lat,lon` CSV lines the CLI reads (`convert`, `locate`).
@@ -18,14 +18,14 @@ public struct CoordinateLine: Equatable {
 /// Fields may be padded with spaces or wrapped in double quotes. Numbers are plain decimals
 /// (optionally with an exponent); `nan`, `inf`, hexadecimal and empty fields are rejected with
 /// a reason, as are latitudes outside ±90 and longitudes outside ±180.
-public enum CoordinateCSV {
+package enum CoordinateCSV {
     /// What is wrong with a line, in words for the error message.
-    public enum LineError: Error, Equatable, CustomStringConvertible {
+    package enum LineError: Error, Equatable, CustomStringConvertible {
         case missingLongitude
         case notANumber(field: String, text: String)
         case outOfRange(field: String, value: Double, limit: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .missingLongitude:
                 return "expected 'lat,lon', found only one field"
@@ -39,7 +39,7 @@ public enum CoordinateCSV {
 
     /// True when `line` looks like a header: its first field contains a letter and is not a
     /// number word (`nan`, `inf`, `infinity`, which are bad data, not a header).
-    public static func isHeader(_ line: UnsafeRawBufferPointer, separator: UInt8 = UInt8(ascii: ",")) -> Bool {
+    package static func isHeader(_ line: UnsafeRawBufferPointer, separator: UInt8 = UInt8(ascii: ",")) -> Bool {
         let first = field(line, from: 0, separator: separator)
         let bytes = UnsafeRawBufferPointer(rebasing: line[first.range])
         var word = String(decoding: bytes, as: UTF8.self).lowercased()
@@ -48,7 +48,7 @@ public enum CoordinateCSV {
     }
 
     /// Parses `lat,lon[,rest]`.
-    public static func parse(_ line: UnsafeRawBufferPointer) throws -> CoordinateLine {
+    package static func parse(_ line: UnsafeRawBufferPointer) throws -> CoordinateLine {
         let first = field(line, from: 0)
         guard let next = first.next else { throw LineError.missingLongitude }
         let second = field(line, from: next)

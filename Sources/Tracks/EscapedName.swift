@@ -1,10 +1,10 @@
 /// File names as text: a name is bytes to the system, and not every name is UTF-8 (a Latin-1
 /// `café.csv` from an old disk, a CP437 or GBK name in a zip written without the UTF-8 flag).
-public enum EscapedName {
+package enum EscapedName {
     /// `bytes` as UTF-8 where they are valid UTF-8; each byte of an invalid sequence, and each
     /// control byte (below 0x20, 0x7F), as `\xNN` (upper-case hex). Never drops a byte, so
     /// two different names never read the same unless one spells a `\x` escape itself.
-    public static func string<Bytes: Collection>(from bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func string<Bytes: Collection>(from bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let bytes = Array(bytes)
         var out = ""
         out.reserveCapacity(bytes.count)

@@ -2,14 +2,14 @@
 /// FIT file carries over its 14-byte header and over the whole file.
 ///
 /// Four bytes a step (slicing by four tables), since the reader folds every byte of a file.
-public struct FITCRC: Sendable {
+package struct FITCRC: Sendable {
     /// The CRC of the bytes folded in so far.
-    public private(set) var value: UInt16 = 0
+    package private(set) var value: UInt16 = 0
 
-    public init() {}
+    package init() {}
 
     /// Folds `bytes` into the CRC.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let table = FITCRC.tables
         var crc = value
@@ -28,7 +28,7 @@ public struct FITCRC: Sendable {
     }
 
     /// Folds `bytes` into the CRC.
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 

@@ -57,7 +57,9 @@ public enum JSONTrackReader {
             precondition(end == .end, "a complete top-level value is followed by the end")
             return format
         } catch let error as JSONStreamError {
-            throw InputError(path: path, line: error.line, reason: "byte \(error.offset): \(error.reason)")
+            // The structure error is this reader's own constant: callers see it as a kind.
+            throw InputError(path: path, line: error.line, reason: "byte \(error.offset): \(error.reason)",
+                             kind: error.reason == unknownStructure ? .unknownStructure : .malformed)
         }
     }
 

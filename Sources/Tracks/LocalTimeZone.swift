@@ -112,8 +112,8 @@ public struct LocalTimeZone: Equatable, Hashable, Sendable, CustomStringConverti
 
 /// The local day of each instant in a zone, fast for instants in order: the offset is asked of the
 /// zone once per stretch between two transitions, not once per point.
-public struct LocalDayClock: Sendable {
-    public let zone: LocalTimeZone
+package struct LocalDayClock: Sendable {
+    package let zone: LocalTimeZone
     private var offsetMilliseconds: Int64 = 0
     /// The cached offset holds for instants in `validFrom..<validUntil`.
     private var validFrom = Int64.max
@@ -123,10 +123,10 @@ public struct LocalDayClock: Sendable {
     private var dayFrom = Int64.max
     private var dayUntil = Int64.min
 
-    public init(zone: LocalTimeZone) { self.zone = zone }
+    package init(zone: LocalTimeZone) { self.zone = zone }
 
     /// The offset (milliseconds east of UTC) in force at `milliseconds`.
-    public mutating func offset(at milliseconds: Int64) -> Int64 {
+    package mutating func offset(at milliseconds: Int64) -> Int64 {
         if milliseconds >= validFrom, milliseconds < validUntil { return offsetMilliseconds }
         var next = Int64.max
         offsetMilliseconds = Int64(zone.offsetMinutes(at: milliseconds, until: &next)) * 60_000
@@ -137,7 +137,7 @@ public struct LocalDayClock: Sendable {
 
     /// Days since 1970-01-01 on the local clock of the instant `milliseconds`. The instants of
     /// the last day found (under one offset) are remembered: a track's points share their day.
-    public mutating func day(of milliseconds: Int64) -> Int64 {
+    package mutating func day(of milliseconds: Int64) -> Int64 {
         if milliseconds >= dayFrom, milliseconds < dayUntil { return day }
         let offset = offset(at: milliseconds)
         let local = milliseconds + offset

@@ -1,3 +1,4 @@
+import TextFormats
 /// Google Takeout location history, `Records.json`: `{"locations": [record, ...]}`.
 ///
 /// Each record is read straight from the event stream (never materialised): this is the file

@@ -23,6 +23,8 @@ import Glibc
 //                                   builds the world table alone, printing its progress
 //   UnlocksBench country-source WHEEL [ISO3,...]
 //                                   load times of the source reference's country level (default CHN,MNG,RUS)
+//   UnlocksBench archives [DIR [MB]]
+//                                   the intake's zip, gzip and tgz readers against libarchive (default /tmp/unlocks-archives, 100 MB)
 //   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only] [--fit]
 //                                   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
 //   UnlocksBench fuzz [COUNT [SEED [PART]]]
@@ -60,6 +62,9 @@ case "place-visits":
     print(try PlaceVisits.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions").joined(separator: "\n"))
 case "readers":
     print(try TrackReaderBenchmark.run(points: arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000, repeats: 3).joined(separator: "\n"))
+case "archives":
+    print(try ArchiveBenchmark.run(folder: arguments.count > 1 ? arguments[1] : "/tmp/unlocks-archives",
+                                   megabytes: arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100, repeats: 5).joined(separator: "\n"))
 case "make-tracks":
     let (gpx, csv) = try TrackArchiveGenerator.write(directory: arguments[1], days: Int(arguments[2]) ?? 10, pointsPerDay: Int(arguments[3]) ?? 20_000,
                                                      csv: !arguments.contains("--gpx-only"), fit: arguments.contains("--fit"))

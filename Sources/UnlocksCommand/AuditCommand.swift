@@ -1,5 +1,6 @@
 import ChinaDatum
 import Foundation
+import Intake
 import RegionTables
 import BorderAudit
 import Unlocks
@@ -50,18 +51,18 @@ enum AuditCommand {
             guard let value = Double(text), value > 0, value <= 5000 else { throw UsageError(message: "--within '\(text)' is not a distance in metres between 0 and 5000") }
             within = value
         }
-        var options = try ClassifyCommand.ruleOptions(arguments)
-        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
-        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
+        var options = try CommandIntake.options(arguments)
+        // The classifier stays on this thread: the audit's own stages keep the second core busy.
+        options.overlapsReading = false
         // Margins to `within` and 150 m beyond: a point whose smallest margin exceeds `within`
         // spares the next ones that much walking before they need measuring again
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: within + Self.radiusBeyondWithin)
-        let check = try sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
+        let check = try Self.sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
         // Walked before the output folder gets its body files (`audit .` writes inside the
         // archive); finished outputs of earlier audits are recognised by content and skipped.
-        let found = try InputWalk.files(under: arguments.positionals)
-        try prepareFolder(out)
+        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
+        try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out)
         var documents: [AuditDocumentFile] = []
         defer {  // a failed run leaves no body files behind
@@ -69,19 +70,19 @@ enum AuditCommand {
             outputs.discard()
         }
         for name in OutputFileSet.auditNames { documents.append(try AuditDocumentFile(path: outputs.stagedPath(name))) }
-        let report = AuditReport(locator: locator, within: within, options: options, source: check,
+        let report = AuditReport(locator: locator, within: within, options: options.classify, source: check,
                                  json: documents[0], geoJSON: documents[1], html: documents[2])
         // Three stages: this thread reads and classifies; a second audits the kept ground points
         // (in batches); a third checks and writes the episodes as they end. The first write
         // failure (a full disk, a broken source wheel) stops the run.
         let writer = WorkerQueue<AuditEpisode>(name: "audit writer", capacity: 50_000, weight: { $0.points.count }) { try report.add($0) }
-        let auditor = BorderAuditor(locator: locator, within: within, options: options) { writer.send($0) }
+        let auditor = BorderAuditor(locator: locator, within: within, options: options.classify) { writer.send($0) }
         let observations = WorkerQueue<[ObservedPoint]>(name: "audit", capacity: 8) { batch in
             for point in batch { auditor.observe(point) }
         }
         var batch: [ObservedPoint] = []
         batch.reserveCapacity(Self.batchSize)
-        var classifier = TrackClassifier(locator: locator, options: options)
+        var classifier = TrackClassifier(locator: locator, options: options.classify)
         classifier.observer = { point in
             batch.append(point)
             if batch.count == Self.batchSize {
@@ -89,25 +90,20 @@ enum AuditCommand {
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        // The classifier stays on this thread: the audit's own stages keep the second core busy.
-        var run = ClassifyRun(classifier: classifier, threaded: false, found: found, includeVirtual: arguments.flags.contains("include-virtual"),
-                              timeZone: options.timeZone, datums: datums)
-        for file in found {
-            run.classify(file)
-            if let failure = writer.failure { throw failure }
-        }
-        run.progress.clear()
-        let ledger = run.takeLedger()
+        let progress = ProgressLine()
+        var run = IntakeRun(classifier: classifier, options: options, events: CommandIntake.events(progress))
+        let outcome = CommandIntake.take(files, into: &run, progress: progress)
+        if let failure = writer.failure { throw failure }
         observations.send(batch)
         try observations.finish()
         auditor.finish()
         try writer.finish()
-        try report.finish(ledger: ledger, groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
+        try report.finish(ledger: outcome.ledger, groundPoints: auditor.groundPoints, flaggedPoints: auditor.flaggedPoints)
         try outputs.commit()
         let output = BufferedOutput()
         try output.write(report.text() + "\nWrote \(out)/audit.json, audit.geojson, audit.html\n")
         try output.flush()
-        return run.conclude(ledger)
+        return CommandIntake.conclude(outcome)
     }
 
     /// How far beyond `--within` margins are measured (metres).
@@ -120,25 +116,5 @@ enum AuditCommand {
     static func sourcePath(_ arguments: ParsedArguments) -> String? {
         let path = arguments.value("source") ?? ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"]
         return path?.isEmpty == false ? path : nil
-    }
-
-    /// Creates `directory` if needed.
-    static func prepareFolder(_ directory: String) throws {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw AtomicFile.WriteError(path: directory, reason: "cannot create the folder")
-            }
-        } else if !isDirectory.boolValue {
-            throw AtomicFile.WriteError(path: directory, reason: "is not a folder")
-        }
-    }
-
-    /// Creates `directory` if needed and writes each file into it atomically.
-    static func writeOutputs(to directory: String, _ files: [(name: String, bytes: [UInt8])]) throws {
-        try prepareFolder(directory)
-        for file in files { try AtomicFile.write(file.bytes, to: directory + "/" + file.name) }
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Intake
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Intake
 import RegionTables
 import Unlocks
 
@@ -43,10 +44,10 @@ enum ForgetCommand {
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, or files)") }
         guard let statePath = arguments.value("state") else { throw UsageError(message: "give the state to edit with --state FILE") }
-        let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
-        let options = try ClassifyCommand.ruleOptions(arguments)
-        try ClassifyCommand.refuseSameFile(state: statePath, out: arguments.value("out"))
-        let lock = try StateFile.Lock(statePath: statePath)
+        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let options = try RuleOptions.parse(arguments)
+        try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
+        let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
         let tables = try TableSet(directory: arguments.value("tables") ?? "Data/regions")
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
         var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
@@ -76,7 +77,7 @@ enum ForgetCommand {
         try AtomicFile.write(LedgerState.encode(ledger, options: options, tables: tables), to: statePath)
         withExtendedLifetime(lock) {}
         reportError("note: forgot \(forgotten.count) input\(forgotten.count == 1 ? "" : "s")")
-        try ClassifyCommand.emit(report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(report, format: format, to: arguments.value("out"))
         return .success
     }
 
@@ -87,7 +88,7 @@ enum ForgetCommand {
         var keys = Set(ledger.inputs.filter { $0.value.path == name || $0.value.path.hasPrefix(name + ":") }.keys)
         var status = stat()
         if stat(name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
-            let fingerprint = try InputWalk.fingerprint(InputPath(name), size: Int64(status.st_size))
+            let fingerprint = try Fingerprint.of(InputPath(name)).key
             keys.formUnion(ledger.inputs.keys.filter { $0 == fingerprint || $0.hasPrefix(fingerprint + ":") })
         }
         return keys

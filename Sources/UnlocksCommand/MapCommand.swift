@@ -1,66 +1,78 @@
 import ChinaDatum
 import FootprintMap
 import Foundation
+import Intake
 import RegionTables
 import Unlocks
 
 /// `unlocks map`: the footprint of a track archive as `footprint.geojson` and a self-contained
 /// `footprint.html` in a folder (docs/footprint-format.md). Inputs and options as classify.
 enum MapCommand {
-    static let names = ["footprint.geojson", "footprint.html"]
+    static let names = ["footprint.geojson", "footprint.html", "footprint-card.svg"]
         + SlippyTile.reportedZooms.flatMap { ["tiles-z\($0).geojson", "next-square-z\($0).geojson", "next-square-z\($0).gpx"] }
 
     /// Classify's options that shape the ledger and the report (not its output ones).
     static let classifyOptions = ["lenient", "include-plans", "include-passed-through", "explore-max-speed", "familiarity-levels", "include-virtual",
-                                  "time-zone", "utc-offset", "datum", "datum-for", "state", "tables"]
+                                  "time-zone", "utc-offset", "datum", "datum-for", "tables", "jobs"]
 
     static let spec = CommandSpec(
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
-        usage: "PATH... --out DIR [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--tables DIR]",
-        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html and the tile files (created if missing; all replaced together).")]
-            + ClassifyCommand.spec.options.filter { classifyOptions.contains($0.name) },
+        usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--jobs N]",
+        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and the tile files (created if missing; all replaced together)."),
+                  .value("state", "FILE", "Draw the ledger kept in FILE by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only.")]
+            + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
         discussion: """
-        Reads PATH exactly as classify does, with the same options (--state is read, never
-        written: the map adds nothing to it). tiles-z14.geojson and tiles-z17.geojson hold the
-        visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from the
-        square one larger than the max square (waypoints at their centres). footprint.geojson holds the explored cells merged
-        into polygons per region and the unlocked regions' outlines simplified for display
-        (WGS-84); footprint.html draws China by province, city and county and the world by
-        country, shaded by unlock and share explored, a close-up of the most explored place, the
-        daily growth and a table of every unlock. Exit codes as classify.
+        Reads PATH exactly as classify does, with the same options; with --state FILE and no
+        PATH it draws the state alone (the state is read, never written: the map adds nothing
+        to it). footprint.html is one page that fetches nothing, for a laptop or a phone: a map
+        to pan and zoom from the world to the streets (regions shaded by unlock and share
+        explored, cells by familiarity, explorer tiles and the max square), the places you
+        have been, the growth and every unlock. footprint-card.svg is a card to post.
+        footprint.geojson holds the explored cells merged into polygons per region and the
+        unlocked regions' outlines (WGS-84); tiles-z14.geojson and tiles-z17.geojson the
+        visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from
+        the square one larger than the max square (waypoints at their centres). Exit codes as
+        classify.
         """
     )
 
+    /// The state's bytes; a missing file is an error here (classify starts a new state there, but
+    /// the map never writes one, so a wrong name would silently draw nothing).
+    static func readState(_ path: String) throws -> [UInt8] {
+        guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such state (unlocks classify --state FILE writes one)") }
+        return bytes
+    }
+
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to map") }
+        guard !arguments.positionals.isEmpty || arguments.value("state") != nil else {
+            throw UsageError(message: "give at least one file, folder or archive to map, or --state FILE to draw a state")
+        }
         guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
-        var options = try ClassifyCommand.ruleOptions(arguments)
-        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
-        let datums = try DatumPatterns(arguments.values["datum-for"] ?? [], fallback: options.inputDatum)
+        var options = try CommandIntake.options(arguments)
+        options.jobs = try RuleOptions.jobCount(arguments)
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
-        let found = try InputWalk.files(under: arguments.positionals)
-        var run = ClassifyRun(classifier: TrackClassifier(locator: locator, options: options,
-                                                          ledger: try statePath.flatMap(StateFile.read).map {
-                                                              try LedgerState.decode($0, path: statePath!, options: options, tables: locator.tables)
-                                                          } ?? UnlockLedger()),
-                              threaded: ProcessInfo.processInfo.activeProcessorCount > 1, found: found,
-                              includeVirtual: arguments.flags.contains("include-virtual"), timeZone: options.timeZone, datums: datums)
-        for file in found { run.classify(file) }
-        run.progress.clear()
-        let ledger = run.takeLedger()
-        let report = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options,
-                                    lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let combined = try ledger.combined()
+        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
+        let progress = ProgressLine()
+        var run = IntakeRun(locator: locator, options: options,
+                            ledger: try statePath.map(readState).map {
+                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
+                            } ?? UnlockLedger(), events: CommandIntake.events(progress))
+        let outcome = CommandIntake.take(files, into: &run, progress: progress)
+        // The combined view once, for the report and the footprint.
+        let combined = try outcome.ledger.combined()
+        let report = try ClassifyReport(ledger: outcome.ledger, combined: combined, tables: locator.tables, options: options.classify,
+                                        lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
-        let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8)
+        let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8), card = Array(footprint.card().utf8)
 
-        try AuditCommand.prepareFolder(out)
+        try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
         defer { outputs.discard() }
         try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
         try AtomicFile.write(html, to: outputs.stagedPath(names[1]))
+        try AtomicFile.write(card, to: outputs.stagedPath(names[2]))
         for zoom in SlippyTile.reportedZooms {
             let tiles = report.visitedTiles[zoom]!
             let frontier = SquareFrontier(tiles: tiles, zoom: zoom)
@@ -70,9 +82,9 @@ enum MapCommand {
         }
         try outputs.commit()
         let output = BufferedOutput()
-        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), "
+        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), footprint-card.svg (\(card.count) bytes), "
                          + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
-        return run.conclude(ledger, includePlans: options.includePlans)
+        return CommandIntake.conclude(outcome, includePlans: options.classify.includePlans)
     }
 }

@@ -1,3 +1,4 @@
+import Intake
 import RegionTables
 import Unlocks
 
@@ -26,8 +27,9 @@ enum MergeCommand {
         order-free (the union of the inputs, each with its own contribution; the report is computed
         from them), so it equals the one a single run over all the shards' inputs would give,
         overlapping inputs in different shards counted once. An input in two states counts once
-        when both read it alike (a shard given twice); one read differently (another path or
-        datum) is refused, naming both. Each STATE
+        when both read it alike (a shard given twice); at one path but read differently (another
+        datum) it is refused, naming both; copies at two paths follow classify's rule (the path
+        first in byte order is read, the other is its duplicate). Each STATE
         must be a regular file of this state version with numbers in range (docs/report-format.md,
         "State and shards"); sums that would overflow are refused. --state and --out must differ. Every state
         must have been made with the zone given (days are local days): a state made in another zone is
@@ -37,28 +39,30 @@ enum MergeCommand {
 
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
-        let format = try arguments.choice("format", as: ClassifyCommand.Format.self) ?? .json
-        let options = try ClassifyCommand.ruleOptions(arguments)
-        try ClassifyCommand.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
+        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let options = try RuleOptions.parse(arguments)
+        try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         // The state written is locked as classify locks it, so a classify run on it waits.
-        let lock = try arguments.value("state").map(StateFile.Lock.init(statePath:))
+        let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
         let tables = try TableSet(directory: try TableSearch.directory(arguments))
-        let badges = try arguments.value("badges").map { try ClassifyCommand.badgeCatalog($0, tables: tables, options: options) }
+        let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
         var merged = UnlockLedger()
         var owner: [String: String] = [:]
         for path in arguments.positionals {
             guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
             let ledger = try LedgerState.decode(bytes, path: path, options: options, tables: tables)
-            // An input in two states counts once when both read it alike (a shard given twice,
-            // shards that overlap); read differently (another path, another datum) the result
-            // would depend on the order of the states, so it is refused. Skipped files carry no counts.
+            // An input in two states at one path counts once when both read it alike (a shard
+            // given twice, shards that overlap); read differently (another datum, other rules) the
+            // result would depend on the order of the states, so it is refused. At two paths (a
+            // copy in each shard), the copies rule decides, as one run over both would.
             for (fingerprint, input) in ledger.inputs where input.status != .skipped {
-                if let other = owner[fingerprint], merged.inputs[fingerprint] != input || merged.contributions[fingerprint] != ledger.contributions[fingerprint] {
-                    throw StateError(path: path, reason: "input \(input.path) is also in \(other), read differently there (path, datum or rules); shards must agree on a shared input")
+                guard let ours = merged.inputs[fingerprint], ours.status != .skipped, ours.path == input.path else { continue }
+                if ours != input || merged.contributions[fingerprint] != ledger.contributions[fingerprint] {
+                    throw StateError(path: path, reason: "input \(input.path) is also in \(owner[fingerprint] ?? "another state"), read differently there (datum or rules); shards must agree on a shared input")
                 }
-                owner[fingerprint] = owner[fingerprint] ?? path
             }
-            merged.merge(ledger)
+            Copies.merge(ledger, into: &merged)
+            for (fingerprint, input) in ledger.inputs where input.status != .skipped { owner[fingerprint] = owner[fingerprint] ?? path }
         }
         var report: ClassifyReport
         do {
@@ -67,12 +71,12 @@ enum MergeCommand {
         } catch {
             throw StateError(path: arguments.positionals.joined(separator: ", "), reason: "\(error) (the states' numbers are too large to add)")
         }
-        if let badges { report.badges = badges.progress(in: report.json(), reported: &merged.reportedBadgePercents) }
+        if let badges { report.badges = badges.progress(in: report, reported: &merged.reportedBadgePercents) }
         if let statePath = arguments.value("state") {
             try AtomicFile.write(LedgerState.encode(merged, options: options, tables: tables), to: statePath)
         }
         withExtendedLifetime(lock) {}
-        try ClassifyCommand.emit(report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(report, format: format, to: arguments.value("out"))
         return .success
     }
 }

@@ -1,3 +1,5 @@
+import Intake
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,24 +12,11 @@ final class ProgressLine {
     private var lastUpdate = 0.0
     private let started: Double
     private var shown = false
-    private let inputsTotal: Int
-    private let bytesTotal: Int64
-    private var inputsDone = 0
-    private var bytesDone: Int64 = 0
 
     /// Shown when `enabled` (by default when standard error is a terminal).
-    init(inputsTotal: Int, bytesTotal: Int64, enabled: Bool = isatty(2) == 1) {
+    init(enabled: Bool = isatty(2) == 1) {
         self.enabled = enabled
         started = Self.now()
-        self.inputsTotal = inputsTotal
-        self.bytesTotal = bytesTotal
-    }
-
-    /// An input is done: its bytes count towards the ETA.
-    func finished(inputBytes: Int64, points: Int64) {
-        inputsDone += 1
-        bytesDone += inputBytes
-        update(points: points)
     }
 
     static func now() -> Double {
@@ -38,15 +27,15 @@ final class ProgressLine {
 
     /// Redraws at most five times a second: inputs done, points, rate, and an ETA from the bytes
     /// of the inputs done so far.
-    func update(points: Int64) {
+    func show(_ progress: IntakeProgress) {
         guard enabled else { return }
         let now = Self.now()
         guard now - lastUpdate >= 0.2 else { return }
         lastUpdate = now
         let elapsed = max(now - started, 1e-3)
-        var line = "inputs \(inputsDone)/\(inputsTotal)  \(points) points  \(Self.rate(Double(points) / elapsed)) points/s"
-        if bytesDone > 0, bytesTotal > bytesDone {
-            let remaining = elapsed * Double(bytesTotal - bytesDone) / Double(bytesDone)
+        var line = "inputs \(progress.inputsDone)/\(progress.inputsTotal)  \(progress.points) points  \(Self.rate(Double(progress.points) / elapsed)) points/s"
+        if progress.bytesDone > 0, progress.bytesTotal > progress.bytesDone {
+            let remaining = elapsed * Double(progress.bytesTotal - progress.bytesDone) / Double(progress.bytesDone)
             line += "  ETA \(Int(remaining) / 60):" + (Int(remaining) % 60 < 10 ? "0" : "") + "\(Int(remaining) % 60)"
         }
         fputs("\r\u{1B}[K" + line, stderr)

@@ -1,4 +1,5 @@
 import Foundation
+import Intake
 import Tracks
 
 #if canImport(Glibc)
@@ -16,14 +17,12 @@ import Darwin
 /// nothing is left behind even by a killed run; elsewhere it is removed when the process exits.
 ///
 /// How it is read is decided by its first bytes, as for a file named on the command line whose
-/// name says nothing: gzip (`1f 8b`) is decompressed, a zip (`PK 03 04`) walked like any zip
+/// name says nothing (the intake's rule): gzip is decompressed, a zip or tar walked like any
 /// archive, anything else recognised by its content (docs/input-formats.md).
 struct StandardInputCopy {
     /// The copy's path to open, shown as `-`.
     let path: InputPath
     let size: Int64
-    /// `-`, `-.gz` or `-.zip`: the name the format is decided by.
-    let formatName: String
 
     static func make() throws -> StandardInputCopy {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -42,13 +41,11 @@ struct StandardInputCopy {
         #endif
         var block = [UInt8](repeating: 0, count: 1 << 20)
         var total: Int64 = 0
-        var head: [UInt8] = []
         while true {
             let n = block.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
             guard n >= 0 else { throw InputError(path: "-", reason: "read failed at byte \(total): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
-            if head.count < 4 { head += block[0..<min(n, 4 - head.count)] }
             var written = 0
             while written < n {
                 let w = block.withUnsafeBytes { write(fd, $0.baseAddress! + written, n - written) }
@@ -61,8 +58,7 @@ struct StandardInputCopy {
             total += Int64(n)
         }
         // The descriptor stays open for the run: on Linux it is the only way to the file.
-        let formatName = head.starts(with: [0x1F, 0x8B]) ? "-.gz" : head.starts(with: [0x50, 0x4B, 0x03, 0x04]) ? "-.zip" : "-"
-        return StandardInputCopy(path: InputPath(bytes: Array(opened.utf8), display: "-"), size: total, formatName: formatName)
+        return StandardInputCopy(path: InputPath(bytes: Array(opened.utf8), display: "-"), size: total)
     }
 
     #if !os(Linux)

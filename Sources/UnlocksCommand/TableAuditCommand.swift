@@ -1,3 +1,4 @@
+import Intake
 import RegionTables
 import TextFormats
 import BorderAudit
@@ -18,7 +19,7 @@ enum TableAuditCommand {
             }
         }
         let audit = TableAudit(tables: tables, manifest: manifest)
-        try AuditCommand.writeOutputs(to: out, [
+        try OutputFolder.write(to: out, [
             ("tables-audit.json", audit.json().renderedUTF8() + [0x0A]),
             ("tables-audit.html", Array(audit.html().utf8)),
         ])

@@ -18,7 +18,10 @@ let package = Package(
             .product(name: "Tracks", package: "AdminUnlocks"),
             .product(name: "ChinaDatum", package: "AdminUnlocks"),
             .product(name: "TextFormats", package: "AdminUnlocks"),
+            .product(name: "Intake", package: "AdminUnlocks"),
         ]),
+        // The library classifying paths as `unlocks classify` does (Scripts/check-embedding).
+        .executableTarget(name: "ClassifyPaths", dependencies: [.product(name: "AdminUnlocks", package: "AdminUnlocks")]),
         // The tables' load time, resident memory and per-point cost (docs/embedding.md).
         .executableTarget(name: "MeasureTables", dependencies: [.product(name: "AdminUnlocks", package: "AdminUnlocks")]),
     ]

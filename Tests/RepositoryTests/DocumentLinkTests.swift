@@ -79,7 +79,7 @@ final class DocumentLinkTests: XCTestCase {
         let text = """
         See [the design](../shared/DESIGN.md), the `../shared/DESIGN.md` file, ![shot](docs/none.png),
         [format](docs/report-format.md#state), [web](https://example.com/x.md), [here](#top),
-        <img src="docs/audit-report.png"> and [abs](/etc/passwd), not `../share/adminunlocks`.
+        <img src="docs/audit-laptop.png"> and [abs](/etc/passwd), not `../share/adminunlocks`.
         ```
         [in code](../not/a/link.md)
         ```
@@ -88,7 +88,7 @@ final class DocumentLinkTests: XCTestCase {
         let references = Self.references(in: text)
         XCTAssertEqual(references.map(\.target), ["../shared/DESIGN.md", "../shared/DESIGN.md", "docs/none.png",
                                                   "docs/report-format.md#state", "https://example.com/x.md", "#top",
-                                                  "docs/audit-report.png", "/etc/passwd", "docs/locator.md"])
+                                                  "docs/audit-laptop.png", "/etc/passwd", "docs/locator.md"])
         let problems = references.map { Self.problem($0, from: "README.md", root: Self.root) }
         XCTAssertEqual(problems.map { $0 != nil }, [true, true, true, false, false, false, false, true, false])
         XCTAssertEqual(problems[0], "'../shared/DESIGN.md' leaves the repository")

@@ -115,7 +115,7 @@ final class BadgeCommandTests: XCTestCase {
             return result.stderr
         }
         try #"{"badges": [{"id": "x", "track": "pro", "metric": "explorer.tiles[15].maxSquare", "target": 5}]}"#.write(toFile: dir + "/unknown.json", atomically: true, encoding: .utf8)
-        XCTAssertTrue(try refusal(dir + "/unknown.json").contains("\(dir)/unknown.json: badge \"x\": \"explorer.tiles[15].maxSquare\" names no number in the report"))
+        XCTAssertTrue(try refusal(dir + "/unknown.json").contains("\(dir)/unknown.json: badge 1 (\"x\"): \"explorer.tiles[15].maxSquare\" names no number in the report"))
         try "{\"badges\": [{".write(toFile: dir + "/broken.json", atomically: true, encoding: .utf8)
         XCTAssertTrue(try refusal(dir + "/broken.json").contains("\(dir)/broken.json: not JSON: byte "))
         XCTAssertTrue(try refusal("/dev/zero").contains("/dev/zero: not a regular file"))

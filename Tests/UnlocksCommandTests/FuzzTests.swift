@@ -12,7 +12,7 @@ final class FuzzTests: XCTestCase {
     func testMutantsNeitherCrashNorHangAndReportsAddUp() throws {
         let seeds = try FuzzSeeds.find(root: Self.root)
         // Every format with a sample joins (FIT, TCX, KML… when their fixtures arrive).
-        for suffix in [".gpx", ".csv", ".json", ".geojson", ".zip", ".csv.gz"] {
+        for suffix in [".gpx", ".csv", ".json", ".geojson", ".zip", ".csv.gz", ".kmz", ".tar", ".tgz"] {
             XCTAssertTrue(seeds.contains { $0.suffix == suffix }, "no \(suffix) seed")
         }
         let work = NSTemporaryDirectory() + "unlocks-fuzz-\(getpid())"

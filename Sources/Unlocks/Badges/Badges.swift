@@ -24,68 +24,6 @@ public struct Badge: Equatable, Sendable {
     }
 }
 
-/// A number in the classify report, named by a path: `globalAreaKm2` (a member of `metrics`),
-/// `metrics.longestStreakDays`, `explorer.cells.gold`, `explorer.tiles[14].maxSquare` (`[N]`
-/// picks the entry of a list whose `zoom` is N). A first name that is not a member of the
-/// report is looked up in `metrics`, so the seed app's `BadgeMetrics` names work as they are.
-public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
-    enum Step: Hashable, Sendable {
-        case member(String)
-        case zoom(Int)
-    }
-
-    let steps: [Step]
-    /// The path as written.
-    public let description: String
-
-    /// Parses a path; nil when it is not one (empty names, an unclosed or non-integer `[…]`).
-    public init?(_ path: String) {
-        var steps: [Step] = []
-        var rest = Substring(path)
-        while !rest.isEmpty {
-            let name = rest.prefix { $0 != "." && $0 != "[" && $0 != "]" }
-            guard !name.isEmpty else { return nil }
-            steps.append(.member(String(name)))
-            rest = rest.dropFirst(name.count)
-            while rest.first == "[" {
-                guard let close = rest.firstIndex(of: "]"), let zoom = Int(rest[rest.index(after: rest.startIndex)..<close]), zoom >= 0 else { return nil }
-                steps.append(.zoom(zoom))
-                rest = rest[rest.index(after: close)...]
-            }
-            if rest.first == "." {
-                rest = rest.dropFirst()
-                guard !rest.isEmpty else { return nil }
-            } else if !rest.isEmpty {
-                return nil
-            }
-        }
-        guard !steps.isEmpty else { return nil }
-        self.steps = steps
-        description = path
-    }
-
-    /// Its value in a classify report's JSON (``ClassifyReport/json()``), or nil when the path
-    /// names no number there.
-    public func value(in report: JSONValue) -> Double? {
-        var current = report
-        var steps = self.steps[...]
-        if case let .member(first)? = steps.first, report[first] == nil, let metrics = report["metrics"] {
-            current = metrics
-        }
-        while let step = steps.popFirst() {
-            switch step {
-            case let .member(name):
-                guard let next = current[name] else { return nil }
-                current = next
-            case let .zoom(zoom):
-                guard let entry = current.arrayValue?.first(where: { $0["zoom"]?.numberValue == Double(zoom) }) else { return nil }
-                current = entry
-            }
-        }
-        return current.numberValue
-    }
-}
-
 /// An error in a badge file, naming the file, and the badge or byte where it is.
 public struct BadgeCatalogError: Error, CustomStringConvertible, Equatable {
     public let path: String
@@ -100,7 +38,9 @@ public struct BadgeCatalogError: Error, CustomStringConvertible, Equatable {
 
 /// The badges of a `--badges` file (docs/badges.md):
 /// `{"badges": [{"id": "…", "track": "exploration", "metric": "globalAreaKm2", "target": 1}, …]}`.
-/// Other members of a badge (a title, an icon) are the app's and are passed over.
+/// Other members of a badge (a title, an icon) are the app's and are passed over. Every metric
+/// is checked when the file is read: a name that is no number of the report is an error then,
+/// before any input is read.
 public struct BadgeCatalog: Equatable, Sendable {
     public var badges: [Badge]
 
@@ -130,26 +70,23 @@ public struct BadgeCatalog: Equatable, Sendable {
                 throw fail("\(label): unknown track \"\(trackName)\" (one of \(Badge.Track.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             guard let metricPath = entry["metric"]?.stringValue else { throw fail("\(label): no \"metric\" string") }
-            guard let metric = BadgeMetric(metricPath) else { throw fail("\(label): \"\(metricPath)\" is not a metric path (name.name, [zoom] for a list by zoom)") }
+            guard let steps = BadgeMetric.steps(of: metricPath) else { throw fail("\(label): \"\(metricPath)\" is not a metric path (name.name, [zoom] for a list by zoom)") }
+            guard let metric = BadgeMetric(steps: steps, path: metricPath) else {
+                throw fail("\(label): \"\(metricPath)\" names no number in the report (docs/badges.md lists the metrics)")
+            }
             guard let target = entry["target"]?.numberValue, target.isFinite, target > 0 else { throw fail("\(label): \"target\" must be a number above 0") }
             badges.append(Badge(id: id, track: track, metric: metric, target: target))
         }
         self.badges = badges
     }
 
-    /// The badges whose metric names no number in `report` (an empty ledger's report holds every
-    /// metric, so a catalog is checked before any input is read).
-    public func unknownMetrics(in report: JSONValue) -> [Badge] {
-        badges.filter { $0.metric.value(in: report) == nil }
-    }
-
     /// Each badge's progress in `report`. `reported` holds, by badge id, the highest percent ever
     /// reported (kept in the state); it is raised to this run's percent where that is higher and
     /// never lowered, so an app that sends ``BadgeProgress/reportedPercent`` never sends Game
     /// Center a value lower than one it sent before (which Game Center silently drops).
-    public func progress(in report: JSONValue, reported: inout [String: Int]) -> [BadgeProgress] {
+    public func progress(in report: ClassifyReport, reported: inout [String: Int]) -> [BadgeProgress] {
         badges.map { badge in
-            let value = badge.metric.value(in: report) ?? 0
+            let value = badge.metric.value(in: report)
             let percent = BadgeProgress.percent(value: value, target: badge.target)
             let highest = max(reported[badge.id] ?? 0, percent)
             reported[badge.id] = highest

@@ -32,6 +32,13 @@ public struct DatumHint: Equatable, Sendable {
         ChinaMapSoftware(name: "Tencent Maps (腾讯地图)", words: ["tencent", "腾讯"], datum: .gcj02),
     ]
 
+    /// The one rule for a hint: a file whose writer names itself `creator`, read in `datum`, has a
+    /// hint when its creator names one of ``software`` whose datum is not `datum`.
+    public static func hint(creator: String, readIn datum: Datum) -> DatumHint? {
+        guard let hint = DatumHint(creator: creator), hint.datum != datum else { return nil }
+        return hint
+    }
+
     /// The hint for a file whose writer names itself `creator` (GPX `creator`, TCX `Creator`,
     /// KML's), or nil when it names none of ``software``.
     public init?(creator: String) {

@@ -167,4 +167,14 @@ public struct FamiliarityCounts: Equatable, Sendable {
         bright += other.bright
         gold += other.gold
     }
+
+    /// Cells that reached `level` (gray is not counted here: 0).
+    public func count(at level: FamiliarityLevel) -> Int {
+        switch level {
+        case .gray: return 0
+        case .lit: return lit
+        case .bright: return bright
+        case .gold: return gold
+        }
+    }
 }

@@ -2,18 +2,22 @@
 ///
 /// Swift's `Dictionary` hashes every `Int64` key with seeded SipHash; a track touches a cell per
 /// point, so this table uses a multiplicative hash and linear probing instead (about 3× faster
-/// here). Memory: 24 bytes per slot, at most 2 slots per cell.
-public struct CellTable: Equatable, Sendable, Sequence {
+/// here). Memory: 24 bytes per slot, at most 2 slots per cell, and 8 bytes per cell for the
+/// order of arrival.
+package struct CellTable: Equatable, Sendable, Sequence {
     private static let empty = Int64.min
     private var keys: [Int64]
     private var values: [CellVisit]
-    public private(set) var count = 0
+    package private(set) var count = 0
+    /// The keys in the order the cells were first explored: what a caller that reports as it
+    /// goes (``LiveLedger``) reads from where it last stopped, `arrivals[seen...]`.
+    package private(set) var arrivals: [Int64] = []
     private var mask: Int
     /// The cell explored last and its stored visitor.
     private var lastKey = Int64.min
     private var lastVisit = CellVisit(time: .min, country: -1, chinaRegion: -1)
 
-    public init(minimumCapacity: Int = 0) {
+    package init(minimumCapacity: Int = 0) {
         var capacity = 16
         while capacity < minimumCapacity * 2 { capacity <<= 1 }
         keys = Array(repeating: Self.empty, count: capacity)
@@ -26,7 +30,7 @@ public struct CellTable: Equatable, Sendable, Sequence {
         Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
     }
 
-    public subscript(key: Int64) -> CellVisit? {
+    package subscript(key: Int64) -> CellVisit? {
         var i = slot(for: key)
         while true {
             let k = keys[i]
@@ -39,7 +43,7 @@ public struct CellTable: Equatable, Sendable, Sequence {
     /// Records that `visit` reached the cell; the earliest visitor is kept. Consecutive visits to
     /// the same cell (a track's points, some 20 to a cell at walking pace) skip the hash lookup.
     @inline(__always)
-    public mutating func explore(_ key: Int64, _ visit: CellVisit) {
+    package mutating func explore(_ key: Int64, _ visit: CellVisit) {
         if key == lastKey, !visit.isEarlier(than: lastVisit) { return }
         var i = slot(for: key)
         while true {
@@ -56,6 +60,7 @@ public struct CellTable: Equatable, Sendable, Sequence {
                 lastKey = key
                 lastVisit = visit
                 count += 1
+                arrivals.append(key)
                 if count * 2 > keys.count { grow() }
                 return
             }
@@ -63,25 +68,27 @@ public struct CellTable: Equatable, Sendable, Sequence {
         }
     }
 
+    /// Doubles the slots; the order of arrival stays.
     private mutating func grow() {
         var bigger = CellTable(minimumCapacity: keys.count)
         forEachCell { key, visit in bigger.explore(key, visit) }
+        bigger.arrivals = arrivals
         self = bigger
     }
 
     /// The keys in ascending order (for deterministic output).
-    public func sortedKeys() -> [Int64] {
+    package func sortedKeys() -> [Int64] {
         keys.filter { $0 != Self.empty }.sorted()
     }
 
     /// Calls `body` with every cell, in no particular order: a plain loop over the slots, much
     /// faster than the `Sequence` iterator where every cell of an archive is visited.
     @inline(__always)
-    public func forEachCell(_ body: (Int64, CellVisit) throws -> Void) rethrows {
+    package func forEachCell(_ body: (Int64, CellVisit) throws -> Void) rethrows {
         for i in keys.indices where keys[i] != Self.empty { try body(keys[i], values[i]) }
     }
 
-    public func makeIterator() -> AnyIterator<(key: Int64, value: CellVisit)> {
+    package func makeIterator() -> AnyIterator<(key: Int64, value: CellVisit)> {
         var i = 0
         return AnyIterator {
             while i < keys.count {
@@ -93,7 +100,7 @@ public struct CellTable: Equatable, Sendable, Sequence {
     }
 
     /// Equal contents, whatever the capacity or insertion order.
-    public static func == (a: CellTable, b: CellTable) -> Bool {
+    package static func == (a: CellTable, b: CellTable) -> Bool {
         guard a.count == b.count else { return false }
         return a.allSatisfy { b[$0.key] == $0.value }
     }
@@ -109,7 +116,7 @@ public struct CellList: Equatable, Sendable, Sequence {
     public init() {}
 
     /// The cells of a table, sorted by key.
-    public init(_ table: CellTable) {
+    package init(_ table: CellTable) {
         var pairs: [(Int64, CellVisit)] = []
         pairs.reserveCapacity(table.count)
         table.forEachCell { pairs.append(($0, $1)) }

@@ -12,6 +12,7 @@
 ///    Untimed points and legs have no moment and always count.
 /// 3. Regions' visits, explored cells and tiles (earliest visitor) and days are the union over the inputs
 ///    that are not superseded: a second recording of a moment is evidence of the same presence.
+///    The points read, kept and dropped are summed over the same inputs.
 /// 4. A cell's effective passes are counted over the union of those inputs' pass candidates
 ///    (``PassCandidates``): two recordings of one walk give candidates seconds apart, within the
 ///    4 hours, so the walk counts once.
@@ -29,6 +30,8 @@ public struct CombinedLedger: Sendable {
     public var durationMilliseconds: Int64 = 0
     /// Kept points of the counted moments (ground and in flight, untimed ones included).
     public var pointsCounted: Int64 = 0
+    /// Points read, kept, in flight and dropped over the inputs, superseded readings excluded.
+    public var points = PointTotals()
     /// How each input with a contribution fared, by fingerprint.
     public var standing: [String: InputStanding] = [:]
     /// The counted timed minutes in order, with the distance and duration counted in each (for
@@ -36,6 +39,27 @@ public struct CombinedLedger: Sendable {
     public var countedMinutes: [(minute: Int64, distanceMillimetres: Int64, durationMilliseconds: Int64)] = []
 
     public init() {}
+}
+
+/// Points read, kept, in flight and dropped by reason, over the inputs that count: a superseded
+/// reading counts nothing, so read = kept + dropped holds for the totals as for each input.
+public struct PointTotals: Equatable, Sendable {
+    public var read: Int64 = 0
+    public var kept: Int64 = 0
+    public var inFlight: Int64 = 0
+    public var dropped: [DropReason: Int64] = [:]
+
+    public init() {}
+
+    /// Adds an input's counts, every sum checked.
+    mutating func add(_ input: InputRecord) throws(LedgerOverflow) {
+        read = try LedgerOverflow.sum(read, input.pointsRead, "points read")
+        kept = try LedgerOverflow.sum(kept, input.pointsKept, "points kept")
+        inFlight = try LedgerOverflow.sum(inFlight, input.pointsInFlight, "points in flight")
+        for (reason, n) in input.dropped {
+            dropped[reason] = try LedgerOverflow.sum(dropped[reason] ?? 0, n, "points dropped (\(reason.rawValue))")
+        }
+    }
 }
 
 /// One input in the combined view: whether it was superseded, which minutes it stood for, and
@@ -58,9 +82,13 @@ extension UnlockLedger {
     public func combined() throws(LedgerOverflow) -> CombinedLedger {
         var view = CombinedLedger()
         let fingerprints = contributions.keys.filter { inputs[$0] != nil && !contributions[$0]!.isEmpty }.sorted()
-        guard !fingerprints.isEmpty else { return view }
+        guard !fingerprints.isEmpty else {
+            for input in inputs.values { try view.points.add(input) }
+            return view
+        }
         let parts = fingerprints.map { contributions[$0]! }
-        let extents = parts.map(\.timedExtent)
+        var extents: [(minutes: Int64, points: Int64)] = []
+        for part in parts { extents.append(try part.timedExtent()) }
         // Highest priority first: denser, then more points, then the smaller fingerprint.
         func higher(_ a: Int, _ b: Int) -> Bool {
             let left = extents[a].points.multipliedFullWidth(by: max(extents[b].minutes, 1))
@@ -164,6 +192,10 @@ extension UnlockLedger {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }
             standings[i].minutes = extents[i].minutes
             view.standing[fingerprints[i]] = standings[i]
+        }
+        // 5. The inputs' point counts, a superseded reading's left out (it counts nothing).
+        for (fingerprint, input) in inputs where view.standing[fingerprint]?.supersededBy == nil {
+            try view.points.add(input)
         }
         return view
     }

@@ -77,18 +77,6 @@ public struct MomentTally: Equatable, Sendable {
         places.append((place, 1))
     }
 
-    /// Adds another tally of the same minute (an input whose time ran back into a minute it had left).
-    mutating func add(_ other: MomentTally) {
-        points += other.points
-        inFlight += other.inFlight
-        distanceMillimetres += other.distanceMillimetres
-        flightDistanceMillimetres += other.flightDistanceMillimetres
-        durationMilliseconds += other.durationMilliseconds
-        for entry in other.places {
-            if let i = places.firstIndex(where: { $0.place == entry.place }) { places[i].points += entry.points } else { places.append(entry) }
-        }
-    }
-
     /// Nothing recorded.
     public var isEmpty: Bool { points == 0 && distanceMillimetres == 0 && durationMilliseconds == 0 && places.isEmpty }
 }
@@ -120,12 +108,13 @@ public struct InputContribution: Equatable, Sendable {
     public var isEmpty: Bool { regions.isEmpty && cells.count == 0 && tiles.count == 0 && days.isEmpty && moments.isEmpty }
 
     /// Timed minutes and kept points in them: the input's density decides which input stands
-    /// for a minute that several recorded.
-    var timedExtent: (minutes: Int64, points: Int64) {
+    /// for a minute that several recorded. Fails when the points do not fit in 64 bits (a
+    /// crafted state: a minute holds at most 2^53).
+    func timedExtent() throws(LedgerOverflow) -> (minutes: Int64, points: Int64) {
         var minutes: Int64 = 0, points: Int64 = 0
         for (minute, tally) in moments where minute != MomentTally.untimedMinute {
             minutes += 1
-            points += tally.points
+            points = try LedgerOverflow.sum(points, tally.points, "point count of an input")
         }
         return (minutes, points)
     }

@@ -43,6 +43,8 @@ public struct LiveLedger {
     private var baselineCells = CellList()
     private var baselineRegions: [RegionKey: RegionEvidence] = [:]
     private var standings: [RegionKey: RegionStanding] = [:]
+    /// The recording's cells already measured (``CellTable/arrivals``, up to here).
+    private var cellsSeen = 0
 
     /// Starts from a state saved by ``encodedState()`` or `unlocks classify --state` (nil: an
     /// empty ledger). The options must be those the state was made with, as on the command
@@ -78,9 +80,9 @@ public struct LiveLedger {
         record.activityType = activityType
         record.datum = datum
         var classifier = TrackClassifier(locator: locator, options: options)
-        classifier.collectsExploredKeys = true
         classifier.begin(record)
         recording = classifier
+        cellsSeen = 0
     }
 
     /// The `format` of a recording's input record.
@@ -106,9 +108,10 @@ public struct LiveLedger {
     @discardableResult
     public mutating func endRecording() throws(LiveLedgerError) -> LiveChanges {
         guard var classifier = recording else { throw .noRecording }
-        classifier.finish()
+        classifier.settle()
         recording = classifier
-        let last = changes(finishedInput: classifier.ledger.contributions[classifier.record.fingerprint] ?? InputContribution())
+        let last = changes()
+        classifier.finish()
         finished.merge(classifier.ledger)
         recording = nil
         baselineCells = CellList()
@@ -137,8 +140,8 @@ public struct LiveLedger {
     /// kept as reported (saved by ``encodedState()``): send Game Center
     /// ``BadgeProgress/reportedPercent``, which never goes down, even after ``forget(ids:)``.
     public mutating func badges(_ catalog: BadgeCatalog, lenient: Bool = false, includePassedThrough: Bool = false) throws(LedgerOverflow) -> [BadgeProgress] {
-        let json = try report(lenient: lenient, includePassedThrough: includePassedThrough).json()
-        return catalog.progress(in: json, reported: &finished.reportedBadgePercents)
+        let report = try report(lenient: lenient, includePassedThrough: includePassedThrough)
+        return catalog.progress(in: report, reported: &finished.reportedBadgePercents)
     }
 
     /// The report's entry for the local day (in ``ClassifyOptions/timeZone``) that contains `now`:
@@ -198,13 +201,9 @@ public struct LiveLedger {
         standings = combined.regions.compactMapValues { RegionStanding(merging: nil, $0) }
     }
 
-    /// What the recording's evidence and explored cells changed since the last call. Once the
-    /// recording has ended, `finishedInput` is its contribution (the classifier's is reset).
-    private mutating func changes(finishedInput: InputContribution? = nil) -> LiveChanges {
-        guard var classifier = recording, classifier.sawTimed || options.includePlans else { return LiveChanges() }
-        // Moved out while its evidence is read (so that `weigh` may change `standings`), then back.
-        recording = nil
-        defer { recording = classifier }
+    /// What the recording's evidence and explored cells changed since the last call.
+    private mutating func changes() -> LiveChanges {
+        guard let classifier = recording, classifier.sawTimed || options.includePlans else { return LiveChanges() }
         var result = LiveChanges()
         func weigh(_ key: RegionKey, _ evidence: RegionEvidence) {
             // Most regions of a recording are confirmed early: one lookup then.
@@ -222,13 +221,10 @@ public struct LiveLedger {
             result.regions.append(RegionChange(key: key, code: region.code, name: region.name, englishName: region.englishName,
                                                standing: standing, previous: previous, evidence: visits, firstVisit: first))
         }
-        if let finishedInput {
-            for (key, evidence) in finishedInput.regions { weigh(key, evidence) }
-        } else {
-            classifier.forEachRegionSoFar(weigh)
-        }
-        for key in classifier.exploredKeys where baselineCells[key] == nil { result.newCells += 1 }
-        classifier.exploredKeys.removeAll(keepingCapacity: true)
+        classifier.forEachRegionSoFar(weigh)
+        let cells = classifier.cellsSoFar
+        for key in cells.arrivals[cellsSeen...] where baselineCells[key] == nil { result.newCells += 1 }
+        cellsSeen = cells.count
         result.regions.sort { ($0.firstVisit, $0.key) < ($1.firstVisit, $1.key) }
         return result
     }

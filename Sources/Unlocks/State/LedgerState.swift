@@ -58,6 +58,8 @@ public enum LedgerState {
     /// The largest count, sum or time a state may hold: every integer up to it is exact as a JSON
     /// number, and sums of two stay far inside 64 bits.
     static let largestNumber: Double = 9_007_199_254_740_992  // 2^53
+    /// The largest local day (days since 1970, either sign) of a time within ±2^53 ms.
+    static let largestDay = Int64(largestNumber) / 86_400_000 + 1
 
     /// Checks the first bytes of a state file: nil when they are a state of this version, else why not.
     public static func headerProblem(_ prefix: [UInt8]) -> String? {
@@ -342,8 +344,13 @@ public enum LedgerState {
                 for reason in DropReason.allCases {
                     if let n = item["dropped"]?[reason.rawValue] { record.dropped[reason] = try integer(n, "\(reason.rawValue) points of \(path)") }
                 }
-                guard record.pointsKept <= record.pointsRead, record.pointsInFlight <= record.pointsRead else {
+                guard record.pointsKept <= record.pointsRead, record.pointsInFlight <= record.pointsKept else {
                     throw fail("input \(path) keeps more points than it read")
+                }
+                // Every point read is kept or dropped for a reason (each count is at most 2^53: no overflow).
+                let accounted = record.dropped.values.reduce(record.pointsKept, +)
+                guard accounted == record.pointsRead else {
+                    throw fail("input \(path) read \(record.pointsRead) points but keeps \(record.pointsKept) and drops \(accounted - record.pointsKept): every point read is kept or dropped")
                 }
                 ledger.inputs[fingerprint] = record
                 guard let regions = item["regions"] else { continue }
@@ -360,7 +367,12 @@ public enum LedgerState {
                     evidence.passedBy = try visit(fields[4])
                     part.regions[RegionKey(level: level, index: index)] = evidence
                 }
-                part.days = Set(try (item["days"]?.arrayValue ?? []).map { try integer($0, "day of \(path)", signed: true) })
+                part.days = Set(try (item["days"]?.arrayValue ?? []).map { value in
+                    let day = try integer(value, "day of \(path)", signed: true)
+                    // The days of times within ±2^53 ms (and a day of offset either side).
+                    guard abs(day) <= largestDay else { throw fail("day \(day) of \(path) is beyond the days of ±2^53 ms") }
+                    return day
+                })
                 ledger.contributions[fingerprint] = part
                 sized.append((fingerprint, try integer(item["places"], "place count of \(path)", optional: false),
                               try integer(item["minutes"], "minute count of \(path)", optional: false),
@@ -383,6 +395,7 @@ public enum LedgerState {
                 return Int(value)
             }
             let largestMinute = Int64(largestNumber) / 60_000
+            let largestCellKey = ExploredGrid.key(row: ExploredGrid.maximumRow, column: (1 << 23) - 1)
             for (fingerprint, placeCount, minuteCount, cellCount) in sized {
                 let path = ledger.inputs[fingerprint]!.path
                 // Each place, minute and cell takes at least 2 bytes: counts beyond the file are damage.
@@ -442,10 +455,18 @@ public enum LedgerState {
                 let firstSecond = ZigZag.decode(try next("first cell second"))
                 let largestSecond = Int64(largestNumber) / 1000
                 guard firstSecond >= -largestSecond, firstSecond <= largestSecond else { throw fail("input \(path): first cell second \(firstSecond) beyond ±2^53 ms") }
-                var key: Int64 = 0
+                var key: Int64 = 0, row = Int64.min, columns: Int64 = 0
                 for n in 0..<cellCount {
                     key &+= Int64(bitPattern: try next("cell key"))
                     guard n == 0 || key > keys[keys.count - 1] else { throw fail("input \(path): cells out of order or listed twice at byte \(offset)") }
+                    // A cell of the grid: a row from pole to pole, a column of that row.
+                    guard key >= 0, key <= largestCellKey else { throw fail("input \(path): cell key \(key) at byte \(offset) is not on the grid") }
+                    let cell = ExploredGrid.cell(ofKey: key)
+                    if cell.row != row {
+                        row = cell.row
+                        columns = ExploredGrid.columnCount(row: row)
+                    }
+                    guard cell.column < columns else { throw fail("input \(path): cell key \(key) at byte \(offset) is not on the grid") }
                     let second = try next("cell time")
                     guard second == 0 || second - 1 <= UInt64(largestSecond - firstSecond) else {
                         throw fail("input \(path): cell time at byte \(offset) beyond 2^53 ms")
@@ -502,8 +523,11 @@ public enum LedgerState {
                         continue
                     }
                     if n == 3 {
-                        n += try next("cell pass count")
-                        guard n <= UInt64(end - offset) + 3 else { throw fail("input \(path): \(n) passes of a cell do not fit in the file") }
+                        // Each further pass takes a byte at least: a count beyond the file is damage
+                        // (checked before it is added, which could otherwise overflow).
+                        let more = try next("cell pass count")
+                        guard more <= UInt64(end - offset) else { throw fail("input \(path): \(more) more passes of a cell do not fit in the file") }
+                        n += more
                     }
                     let base = visit.time == Int64.max ? 0 : visit.time / 1000
                     var second = base &+ ZigZag.decode(head >> 2)

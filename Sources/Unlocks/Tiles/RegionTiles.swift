@@ -25,7 +25,7 @@ public struct RegionTileCount: Equatable, Sendable {
 /// and the tile centres in an interval (half-open in longitude: a centre on a border shared by two
 /// units counts in one) are counted without testing them one by one. Work grows with the rows
 /// and edges, not with the tiles, so China or Russia at zoom 17 stays cheap.
-public struct RegionTileCounter {
+package struct RegionTileCounter {
     private let table: RegionTable
     /// The visited tiles by zoom (keys of that zoom).
     private let visited: [Int: TileList]
@@ -38,13 +38,13 @@ public struct RegionTileCounter {
     private var unitCounts: [Int: [Int32: (visited: Int, total: Int)]] = [:]
 
     /// A counter of `table`'s regions' tiles, `visited` the archive's visited tiles by zoom.
-    public init(table: RegionTable, visited: [Int: TileList]) {
+    package init(table: RegionTable, visited: [Int: TileList]) {
         self.table = table
         self.visited = visited
     }
 
     /// The visited and total tiles at `zoom` of each region of `regions` (indices in the table).
-    public mutating func counts(ofRegions regions: [Int32], zoom: Int) -> [Int32: RegionTileCount] {
+    package mutating func counts(ofRegions regions: [Int32], zoom: Int) -> [Int32: RegionTileCount] {
         let visited = self.visited[zoom] ?? TileList()
         let units = regionUnits()
         var result: [Int32: RegionTileCount] = [:]

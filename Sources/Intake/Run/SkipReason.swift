@@ -1,0 +1,55 @@
+/// Why the intake passes a file over without reading it: the text the report gives
+/// (docs/report-format.md). Skipped files never make a run fail.
+public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// Its name is no track format (a photo, a PDF, `export.xml` outside a bundle).
+    case notATrackFormat
+    /// A JSON file found in a folder or archive whose structure is none of the track formats.
+    case notATrackJSON
+    /// Part of an export bundle that is not a track (``ExportBundle/Kind``).
+    case metadata(ExportBundle.Kind)
+    /// A route planned in Strava (`routes/`): where one meant to go, not where one went.
+    case plannedRoute
+    /// An activity its bundle labels virtual (Zwift and the like): drawn on real coordinates
+    /// of somewhere never visited.
+    case virtualActivity
+    /// The same file (device and inode) or the same bytes (fingerprint) reached by another
+    /// path, which is read: the first in byte order.
+    case duplicate
+    /// A file this tool wrote (an audit's GeoJSON, a report, a state).
+    case ownOutput
+    /// An archive inside an archive inside an archive: only one level of nesting is opened.
+    case nestedTooDeep
+    /// An archive format other than zip, gzip and tar inside an archive (7z, rar, jar).
+    case archiveFormatNotRead
+    case encrypted
+    case notARegularFile
+    case hidden
+    case hiddenFolder
+    /// AppleDouble files (`__MACOSX/`, `._name`) macOS adds to zips.
+    case macResourceFork
+    /// A file of no bytes: nothing to read, and no copy of any other empty file.
+    case empty
+    /// An archive that holds no file.
+    case emptyArchive
+
+    public var description: String {
+        switch self {
+        case .notATrackFormat: "not a track format"
+        case .notATrackJSON: "not a known JSON track format"
+        case let .metadata(kind): "metadata of \(kind.rawValue)"
+        case .plannedRoute: "planned route (not a recorded track)"
+        case .virtualActivity: "virtual activity"
+        case .duplicate: "duplicate"
+        case .ownOutput: "the tool's own output"
+        case .nestedTooDeep: "nested archive too deep"
+        case .archiveFormatNotRead: "archive format not read (unpack it)"
+        case .encrypted: "encrypted"
+        case .notARegularFile: "not a regular file"
+        case .hidden: "hidden file"
+        case .hiddenFolder: "hidden folder (not walked)"
+        case .macResourceFork: "macOS resource fork"
+        case .empty: "empty file"
+        case .emptyArchive: "empty archive (no files in it)"
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Tracks
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file met by the walk: where its bytes are, how it is shown, and whether it is to be read.
+public struct WalkedFile: Sendable {
+    enum Origin: Sendable {
+        case file(InputPath)
+        case memory([UInt8])
+    }
+    let origin: Origin
+    /// The path as reports show it.
+    public let path: String
+    public let size: Int64
+    /// Given by the caller (read whatever its name), or found in a folder (read only when its
+    /// name is a track format or an archive).
+    public let explicit: Bool
+    /// Why the file is not to be read (it repeats another, it is hidden), or nil.
+    public var skipReason: SkipReason?
+    /// For a duplicate: the path of the copy that is read.
+    public var duplicateOf: String?
+    /// The name that decides how the file is read: its path, except standard input's copy (`-`).
+    let name: String
+
+    init(origin: Origin, path: String, size: Int64, explicit: Bool, skipReason: SkipReason? = nil, name: String? = nil) {
+        self.origin = origin
+        self.path = path
+        self.size = size
+        self.explicit = explicit
+        self.skipReason = skipReason
+        self.name = name ?? path
+    }
+}
+
+/// Finds the files under the sources: folders are walked recursively in name order (by bytes,
+/// so runs are deterministic). Every file met is returned, the ones not to be read with the
+/// reason:
+/// - each file and folder is visited once, known by its device and inode: a folder reached again
+///   (a symbolic link to `.` or to a parent) is not walked again; a file reached by several paths
+///   is read by the first of them in byte order, the others are its `duplicate`s (whatever the
+///   order the paths were given in);
+/// - names are read as bytes: one that is not UTF-8 is found like any other and shown escaped;
+/// - hidden entries (names starting with a dot) are not read; a hidden folder is listed once,
+///   not walked.
+enum InputWalk {
+    private struct Walk {
+        var found: [WalkedFile] = []
+        var folders: Set<FileIdentity> = []
+        var files: [FileIdentity: [Int]] = [:]
+
+        mutating func add(_ path: InputPath, _ status: stat, explicit: Bool, name: String? = nil) {
+            files[FileIdentity(status), default: []].append(found.count)
+            found.append(WalkedFile(origin: .file(path), path: path.display, size: Int64(status.st_size), explicit: explicit, name: name))
+        }
+
+        mutating func walk(_ directory: InputPath) throws(IntakeError) {
+            guard let handle = directory.withCString({ opendir($0) }) else {
+                throw IntakeError(kind: .cannotList, path: directory.display, reason: "cannot list: \(String(cString: strerror(errno)))")
+            }
+            var names: [[UInt8]] = []
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+                if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
+            }
+            closedir(handle)
+            for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let path = directory.appending(name)
+                guard let status = path.status() else {
+                    // A dangling link or an entry that vanished: a file the run cannot open.
+                    found.append(WalkedFile(origin: .file(path), path: path.display, size: 0, explicit: false))
+                    continue
+                }
+                let isFolder = (status.st_mode & S_IFMT) == S_IFDIR
+                if name.first == UInt8(ascii: ".") {
+                    found.append(WalkedFile(origin: .file(path), path: path.display, size: isFolder ? 0 : Int64(status.st_size), explicit: false,
+                                            skipReason: isFolder ? .hiddenFolder : .hidden))
+                } else if isFolder {
+                    if folders.insert(FileIdentity(status)).inserted { try walk(path) }
+                } else if (status.st_mode & S_IFMT) == S_IFREG {
+                    add(path, status, explicit: false)
+                } else {
+                    found.append(WalkedFile(origin: .file(path), path: path.display, size: 0, explicit: false, skipReason: .notARegularFile))
+                }
+            }
+        }
+
+        /// A file reached by several paths is read by the first in byte order.
+        mutating func markDuplicates() {
+            for indices in files.values where indices.count > 1 {
+                let first = indices.min { found[$0].path.precedesInBytes(found[$1].path) }!
+                for index in indices where index != first {
+                    found[index].skipReason = .duplicate
+                    found[index].duplicateOf = found[first].path
+                }
+            }
+        }
+    }
+
+    /// The files of `sources`, in order.
+    static func files(of sources: [IntakeSource]) throws(IntakeError) -> [WalkedFile] {
+        var walk = Walk()
+        for source in sources {
+            switch source.kind {
+            case let .memory(name, bytes):
+                walk.found.append(WalkedFile(origin: .memory(bytes), path: name, size: Int64(bytes.count), explicit: true))
+            case let .path(path, name):
+                guard let status = path.status() else {
+                    throw IntakeError(kind: .notFound, path: path.display, reason: "cannot open: \(String(cString: strerror(errno)))")
+                }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
+                    if walk.folders.insert(FileIdentity(status)).inserted { try walk.walk(path) }
+                } else {
+                    walk.add(path, status, explicit: true, name: name)
+                }
+            }
+        }
+        walk.markDuplicates()
+        return walk.found
+    }
+}

@@ -1,0 +1,198 @@
+import RegionTables
+import Tracks
+
+// Placing ground points and weighing their evidence (the rules of docs/report-format.md,
+// "Evidence"): the reused lookup, the pending point, per-level evidence.
+
+extension TrackClassifier {
+    /// Weighs the pending point (the anchor) now that its outgoing leg is known (or there is none).
+    @inline(__always)
+    mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil) {
+        guard pendingActive else { return }
+        pendingActive = false
+        var been = pendingBeen || outgoingAtHumanSpeed
+        if !been, pendingHasPredecessor, let b = successor, let t0 = pendingPredecessor.time, let t1 = b.time, t1 > t0 {
+            been = scale.metres(from: pendingPredecessor, to: b) <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+        }
+        if anchorReused {
+            let time = anchor.point.time
+            let visit = Visit(time: time, latitude: anchor.point.latitude, longitude: anchor.point.longitude)
+            if been {
+                reuseCount += 1
+                reuseFirst = earliest(reuseFirst, visit)
+            } else {
+                passedReuseCount += 1
+                passedReuseFirst = earliest(passedReuseFirst, visit)
+            }
+            let place = reusedPlace(been: been)
+            useMinute(ofTime: time)
+            tally.count(place: place)
+        } else {
+            weigh(been: been)
+        }
+    }
+
+    /// Places a ground point: true when it reuses the last lookup's placement (`lookupPlacement`),
+    /// false when it was located afresh (the placement is then put in `anchorPlacement`), nil
+    /// when it cannot be located. A point near the last located one reuses its answer
+    /// when that cannot change it: it is inside at every level it has, the placement is stable
+    /// (`RegionLocator.placementIsStable`: no China level missing in China, no datum gate near
+    /// China's border), and it moved less than the smallest margin minus its accuracy (with 1% and 1 m to spare for the datum shift's slight
+    /// stretch). Then every level has the same region and the margin still exceeds the accuracy,
+    /// so the evidence is what a fresh lookup would give; the margins are dropped (nil: "far
+    /// enough"). Tracks sample every few metres, so most points take this path.
+    mutating func place(_ point: TrackPoint) -> Bool? {
+        let accuracy = point.accuracy ?? options.assumedAccuracy
+        // Untimed points are tentative, which a reused placement (confirmed) would not say.
+        if point.time != nil, hasLookup {
+            let moved = scale.metres(from: lookupPoint, to: point) * 1.01 + 1
+            if moved + accuracy <= lookupClearance { return true }
+        }
+        flushReuse()
+        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
+        // The levels that have a region: all inside, and the smallest margin (the first one met
+        // on ties, as `min()` takes it).
+        var levels = 0, allInside = true, clearance = 0.0
+        let radius = locator.marginRadius
+        func include(_ level: LevelPlacement) {
+            guard level.region != nil else { return }
+            if level.status != .inside { allInside = false }
+            let margin = level.marginMetres ?? radius
+            if levels == 0 || margin < clearance { clearance = margin }
+            levels += 1
+        }
+        include(placement.country)
+        include(placement.province)
+        include(placement.city)
+        include(placement.county)
+        if levels > 0, allInside,
+           locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius) {
+            var reusable = placement
+            reusable.country.marginMetres = nil
+            reusable.province.marginMetres = nil
+            reusable.city.marginMetres = nil
+            reusable.county.marginMetres = nil
+            hasLookup = true
+            lookupPoint = point
+            lookupPlacement = reusable
+            lookupClearance = clearance
+            lookupCell = (placement.country.region ?? -1, placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
+        } else {
+            hasLookup = false
+        }
+        reusedPlaces = (nil, nil)
+        anchorPlacement = placement
+        return false
+    }
+
+    /// Calls `body` with the current input's evidence of each region so far, the points that
+    /// reused the last lookup included (they are added to `part` only when the lookup changes).
+    /// For ``LiveLedger``, after each point.
+    func forEachRegionSoFar(_ body: (RegionKey, RegionEvidence) -> Void) {
+        let reused = (reuseCount > 0 || passedReuseCount > 0) && hasLookup ? lookupPlacement : nil
+        func withReuse(_ key: RegionKey, _ evidence: RegionEvidence) -> RegionEvidence {
+            guard let reused, reused.level(key.level).region == key.index else { return evidence }
+            var evidence = evidence
+            evidence.confirmedBy = earliest(evidence.confirmedBy, reuseFirst)
+            evidence.passedBy = earliest(evidence.passedBy, passedReuseFirst)
+            return evidence
+        }
+        for (key, evidence) in part.regions { body(key, withReuse(key, evidence)) }
+        if let reused {
+            for level in RegionLevel.allCases {
+                guard let region = reused.level(level).region else { continue }
+                let key = RegionKey(level: level, index: region)
+                if part.regions[key] == nil { body(key, withReuse(key, RegionEvidence())) }
+            }
+        }
+    }
+
+    /// Adds the points that reused the last lookup to the ledger: inside, confirmed, at every level.
+    /// Points only passed at vehicle speed count as passed, not inside.
+    mutating func flushReuse() {
+        guard reuseCount > 0 || passedReuseCount > 0, hasLookup else { return }
+        addReuse(.country, lookupPlacement.country.region)
+        addReuse(.province, lookupPlacement.province.region)
+        addReuse(.city, lookupPlacement.city.region)
+        addReuse(.county, lookupPlacement.county.region)
+        reuseCount = 0
+        reuseFirst = nil
+        passedReuseCount = 0
+        passedReuseFirst = nil
+    }
+
+    mutating func addReuse(_ level: RegionLevel, _ region: Int32?) {
+        guard let region else { return }
+        let key = RegionKey(level: level, index: region)
+        // In place: one hash lookup, the entry added when new.
+        Self.add(confirmed: reuseFirst, passed: passedReuseFirst, to: &part.regions[key, default: RegionEvidence()])
+    }
+
+    static func add(confirmed: Visit?, passed: Visit?, to evidence: inout RegionEvidence) {
+        if let first = confirmed { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
+        if let first = passed { evidence.passedBy = earliest(evidence.passedBy, first) }
+    }
+
+    /// One more point in the region within the current segment (its tally there): the
+    /// segment's points confirm it once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
+    static func countTowardsSegment(_ tally: inout (count: Int, first: Visit), minimum: Int, _ evidence: inout RegionEvidence) {
+        tally.count += 1
+        if tally.count >= minimum {
+            evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
+        }
+    }
+
+    /// Applies the evidence rules of DESIGN.md to the anchor, located afresh (`anchorPlacement`),
+    /// at every level. A point only passed at vehicle speed (`been` false) is passed-through
+    /// evidence; an untimed one tentative.
+    mutating func weigh(been: Bool) {
+        let point = anchor.point
+        let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
+        let accuracy = point.accuracy ?? options.assumedAccuracy
+        let p = anchorPlacement
+        var kinds: UInt8 = 0
+        kinds |= weigh(.country, p.country, position: 0, visit: visit, accuracy: accuracy, been: been)
+        kinds |= weigh(.province, p.province, position: 1, visit: visit, accuracy: accuracy, been: been)
+        kinds |= weigh(.city, p.city, position: 2, visit: visit, accuracy: accuracy, been: been)
+        kinds |= weigh(.county, p.county, position: 3, visit: visit, accuracy: accuracy, been: been)
+        let signature = PlaceSignature(regions: (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1),
+                                       kinds: kinds)
+        let place = position(of: signature)
+        useMinute(ofTime: point.time)
+        tally.count(place: place)
+    }
+
+    /// `weigh(been:)` at one level; returns the level's kind in the place signature's bits.
+    mutating func weigh(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8,
+                                visit: Visit, accuracy: Double, been: Bool) -> UInt8 {
+        guard let region = placement.region, placement.status != .outside else { return 0 }
+        let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
+        let key = RegionKey(level: level, index: region)
+        // The region's evidence (and its tally in the segment) updated in place: one hash lookup
+        // each, the entry added when new.
+        Self.weigh(placement, visit: visit, accuracy: accuracy, been: been, minimum: options.minimumPointsPerSegment,
+                   key: key, segmentInside: &segmentInside, evidence: &part.regions[key, default: RegionEvidence()])
+        return kind.rawValue << (2 * position)
+    }
+
+    static func weigh(_ placement: LevelPlacement, visit: Visit, accuracy: Double, been: Bool, minimum: Int, key: RegionKey,
+                              segmentInside: inout [RegionKey: (count: Int, first: Visit)], evidence: inout RegionEvidence) {
+        if !been {
+            evidence.passedBy = earliest(evidence.passedBy, visit)
+        } else if visit.time == nil {
+            evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+        } else if placement.status == .inside {
+            if (placement.marginMetres ?? .infinity) >= accuracy {
+                evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
+            } else {
+                evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+                countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence)
+            }
+        } else {
+            evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+            // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
+            // count like points inside near a border: enough of them in one segment confirm.
+            if placement.uncontested { countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence) }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import ChinaDatum
+import RegionTables
+import Tracks
+
+// The classifier as a `TrackSink`: filter, segment, runs of fast legs (flights), and the
+// committed ground points, whose legs explore cells and tiles (steps 1 to 5 of the type's doc).
+
+extension TrackClassifier {
+    // MARK: TrackSink
+
+    public mutating func segmentBreak() {
+        flushRun()
+        breakPending = true
+        hasPrevious = false
+        inRoute = false
+    }
+
+    /// Pins are counted; the first activity type the file gives is kept unless its bundle
+    /// labelled it already; a creator naming a Chinese map app gives a ``DatumHint``.
+    public mutating func annotate(_ annotation: TrackAnnotation) {
+        switch annotation {
+        case .pin: record.pins += 1
+        case let .activityType(type): if record.activityType == nil { record.activityType = type }
+        case let .creator(name):
+            if record.datumHint == nil, let hint = DatumHint.hint(creator: name, readIn: inputDatum) { record.datumHint = hint }
+        case .route: inRoute = true
+        }
+    }
+
+    public mutating func unreadablePoint(_ problem: InputError) {
+        record.pointsRead += 1
+        drop(.unreadable)
+    }
+
+    public mutating func point(_ raw: TrackPoint) {
+        record.pointsRead += 1
+        var point = raw
+        // A planned route's points are classified only when plans are asked for, and untimed.
+        if inRoute, options.includePlans { point.time = nil }
+        guard point.latitude.isFinite, point.longitude.isFinite, abs(point.latitude) <= 90, abs(point.longitude) <= 180 else {
+            return drop(.invalidCoordinate)
+        }
+        guard point.latitude != 0 || point.longitude != 0 else { return drop(.nullIsland) }
+        if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
+        if inputDatum != .wgs84 {
+            let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
+            point.latitude = c.latitude
+            point.longitude = c.longitude
+        }
+        if inRoute, !options.includePlans {
+            // Kept (it passed the filter) and counted as a plan; nothing else.
+            record.pointsKept += 1
+            record.pointsPlanned += 1
+            return
+        }
+        if point.time != nil { sawTimed = true }
+        if hasPrevious, let t = point.time, let lastTime = previous.time {
+            if t == lastTime { return drop(.duplicateTime) }
+            if t < lastTime || t - lastTime > options.segmentGap {
+                segmentBreak()
+            }
+        }
+        guard hasPrevious else {
+            flushRun()
+            commit(point)
+            previous = point
+            hasPrevious = true
+            return
+        }
+        let leg = scale.metres(from: previous, to: point)
+        if let t0 = previous.time, let t1 = point.time, t1 > t0, leg / (Double(t1 - t0) / 1000) > options.fastSpeed {
+            runMetres += leg
+            run.append(point)
+            previous = point
+            if run.count >= Self.maximumRun { flushRun() }
+            return
+        }
+        let fromAnchor = run.isEmpty && hasAnchor && Self.same(previous, anchor.point)
+        flushRun()
+        commit(point, legMetres: fromAnchor ? leg : nil)
+        previous = point
+    }
+
+    /// `a == b` (the derived equality), written out: the per-point check whether the previous
+    /// point is the anchor.
+    @inline(__always)
+    static func same(_ a: TrackPoint, _ b: TrackPoint) -> Bool {
+        a.latitude == b.latitude && a.longitude == b.longitude && a.time == b.time && a.accuracy == b.accuracy && a.elevation == b.elevation
+    }
+
+    // MARK: Runs of fast legs
+
+    mutating func flushRun() {
+        guard !run.isEmpty else { return }
+        defer {
+            run.removeAll(keepingCapacity: true)
+            runMetres = 0
+        }
+        let landing = run[run.count - 1]
+        guard hasAnchor, let t0 = anchor.point.time, let t1 = landing.time, t1 > t0 else {
+            for point in run { commit(point) }
+            return
+        }
+        let speed = runMetres / (Double(t1 - t0) / 1000)
+        if speed > options.implausibleSpeed {
+            for _ in 0..<(run.count - 1) { drop(.implausibleSpeed) }
+            breakPending = true
+            commit(landing)
+        } else if speed > options.flightSpeed {
+            let inner = Int64(run.count - 1)
+            record.pointsKept += inner
+            record.pointsInFlight += inner
+            for point in run.dropLast() {
+                useMinute(Self.minute(of: point.time!))
+                tally.points += 1
+                tally.inFlight += 1
+            }
+            addLeg(from: t0, to: t1, millimetres: Int64((runMetres * 1000).rounded()), flight: true)
+            breakPending = true
+            commit(landing, legAlreadyCounted: true)
+        } else {
+            for point in run { commit(point) }
+        }
+    }
+
+    // MARK: Ground points
+
+    mutating func drop(_ reason: DropReason) {
+        record.dropped[reason, default: 0] += 1
+    }
+
+    /// `legMetres`, when known, is the distance from the anchor (saves computing it again).
+    mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil) {
+        record.pointsKept += 1
+        if inRoute { record.pointsPlanned += 1 } else if point.time == nil { untimedTrackKept += 1 }
+        // The leg from the anchor, and whether it was at human-powered speed; the anchor's evidence
+        // is decided by it before this point is placed (placing may flush the reused evidence).
+        let hasLeg = !breakPending && hasAnchor
+        var metres = 0.0, untimed = false, humanSpeed = false
+        if breakPending {
+            resolvePending(outgoingAtHumanSpeed: true)
+        } else if hasAnchor {
+            metres = legMetres ?? scale.metres(from: anchor.point, to: point)
+            if let t0 = anchor.point.time, let t1 = point.time {
+                humanSpeed = t1 > t0 && metres <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+            } else {
+                untimed = true
+                humanSpeed = true
+            }
+            resolvePending(outgoingAtHumanSpeed: humanSpeed, successor: point)
+        }
+        guard let reused = place(point) else {
+            // Unreachable after the filter's range checks; counted rather than lost if it ever happens.
+            record.pointsKept -= 1
+            return drop(.invalidCoordinate)
+        }
+        useMinute(ofTime: point.time)
+        tally.points += 1
+        let second = point.time.map(CellVisit.second(of:)) ?? .max
+        let cell = reused ? CellVisit(time: second, country: lookupCell.country, chinaRegion: lookupCell.chinaRegion)
+                          : CellVisit(time: second, country: anchorPlacement.country.region ?? -1,
+                                      chinaRegion: anchorPlacement.county.region ?? anchorPlacement.city.region ?? anchorPlacement.province.region ?? -1)
+        let located = Located(point: point, cell: cell, row: rows.rowCoordinate(latitude: point.latitude),
+                              tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
+        if breakPending {
+            breakPending = false
+            segmentCount += 1
+            segmentInside.removeAll(keepingCapacity: true)
+            passChain = false
+            let key = rows.key(rowCoordinate: located.row, longitude: point.longitude)
+            partCells.explore(key, located.cell)
+            let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
+            partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
+        } else if hasLeg {
+            // The anchor is still the leg's start here.
+            let fromTime = anchor.point.time, fromRow = anchor.row, fromLongitude = anchor.point.longitude
+            let startCell = anchor.cell, endCell = located.cell
+            let drawn = untimed ? metres <= ClassifyOptions.untimedLegLimit
+                                : humanSpeed && metres <= ClassifyOptions.maximumExploredLeg
+            if !legAlreadyCounted, !untimed || drawn {
+                addLeg(from: fromTime, to: point.time, millimetres: Self.rounded(metres * 1000))
+            }
+            if drawn, let t0 = fromTime, let t1 = point.time,
+               metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
+               (anchor.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
+               (point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit {
+                // A moving leg with good fixes: every cell it enters is a pass candidate, at the
+                // time the leg enters it; its start cell only when the last leg gave none.
+                let chained = passChain, duration = Double(t1 - t0)
+                rows.rasterise(from: (fromRow, fromLongitude), to: (located.row, point.longitude)) { key, fraction in
+                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                    if fraction > 0 || !chained { partPasses.append((key, Self.second(of: t0 &+ Int64(duration * fraction)))) }
+                }
+                passChain = true
+            } else if drawn {
+                passChain = false
+                rows.rasterise(from: (fromRow, fromLongitude), to: (located.row, point.longitude)) { key, fraction in
+                    partCells.explore(key, fraction < 0.5 ? startCell : endCell)
+                }
+            }
+            if drawn {
+                // The leg's tiles are visited at the earlier of its ends' times; most legs stay
+                // inside one z17 tile.
+                let time = min(startCell.time, endCell.time)
+                let fromTileKey = anchor.tileKey
+                if fromTileKey >= 0, fromTileKey == located.tileKey {
+                    partTiles.visit(fromTileKey, time: time)
+                } else {
+                    let fromTile = anchor.tile
+                    SlippyTile.supercover(from: fromTile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
+                        partTiles.visit(key, time: time)
+                    }
+                }
+            } else {
+                passChain = false
+            }
+        }
+        if let time = point.time {
+            let day = dayClock.day(of: time)
+            if day != lastDay {
+                part.days.insert(day)
+                lastDay = day
+            }
+        }
+        // The new anchor's evidence waits for its outgoing leg. Untimed points have no speed to
+        // judge: they count as places been (tentatively).
+        pendingActive = true
+        pendingBeen = !hasLeg || humanSpeed
+        pendingHasPredecessor = hasLeg
+        if hasLeg { pendingPredecessor = anchor.point }
+        anchor = located
+        hasAnchor = true
+        anchorReused = reused
+        observer?(ObservedPoint(input: record.path, segment: segmentCount, point: point,
+                                placement: reused ? lookupPlacement : anchorPlacement, reused: reused))
+    }
+}

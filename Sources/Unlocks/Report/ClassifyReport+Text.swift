@@ -1,0 +1,81 @@
+import Foundation
+import RegionTables
+import Tracks
+
+// The report as text for a terminal, rendered from the accumulated figures.
+
+extension ClassifyReport {
+    /// A summary for a terminal: inputs, points, metrics, and a table of unlocks per level.
+    public func text() -> String {
+        let totals = pointTotals
+        var out = ""
+        out += "Inputs: \(count(.read)) read in full"
+        for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped"), (.planned, "planned (unlocking nothing)")] where count(status) > 0 {
+            out += ", \(count(status)) \(words)"
+        }
+        if supersededCount > 0 { out += ", \(supersededCount) superseded by a later reading of the same path" }
+        out += "\n"
+        for input in inputs where input.status == .partial || input.status == .rejected {
+            out += "  \(input.status.rawValue): \(input.path): \(input.error ?? "")\n"
+        }
+        let skipped = inputs.filter { $0.status == .skipped }
+        if skipped.count <= Self.skippedNamedInText {
+            for input in skipped {
+                out += "  skipped: \(input.path): \(input.skipReason ?? "")" + (input.duplicateOf.map { " of \($0)" } ?? "") + "\n"
+            }
+        } else {
+            out += "  skipped: " + skippedByReason.map { "\($0.count) \($0.reason)" }.joined(separator: ", ") + "\n"
+        }
+        let pins = inputTotals.pins
+        if pins > 0 { out += "Pins: \(pins) (waypoints and placemarks: counted, not classified)\n" }
+        let drops = DropReason.allCases.compactMap { r in totals.dropped[r].map { "\(r.rawValue) \($0)" } }
+        out += "Points: \(totals.read) read, \(totals.kept) kept (\(totals.inFlight) in flight)"
+        let overlapping = inputs.filter { !overlaps(of: $0).isEmpty }.count
+        if overlapping > 0 { out += ", \(pointsCounted) counted (\(overlapping) inputs recorded the same moments, counted once)" }
+        out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
+        let m = metrics
+        out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
+        out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
+        out += "Unlocked: \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
+        let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
+        out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
+        out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        for t in tiles {
+            out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
+        }
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (at \(options.familiarityLevels.lit), \(options.familiarityLevels.bright) and \(options.familiarityLevels.gold) effective passes)\n"
+        for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
+            let rows = unlocks[level] ?? []
+            guard !rows.isEmpty else { continue }
+            out += "\n\(title)\n"
+            let nameWidth = rows.map { displayWidth(label($0)) }.max() ?? 0
+            for u in rows {
+                let name = label(u)
+                let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
+                out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
+                out += date + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
+                out += " of " + leftPad(fixed(u.areaSquareMetres / 1e6, 0), 8) + " km² " + leftPad(u.exploredPercent.map { fixed($0, 4) + "%" } ?? "-", 9)
+                out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
+            }
+        }
+        if let badges, !badges.isEmpty {
+            out += "\nBadges\n"
+            let idWidth = badges.map { $0.id.count }.max() ?? 0
+            for b in badges {
+                out += "  " + b.id + String(repeating: " ", count: idWidth - b.id.count + 2) + (b.track.rawValue + "            ").prefix(13)
+                out += leftPad("\(b.percent)%", 4) + (b.reportedPercent > b.percent ? " (reported \(b.reportedPercent)%)" : "")
+                out += "  \(b.metric) \(compact(b.value)) of \(compact(b.target))" + (b.achieved ? "  achieved\n" : "\n")
+            }
+        }
+        return out
+    }
+
+    /// A number as short as it reads: whole numbers without decimals, others to three.
+    private func compact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : fixed(value, 3)
+    }
+
+    private func label(_ u: Unlock) -> String {
+        u.englishName.isEmpty || u.englishName == u.name ? u.name : "\(u.name) \(u.englishName)"
+    }
+}

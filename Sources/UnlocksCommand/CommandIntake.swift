@@ -1,0 +1,76 @@
+import ChinaDatum
+import Foundation
+import Intake
+import RegionTables
+import Tracks
+import Unlocks
+
+/// What classify, map and audit share: their inputs taken in through the intake, with progress
+/// on standard error (a terminal only), its messages there, and the run's notes and exit code.
+enum CommandIntake {
+    /// The sources on the command line: `-` is standard input, copied first (``StandardInputCopy``).
+    static func sources(_ positionals: [String]) throws -> [IntakeSource] {
+        guard positionals.filter({ $0 == "-" }).count <= 1 else { throw UsageError(message: "'-' (standard input) given more than once") }
+        return try positionals.map { text in
+            guard text == "-" else { return .path(text) }
+            let copy = try StandardInputCopy.make()
+            return .file(copy.path, name: "-")
+        }
+    }
+
+    /// The intake's options from the command line: the rules, `--datum`, `--datum-for`, `--include-virtual`.
+    static func options(_ arguments: ParsedArguments) throws -> IntakeOptions {
+        var rules = try RuleOptions.parse(arguments)
+        rules.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        var options = IntakeOptions(classify: rules)
+        do {
+            options.datums = try DatumRules(arguments.values["datum-for"] ?? [], fallback: rules.inputDatum)
+        } catch {
+            throw UsageError(message: error.message)
+        }
+        options.includeVirtual = arguments.flags.contains("include-virtual")
+        return options
+    }
+
+    /// Takes `files` in through `run`, the progress line on standard error while it runs.
+    static func take(_ files: [WalkedFile], into run: inout IntakeRun, progress: ProgressLine) -> IntakeOutcome {
+        run.take(files)
+        progress.clear()
+        return run.finish()
+    }
+
+    /// Events that clear the progress line before each message.
+    static func events(_ progress: ProgressLine) -> IntakeEvents {
+        IntakeEvents(message: { message in
+            progress.clear()
+            reportError(message)
+        }, progress: progress.enabled ? { progress.show($0) } : nil)
+    }
+
+    /// The notes on standard error once the report is written, and the exit code: 3 when a
+    /// track file of this run was rejected or read in part, or when the report holds no track
+    /// point at all (nothing to classify: say why rather than report an empty archive as fine).
+    static func conclude(_ outcome: IntakeOutcome, includePlans: Bool = false) -> ExitCode {
+        var parts: [String] = []
+        let skipped = outcome.skippedByReason.values.reduce(0, +)
+        if skipped > 0 {
+            parts.append((skipped == 1 ? "1 file skipped (" : "\(skipped) files skipped (")
+                         + outcome.skippedByReason.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
+        }
+        let already = outcome.alreadyInState
+        if already > 0 { parts.append("\(already) input\(already == 1 ? "" : "s") already in the state") }
+        let inputs = outcome.ledger.inputs.values
+        let planned = inputs.filter { $0.status == .planned }.count
+        if planned > 0 && !includePlans {
+            parts.append("\(planned) input\(planned == 1 ? " is a plan" : "s are plans") (a route or no times), unlocking nothing; --include-plans counts \(planned == 1 ? "it" : "them")")
+        }
+        if !parts.isEmpty { reportError("note: " + parts.joined(separator: ", ")) }
+        if inputs.allSatisfy({ $0.pointsRead == 0 }) {
+            let read = inputs.filter { $0.status != .skipped }.count, pins = inputs.reduce(0) { $0 + $1.pins }
+            reportError("no track points found in any input (\(read) read, \(inputs.count - read) skipped"
+                        + (pins > 0 ? ", \(pins) pins" : "") + "; the report lists every file)")
+            return .inputsRejected
+        }
+        return outcome.failedInputs > 0 ? .inputsRejected : .success
+    }
+}

@@ -1,0 +1,25 @@
+import Intake
+import Foundation
+
+/// A folder the command writes its files into (audit, map, the tables' audit).
+enum OutputFolder {
+    /// Creates `directory` if needed.
+    static func prepare(_ directory: String) throws {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw AtomicFile.WriteError(path: directory, reason: "cannot create the folder")
+            }
+        } else if !isDirectory.boolValue {
+            throw AtomicFile.WriteError(path: directory, reason: "is not a folder")
+        }
+    }
+
+    /// Creates `directory` if needed and writes each file into it atomically.
+    static func write(to directory: String, _ files: [(name: String, bytes: [UInt8])]) throws {
+        try prepare(directory)
+        for file in files { try AtomicFile.write(file.bytes, to: directory + "/" + file.name) }
+    }
+}
