@@ -20,8 +20,9 @@ extension JSONStreamReader {
         return value
     }
 
+    @inline(__always)
     private func checkSize(_ bounds: ValueBounds) throws {
-        if offset - bounds.start > bounds.limit {
+        if bounds.limit != .max, offset - bounds.start > bounds.limit {
             throw JSONStreamError(offset: bounds.start, line: bounds.line, kind: .tooLarge, reason: "value larger than \(bounds.limit) bytes")
         }
     }
