@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         // The repository itself: the portability check catches what it should, every doc link resolves.
         .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"], swiftSettings: swift5),
         // The committed world table against the full-resolution source where it once went wrong.

@@ -8,50 +8,10 @@ import Unlocks
 // audit.geojson: each episode's flagged points and the border lines near it.
 
 extension AuditReport {
-    /// The episode's flagged points and the border lines near it, one feature per line, WGS-84
-    /// (RFC 7946 order: lon, lat).
+    /// The episode's flagged points (one MultiPoint per set of categories) and the border lines
+    /// near it, one feature per line, WGS-84 (RFC 7946 order: lon, lat).
     func writeGeoJSON(_ e: AuditEpisode, lines: [BorderLine], sourceLines: [SourceBorder], into out: inout JSONTextBuffer) {
-        for p in e.points {
-            out.raw(featureCount == 0 ? "\n" : ",\n")
-            featureCount += 1
-            out.raw("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
-            out.decimal(p.point.longitude, places: 7)
-            out.raw(",")
-            out.decimal(p.point.latitude, places: 7)
-            out.raw("]},\"properties\":{\"kind\":\"point\",\"episode\":")
-            out.integer(e.id)
-            out.raw(",\"time\":")
-            time(p.point.time, into: &out)
-            out.raw(",\"categories\":")
-            out.bytes += categoryStrings[Int(p.flags)]
-            out.raw(",\"accuracy\":")
-            out.decimal(p.point.accuracy, places: 1)
-            for level in RegionLevel.allCases {
-                let found = p.placement.level(level)
-                switch level {
-                case .country: out.raw(",\"country\":")
-                case .province: out.raw(",\"province\":")
-                case .city: out.raw(",\"city\":")
-                case .county: out.raw(",\"county\":")
-                }
-                region(level, found.region, into: &out)
-                switch level {
-                case .country: out.raw(",\"countryStatus\":")
-                case .province: out.raw(",\"provinceStatus\":")
-                case .city: out.raw(",\"cityStatus\":")
-                case .county: out.raw(",\"countyStatus\":")
-                }
-                status(found.status, into: &out)
-                switch level {
-                case .country: out.raw(",\"countryMargin\":")
-                case .province: out.raw(",\"provinceMargin\":")
-                case .city: out.raw(",\"cityMargin\":")
-                case .county: out.raw(",\"countyMargin\":")
-                }
-                out.decimal(found.marginMetres, places: 1)
-            }
-            out.raw("}}")
-        }
+        writePointGroups(e, into: &out)
         for line in lines {
             beginLineFeature(line.runs, kind: "border", episode: e.id, into: &out)
             out.raw(",\"table\":")

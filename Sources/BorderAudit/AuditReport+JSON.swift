@@ -24,8 +24,12 @@ extension AuditReport {
         ])
         var members: [(key: String, value: JSONValue)] = [
             ("report", .string("adminunlocks-audit")),
-            ("version", .number(1)),
+            ("version", .number(2)),
             ("options", options),
+            ("categoryBits", .object(AuditCategory.allCases.map { ($0.rawValue, .number(Double($0.bit))) })),
+            ("pointFields", .array(["time", "latitude", "longitude", "accuracy", "categories"].map { .string($0) }
+                                   + RegionLevel.allCases.map { .string($0.name) } + [.string("more")])),
+            ("levelFields", .array(["region", "status", "margin", "categories"].map { .string($0) })),
             ("episodes", .array([])),
         ]
         if withSummary {
@@ -67,7 +71,9 @@ extension AuditReport {
             ("categories", .object(categories)),
             ("datumSuggestions", .array(datumSuggestions.map { s in
                 .object([("path", .string(s.path)), ("groundPoints", .number(Double(s.groundPoints))),
-                         ("datumFlipPoints", .number(Double(s.datumFlipPoints))), ("suggestion", .string(s.suggestion))])
+                         ("datumFlipPoints", .number(Double(s.datumFlipPoints))), ("evidence", .string(s.evidence.rawValue)),
+                         ("offshorePoints", .number(Double(s.landfall.otherOnLand))), ("onshorePoints", .number(Double(s.landfall.readOnLand))),
+                         ("suggestion", .string(s.suggestion))])
             })),
         ])
     }
@@ -162,81 +168,12 @@ extension AuditReport {
             out.raw("}")
         }
         out.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
+        let lists = RegionLevel.allCases.map { regions(of: e, at: $0) }
+        let start = e.points.first?.point.time
         for (k, p) in e.points.enumerated() {
             out.raw(k == 0 ? "\n        " : ",\n        ")
-            writePoint(p, sourceCodes: e.sourceCodes.isEmpty ? nil : e.sourceCodes[k], into: &out)
+            writePointRow(p, start: start, regionLists: lists, sourceCodes: e.sourceCodes.isEmpty ? nil : e.sourceCodes[k], into: &out)
         }
         out.raw(e.points.isEmpty ? "]\n    }" : "\n      ]\n    }")
-    }
-
-    /// One point on one line.
-    func writePoint(_ p: AuditedPoint, sourceCodes: [RegionLevel: String]?, into out: inout JSONTextBuffer) {
-        out.raw("{\"time\":")
-        time(p.point.time, into: &out)
-        out.raw(",\"wgs84\":[")
-        out.decimal(p.point.latitude, places: 7)
-        out.raw(",")
-        out.decimal(p.point.longitude, places: 7)
-        out.raw("],\"gcj02\":")
-        if let g = p.gcj02 {
-            out.raw("[")
-            out.decimal(g.latitude, places: 7)
-            out.raw(",")
-            out.decimal(g.longitude, places: 7)
-            out.raw("]")
-        } else {
-            out.raw("null")
-        }
-        out.raw(",\"accuracy\":")
-        out.decimal(p.point.accuracy, places: 1)
-        out.raw(",\"categories\":")
-        out.bytes += categoryArrays[Int(p.flags)]
-        out.raw(",\"levels\":{")
-        for level in RegionLevel.allCases {
-            let found = p.placement.level(level)
-            switch level {
-            case .country: out.raw("\"country\":{\"code\":")
-            case .province: out.raw(",\"province\":{\"code\":")
-            case .city: out.raw(",\"city\":{\"code\":")
-            case .county: out.raw(",\"county\":{\"code\":")
-            }
-            region(level, found.region, into: &out)
-            out.raw(",\"status\":")
-            status(found.status, into: &out)
-            out.raw(",\"margin\":")
-            out.decimal(found.marginMetres, places: 1)
-            out.raw(",\"categories\":")
-            out.bytes += categoryArrays[Int(p.levelFlags[level])]
-            out.raw("}")
-        }
-        out.raw("}")
-        if let unshifted = p.unshifted {
-            out.raw(",\"unshifted\":{\"province\":")
-            region(.province, unshifted.province, into: &out)
-            out.raw(",\"city\":")
-            region(.city, unshifted.city, into: &out)
-            out.raw(",\"county\":")
-            region(.county, unshifted.county, into: &out)
-            out.raw("}")
-        }
-        if p.inDatumSeam { out.raw(",\"datumSeam\":true") }
-        if let nearest = p.nearestCountry {
-            out.raw(",\"nearest\":{\"code\":")
-            region(.country, nearest.region, into: &out)
-            out.raw(",\"metres\":")
-            out.decimal(nearest.metres, places: 1)
-            out.raw("}")
-        }
-        if let source = sourceCodes {
-            out.raw(",\"source\":{")
-            for (k, entry) in source.sorted(by: { $0.key < $1.key }).enumerated() {
-                if k > 0 { out.raw(",") }
-                out.string(entry.key.name)
-                out.raw(":")
-                out.string(entry.value.isEmpty ? nil : entry.value)
-            }
-            out.raw("}")
-        }
-        out.raw("}")
     }
 }

@@ -85,6 +85,11 @@ public final class AuditReport {
     var episodesByRegion: [RegionKey: [Int]] = [:]
     /// Datum-flip points per input path (for ``datumSuggestions``).
     var datumFlipsByInput: [String: Int64] = [:]
+    /// Per input path, datum-flip points off China's coast as read that the other datum puts on
+    /// land, and the reverse (``Landfall``).
+    var landfallByInput: [String: Landfall] = [:]
+    /// The world table's index of China.
+    let chinaCountry: Int32?
     /// Inputs a share of whose ground points flip with the datum, once finished.
     public private(set) var datumSuggestions: [DatumSuggestion] = []
     var ranked: [RankedEpisode] = []
@@ -108,6 +113,7 @@ public final class AuditReport {
         self.within = within
         self.options = options
         self.source = source
+        chinaCountry = (0..<Int32(locator.world.regionCount)).first { locator.world.region($0).code == "CHN" }
         jsonDocument = json
         geoJSONDocument = geoJSON
         htmlDocument = html
@@ -180,7 +186,7 @@ public final class AuditReport {
         self.flaggedPoints = flaggedPoints
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
         datumSuggestions = inputs.compactMap { input in
-            DatumSuggestion(input: input, datumFlipPoints: datumFlipsByInput[input.path] ?? 0)
+            DatumSuggestion(input: input, datumFlipPoints: datumFlipsByInput[input.path] ?? 0, landfall: landfallByInput[input.path] ?? Landfall())
         }
         findings = []
         for (key, evidence) in try ledger.combined().regions.sorted(by: { $0.key < $1.key }) {
@@ -225,7 +231,15 @@ public final class AuditReport {
         for point in episode.points {
             let flags = point.levelFlags
             let union = flags.union
-            if union & flipBit != 0 { datumFlipsByInput[episode.input, default: 0] += 1 }
+            if union & flipBit != 0 {
+                datumFlipsByInput[episode.input, default: 0] += 1
+                if let unshifted = point.unshifted {
+                    let country = point.placement.country.region
+                    let offshore = point.placement.province.region == nil && (country == nil || country == chinaCountry)
+                    if offshore && unshifted.province != nil { landfallByInput[episode.input, default: Landfall()].otherOnLand += 1 }
+                    if point.placement.province.status == .inside && unshifted.province == nil { landfallByInput[episode.input, default: Landfall()].readOnLand += 1 }
+                }
+            }
             episodeFlags |= union
             for k in 0..<AuditCategory.allCases.count where union & (1 << UInt8(k)) != 0 {
                 categoryCounts[k].points += 1

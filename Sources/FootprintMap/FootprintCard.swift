@@ -72,7 +72,7 @@ extension Footprint {
                         let clipped = PolygonClipping.clip(points, to: clip).map(pixel)
                         guard clipped.count >= 3 else { continue }
                         let simple = LineSimplifier.simplifyRing(clipped.map { (x: $0.x * 10, y: $0.y * 10) } + [(x: clipped[0].x * 10, y: clipped[0].y * 10)], tolerance: 4) ?? []
-                        byColour[fill, default: ""] += MapFrame.path(simple, closed: true)
+                        byColour[fill, default: ""] += SVGPathData.path(simple, closed: true)
                     }
                 }
             }

@@ -250,21 +250,37 @@ final class AuditTests: XCTestCase {
             XCTAssertEqual(written["id"]?.numberValue, Double(episode.id))
             let writtenPoints = try XCTUnwrap(written["points"]?.arrayValue)
             XCTAssertEqual(writtenPoints.count, episode.points.count)
+            let start = try XCTUnwrap(episode.points.first?.point.time)
             for (w, p) in zip(writtenPoints, episode.points) {
-                XCTAssertEqual(w["wgs84"]?.arrayValue?.first?.numberValue, rounded(p.point.latitude, 7))
+                // A row of pointFields: time after the episode's start, latitude, longitude,
+                // accuracy, categories, then per level [region index, status, margin, categories].
+                let row = try XCTUnwrap(w.arrayValue)
+                XCTAssertEqual(row[0].numberValue, Double(try XCTUnwrap(p.point.time) - start))
+                XCTAssertEqual(row[1].numberValue, rounded(p.point.latitude, 7))
+                XCTAssertEqual(row[2].numberValue, rounded(p.point.longitude, 7))
+                XCTAssertEqual(row[4].numberValue, Double(p.flags))
                 for level in RegionLevel.allCases {
                     let found = p.placement.level(level)
-                    XCTAssertEqual(w["levels"]?[level.name]?["code"]?.stringValue, code(level, found.region))
-                    XCTAssertEqual(w["levels"]?[level.name]?["margin"]?.numberValue, found.marginMetres.map { rounded($0, 1) })
+                    let cell = try XCTUnwrap(row[5 + Int(level.rawValue)].arrayValue)
+                    let listed = written["regions"]?[level.name]?.arrayValue ?? []
+                    XCTAssertEqual(cell[0].numberValue.map { listed[Int($0)].stringValue }, code(level, found.region).map { $0 })
+                    XCTAssertEqual(cell[1].stringValue, found.status == .inside ? "i" : found.status == .edge ? "e" : "o")
+                    XCTAssertEqual(cell[2].numberValue, found.marginMetres.map { rounded($0, 1) })
+                    XCTAssertEqual(cell[3].numberValue, Double(p.levelFlags[level]))
                 }
                 if p.flags & AuditCategory.nearBorder.bit != 0 { nearBorder += 1 }
             }
         }
+        XCTAssertEqual(json["pointFields"]?.arrayValue?.compactMap(\.stringValue),
+                       ["time", "latitude", "longitude", "accuracy", "categories", "country", "province", "city", "county", "more"])
         XCTAssertEqual(json["summary"]?["categories"]?["near-border"]?["points"]?.numberValue, Double(nearBorder))
         XCTAssertEqual(json["summary"]?["flaggedPoints"]?.numberValue, Double(run.episodes.reduce(0) { $0 + $1.points.count }))
         let geoJSON = try JSONParser.parse(run.geoJSON)
         let features = try XCTUnwrap(geoJSON["features"]?.arrayValue)
-        XCTAssertEqual(features.filter { $0["properties"]?["kind"]?.stringValue == "point" }.count, run.episodes.reduce(0) { $0 + $1.points.count })
+        // One MultiPoint per episode and set of categories, every flagged point in one of them.
+        let groups = features.filter { $0["properties"]?["kind"]?.stringValue == "points" }
+        XCTAssertEqual(groups.reduce(0.0) { $0 + ($1["properties"]?["points"]?.numberValue ?? 0) }, Double(run.episodes.reduce(0) { $0 + $1.points.count }))
+        XCTAssertEqual(groups.count, run.episodes.reduce(0) { $0 + Set($1.points.map(\.flags)).count })
         XCTAssertTrue(features.contains { $0["properties"]?["kind"]?.stringValue == "border" })
     }
 
