@@ -27,6 +27,9 @@ let package = Package(
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
         .library(name: "Intake", targets: ["Intake"]),
+        // Not for apps: the table build and the tools the benchmarks package uses from here
+        // (Benchmarks/, a package of its own so that building the product never compiles them).
+        .library(name: "UnlocksDevelopment", targets: ["BoundaryBuild", "PlaceWalks", "SeededRandom", "TrackFuzzing"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -74,20 +77,17 @@ let package = Package(
         .target(name: "PlaceWalks", dependencies: ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"], swiftSettings: swift5),
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
-        // the large one in UnlocksBench.
+        // the large one in the benchmarks package (Benchmarks/, `Scripts/bench fuzz`).
         .target(name: "TrackFuzzing", dependencies: ["SeededRandom"], swiftSettings: swift5),
 
         // What the tests share (docs/testing.md): the track-event recorder, the reader verifier
         // (bytes fed whole, one at a time, in random chunks), seeded random, temporary folders,
         // repository paths, the committed tables opened once, the process runner, headless
-        // Chromium. Depended on only by test targets and the benchmarks.
+        // Chromium. Depended on only by test targets.
         .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
         .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
-
-        // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "CArchive", "Intake", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom", "PlaceWalks"], swiftSettings: swift5),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], swiftSettings: swift5),

@@ -2,7 +2,7 @@ import Foundation
 import RegionTables
 
 /// The English names of the Chinese regions: `Data/names/china-english.tsv`, written by
-/// `Scripts/make-english-names` from ISO 3166-2:CN and Hanyu Pinyin (the rule:
+/// `Scripts/fixtures/make-english-names` from ISO 3166-2:CN and Hanyu Pinyin (the rule:
 /// docs/region-table-format.md, "English names"). The build reads it so a rebuild needs no Python,
 /// and refuses a table that does not name every region of the source exactly as the source does.
 public struct EnglishNames {
@@ -20,7 +20,7 @@ public struct EnglishNames {
     public init(contentsOf path: String) throws {
         self.path = path
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw SourceError(path: path, reason: "cannot read the English names (Scripts/make-english-names writes them)")
+            throw SourceError(path: path, reason: "cannot read the English names (Scripts/fixtures/make-english-names writes them)")
         }
         sha256 = SHA256.hex(Array(data))
         guard let text = String(data: data, encoding: .utf8) else { throw SourceError(path: path, reason: "not UTF-8") }
@@ -50,15 +50,15 @@ public struct EnglishNames {
     }
 
     /// Sets the English name of every Chinese region of `catalog`. A region the file lacks, or
-    /// names differently in Chinese (the source changed: run Scripts/make-english-names), is an error.
+    /// names differently in Chinese (the source changed: run Scripts/fixtures/make-english-names), is an error.
     public func apply(to catalog: inout SourceCatalog) throws {
         for i in catalog.china.indices {
             let region = catalog.china[i]
             guard let row = names["\(region.level.name)/\(region.code)"] else {
-                throw SourceError(path: path, reason: "no English name for \(region.level.name) \(region.code) \(region.name); run Scripts/make-english-names")
+                throw SourceError(path: path, reason: "no English name for \(region.level.name) \(region.code) \(region.name); run Scripts/fixtures/make-english-names")
             }
             guard row.name == region.name else {
-                throw SourceError(path: path, reason: "\(region.level.name) \(region.code) is \(row.name) here but \(region.name) in the source; run Scripts/make-english-names")
+                throw SourceError(path: path, reason: "\(region.level.name) \(region.code) is \(row.name) here but \(region.name) in the source; run Scripts/fixtures/make-english-names")
             }
             catalog.china[i].englishName = row.english
         }

@@ -391,7 +391,7 @@ public enum AgreementPoints {
         public var latitude: Double
     }
 
-    /// Reads `real-places.csv` (`adcode,level,name,longitude,latitude`, made by Scripts/make-real-places).
+    /// Reads `real-places.csv` (`adcode,level,name,longitude,latitude`, made by Scripts/fixtures/make-real-places).
     public static func places(csv bytes: [UInt8], path: String) throws -> [Place] {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.first == "adcode,level,name,longitude,latitude" else {

@@ -9,7 +9,7 @@ import Glibc
 /// "A short walk in any town unlocks its country": for every populated place the source puts in a
 /// country, a 10-minute walk there (a point every 10 s, 400 m west to east and back through the
 /// place at 1.33 m/s, 10 m accuracy) must give a confirmed unlock of that country, without
-/// `--lenient`. The places are GeoNames' cities15000 (`Scripts/make-populated-places`).
+/// `--lenient`. The places are GeoNames' cities15000 (`Scripts/fixtures/make-populated-places`).
 public enum PlaceVisits {
     public struct Place {
         public var id: String

@@ -70,6 +70,8 @@ public final class RegionTable: @unchecked Sendable {
     public let regionCount: Int
     public let unitCount: Int
     public let arcCount: Int
+    /// Vertices of all arcs together (an arc's ends counted with each arc).
+    public var vertexCount: Int { vertices.count / 2 }
     /// Decoded vertices of all arcs, interleaved x, y (quantised), arc after arc.
     package private(set) var vertices: [Int32] = []
     /// `arcStart[a]` is the index (in vertices, not in the interleaved array) of arc a's first vertex.

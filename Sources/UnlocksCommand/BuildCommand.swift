@@ -16,7 +16,7 @@ enum BuildCommand {
             .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
             .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
             .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
-            .value("names", "FILE", "English names of the Chinese regions (default \(EnglishNames.defaultPath), written by Scripts/make-english-names)."),
+            .value("names", "FILE", "English names of the Chinese regions (default \(EnglishNames.defaultPath), written by Scripts/fixtures/make-english-names)."),
             .flag("allow-unpinned", "Accept a wheel whose sha256 is not the pinned one (the tables record its hash)."),
         ],
         discussion: """

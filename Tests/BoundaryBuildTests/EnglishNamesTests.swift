@@ -58,7 +58,7 @@ final class EnglishNamesTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try EnglishNames(contentsOf: path + ".missing")) { error in
-            XCTAssertTrue("\(error)".contains("Scripts/make-english-names"), "\(error)")
+            XCTAssertTrue("\(error)".contains("Scripts/fixtures/make-english-names"), "\(error)")
         }
     }
 }

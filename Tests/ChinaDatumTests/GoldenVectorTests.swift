@@ -3,7 +3,7 @@ import XCTest
 @testable import ChinaDatum
 
 /// Checks the datum against vectors made by two independent PyPI implementations
-/// (see Fixtures/README.md and Scripts/make-datum-vectors).
+/// (see Fixtures/README.md and Scripts/fixtures/make-datum-vectors).
 final class GoldenVectorTests: XCTestCase {
     struct Row {
         let kind: String

@@ -5,7 +5,7 @@ import Tracks
 import UnlocksTestSupport
 
 /// The Swift containers (zip, gzip, tar over zlib) against Python's zipfile, tarfile and gzip on
-/// archives written by the real tools (Scripts/make-archive-fixtures: Info-ZIP zip, GNU tar,
+/// archives written by the real tools (Scripts/fixtures/make-archive-fixtures: Info-ZIP zip, GNU tar,
 /// Python): every member, its name, size and CRC-32 of its bytes, in archive order.
 final class ContainerTests: XCTestCase {
     static let fixtures = Repository.fixtures("IntakeTests") + "/archives"

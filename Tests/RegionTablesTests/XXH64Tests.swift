@@ -3,7 +3,7 @@ import XCTest
 @testable import RegionTables
 
 /// Checks XXH64 against vectors from the reference C xxHash, via PyPI `xxhash`
-/// (see Fixtures/README.md and Scripts/make-xxh64-vectors).
+/// (see Fixtures/README.md and Scripts/fixtures/make-xxh64-vectors).
 final class XXH64Tests: XCTestCase {
     struct Vector {
         let length: Int

@@ -17,7 +17,7 @@ final class ClassifyCommandTests: XCTestCase {
     }
 
     /// The README's main command on the bundled archive, checked against facts the sample
-    /// generator knows by construction (Scripts/make_samples.py): points and drops per file,
+    /// generator knows by construction (Scripts/fixtures/make_samples.py): points and drops per file,
     /// flights, days, duration exactly, distance by its own haversine sums, and the places the
     /// itinerary visits (and flies over without visiting).
     func testTheSampleArchiveGivesTheFactsItWasMadeWith() throws {

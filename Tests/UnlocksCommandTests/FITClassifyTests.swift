@@ -7,7 +7,7 @@ final class FITClassifyTests: XCTestCase {
     static let root = Repository.root
     static let fixtures = root + "/Tests/TracksTests/Fixtures/fit"
 
-    /// Points fitdecode counts in `name` (Scripts/make-fit-fixture-expectations).
+    /// Points fitdecode counts in `name` (Scripts/fixtures/make-fit-fixture-expectations).
     func expectedPoints(_ name: String) throws -> Int {
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/expected.json"))
         let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])

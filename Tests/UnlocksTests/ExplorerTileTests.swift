@@ -6,7 +6,7 @@ import XCTest
 import UnlocksTestSupport
 
 /// Explorer tiles: the tile maths against PyPI `mercantile` (fixture from
-/// `Scripts/make-tile-fixtures`), the supercover against a brute-force clip of every nearby tile,
+/// `Scripts/fixtures/make-tile-fixtures`), the supercover against a brute-force clip of every nearby tile,
 /// and the figures against blocks whose answers are known in closed form.
 final class ExplorerTileTests: XCTestCase {
     // MARK: Against mercantile

@@ -94,7 +94,11 @@ public enum AtomicFile {
     public static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
         var written = 0
         while written < bytes.count {
+            #if canImport(Glibc)
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            #else
+            let n = bytes.withUnsafeBytes { Darwin.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            #endif
             if n < 0 {
                 if errno == EINTR { continue }
                 throw WriteError(path: path, reason: "write failed: \(String(cString: strerror(errno)))")

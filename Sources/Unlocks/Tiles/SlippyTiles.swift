@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A tile is packed into one integer key per zoom, `y << zoom | x`, so keys sort by row (north
 /// first), then column. Every figure here is checked against PyPI `mercantile`
-/// (`Scripts/make-tile-fixtures`).
+/// (`Scripts/fixtures/make-tile-fixtures`).
 public enum SlippyTile {
     /// The zooms the report counts.
     public static let reportedZooms = [14, 17]

@@ -109,7 +109,7 @@ enum TrackReaderBenchmark {
     static func writeFIT(points count: Int, to path: String) throws -> Int {
         guard let file = fopen(path, "w") else { throw InputError(path: path, reason: "cannot write the benchmark file") }
         defer { fclose(file) }
-        var crc = FITCRC()
+        var crc = FITFileCRC()
         var written = 0
         func put(_ bytes: [UInt8]) {
             crc.update(bytes)
@@ -121,7 +121,7 @@ enum TrackReaderBenchmark {
         for field in FITLayout.fields { definition += [field.number, field.size, field.baseType] }
         let dataSize = definition.count + count * (FITLayout.recordSize + 1)
         var header: [UInt8] = [14, 0x20] + le(UInt16(2132)) + le(UInt32(dataSize)) + Array(".FIT".utf8)
-        var headerCRC = FITCRC()
+        var headerCRC = FITFileCRC()
         headerCRC.update(header)
         header += le(headerCRC.value)
         put(header)

@@ -1,4 +1,4 @@
-import CArchive
+import CLibarchive
 import Tracks
 
 /// The libarchive path the CLI used before the intake's Swift containers (its GzipSource and

@@ -138,11 +138,11 @@ enum TrackArchiveGenerator {
             var definition: [UInt8] = [0x40, 0, 0] + le(UInt16(20)) + [UInt8(TrackReaderBenchmark.FITLayout.fields.count)]
             for field in TrackReaderBenchmark.FITLayout.fields { definition += [field.number, field.size, field.baseType] }
             var header: [UInt8] = [14, 0x20] + le(UInt16(2132)) + le(UInt32(definition.count + records.count)) + Array(".FIT".utf8)
-            var headerCRC = FITCRC()
+            var headerCRC = FITFileCRC()
             headerCRC.update(header)
             header += le(headerCRC.value)
             var out = header + definition + records
-            var crc = FITCRC()
+            var crc = FITFileCRC()
             crc.update(out)
             out += le(crc.value)
             return out
