@@ -69,6 +69,10 @@ let package = Package(
         // Build-time: owns GEOS and PROJ handles.
         .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom"], swiftSettings: swift5),
 
+        // "A short walk in any town unlocks its country": the classifier against the source country
+        // at populated places (WorldAgreementTests on the island countries, the bench on all).
+        .target(name: "PlaceWalks", dependencies: ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"], swiftSettings: swift5),
+
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in UnlocksBench.
         .target(name: "TrackFuzzing", dependencies: ["SeededRandom"], swiftSettings: swift5),
@@ -83,7 +87,7 @@ let package = Package(
         .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         // The benchmark harness run by Scripts/bench (not shipped).
-        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "CArchive", "Intake", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksBench", dependencies: ["ChinaDatum", "BoundaryBuild", "CPROJ", "CArchive", "Intake", "TextFormats", "RegionTables", "Tracks", "Unlocks", "TrackFuzzing", "SeededRandom", "PlaceWalks"], swiftSettings: swift5),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], swiftSettings: swift5),
@@ -98,6 +102,6 @@ let package = Package(
         // The repository itself: the portability check catches what it should, every doc link resolves.
         .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"], swiftSettings: swift5),
         // The committed world table against the full-resolution source where it once went wrong.
-        .testTarget(name: "WorldAgreementTests", dependencies: ["UnlocksBench", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "WorldAgreementTests", dependencies: ["PlaceWalks", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
     ]
 )

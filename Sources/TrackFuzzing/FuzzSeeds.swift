@@ -16,7 +16,11 @@ public struct FuzzSeed: Sendable {
 /// extension, so formats added later (FIT, TCX, KML, NMEA…) join without a change here.
 public enum FuzzSeeds {
     /// Extensions of track files and archives `unlocks classify` reads or may read.
-    public static let trackExtensions: Set<String> = ["gpx", "csv", "txt", "json", "geojson", "fit", "tcx", "kml", "kmz", "nmea", "nma", "log", "zip", "tar", "tgz"]
+    public static let trackExtensions: Set<String> = ["gpx", "csv", "txt", "json", "geojson", "fit", "tcx", "kml", "kmz", "nmea", "nma", "log", "zip", "tar", "tgz",
+                                                      "igc", "plt", "rec"]
+    /// Seeds known by their name's start, having no extension: Huawei's `HiTrack_…` records
+    /// (their mutants have none either, so the tool recognises them by content).
+    public static let namePrefixes = ["hitrack_"]
     /// Largest seed taken, in bytes (larger ones make slow mutants without finding more).
     public static let maximumSeedBytes = 1 << 20
 
@@ -40,13 +44,16 @@ public enum FuzzSeeds {
                 let lower = name.lowercased()
                 let gzipped = lower.hasSuffix(".gz")
                 let base = gzipped ? String(lower.dropLast(3)) : lower
-                guard let ext = base.split(separator: ".").last.map(String.init), base.contains("."), trackExtensions.contains(ext),
+                let leaf = base.split(separator: "/").last.map(String.init) ?? base
+                let byName = !leaf.contains(".") && namePrefixes.contains { leaf.hasPrefix($0) }
+                guard let ext = base.split(separator: ".").last.map(String.init), byName || (base.contains(".") && trackExtensions.contains(ext)),
                       !lower.hasSuffix("expected.json") else { continue }
                 let path = folder + "/" + name
                 guard let data = manager.contents(atPath: path), data.count <= maximumSeedBytes else { continue }
                 let bytes = gzipped ? try Gzip.decompress([UInt8](data)) : [UInt8](data)
                 let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-                seeds.append(FuzzSeed(path: relative, suffix: "." + ext + (gzipped ? ".gz" : ""), bytes: bytes, gzipped: gzipped))
+                let suffix = byName ? "" : "." + ext
+                seeds.append(FuzzSeed(path: relative, suffix: suffix + (gzipped ? ".gz" : ""), bytes: bytes, gzipped: gzipped))
             }
         }
         return seeds

@@ -68,17 +68,26 @@ enum GoogleTimeline {
         try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
             if first {
                 first = false
-                let keys = ["startTime", "endTime", "timelinePath", "visit", "activity", "timelineMemory"]
-                guard keys.contains(where: { segment[$0] != nil }) else {
+                guard looksLikeIOSSegment(segment) else {
                     throw JSONStreamError(offset: start.offset, line: start.line, reason: JSONTrackReader.unknownStructure)
                 }
             }
-            let startTime = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
-            readTimelinePath(of: segment, named: "timeline segment", at: start, context, &sink,
-                             missingTime: "time (startTime + durationMinutesOffsetFromStartTime)", keep: { _ in true }) { element in
-                guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else { return nil }
-                return time(startTime, plusMinutes: minutes)
-            }
+            readIOSSegment(segment, at: start, context, &sink)
+        }
+    }
+
+    /// Whether `segment` has a member only iOS Timeline segments have.
+    static func looksLikeIOSSegment(_ segment: JSONValue) -> Bool {
+        ["startTime", "endTime", "timelinePath", "visit", "activity", "timelineMemory"].contains { segment[$0] != nil }
+    }
+
+    /// One iOS Timeline segment.
+    static func readIOSSegment<Sink: TrackSink>(_ segment: JSONValue, at start: RecordStart, _ context: RecordContext, _ sink: inout Sink) {
+        let startTime = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
+        readTimelinePath(of: segment, named: "timeline segment", at: start, context, &sink,
+                         missingTime: "time (startTime + durationMinutesOffsetFromStartTime)", keep: { _ in true }) { element in
+            guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else { return nil }
+            return time(startTime, plusMinutes: minutes)
         }
     }
 

@@ -15,6 +15,13 @@ public enum JSONTrackFormat: String, Sendable {
     case backup
     /// GeoJSON: a FeatureCollection, a Feature or a bare geometry.
     case geoJSON
+    /// Polarsteps' `locations.json` (`{"locations": [{"lat", "lon", "time"}]}`).
+    case polarstepsLocations
+    /// Overland's batches (`{"locations": [GeoJSON Feature of a Point, …]}`).
+    case overland
+    /// Huawei Health's data export, `motion path detail data.json`: a top-level array of
+    /// activities whose `attribute` holds HiTrack records.
+    case huaweiMotionPaths
 }
 
 /// Reads the JSON-family track files: Google Takeout `Records.json` and Semantic Location
@@ -68,14 +75,38 @@ public enum JSONTrackReader {
         case .objectStart:
             return try readTopObject(&reader, context, &sink)
         case .arrayStart:
-            try GoogleTimeline.readIOS(&reader, context, &sink)
-            return .timelineIOS
+            return try readTopArray(&reader, context, &sink)
         default:
             throw reader.error(atToken: unknownStructure)
         }
     }
 
-    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup or GeoJSON)"
+    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup, GeoJSON, Overland, Polarsteps or Huawei Health)"
+
+    /// A top-level array whose `[` was just read: Huawei Health's activities when its first
+    /// element has an `attribute`, `motionPathData` or `sportType` (Huawei's members; its
+    /// activities also have `startTime` and `endTime`, as iOS Timeline segments do, so those
+    /// cannot tell them apart), else the iOS Timeline export.
+    private static func readTopArray<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
+        var format: JSONTrackFormat?
+        try forEachElement(&reader, maximumBytes: context.recordBytes) { element, start in
+            if format == nil {
+                if HuaweiMotionPaths.looksLikeActivity(element) {
+                    format = .huaweiMotionPaths
+                } else if GoogleTimeline.looksLikeIOSSegment(element) {
+                    format = .timelineIOS
+                } else {
+                    throw JSONStreamError(offset: start.offset, line: start.line, reason: unknownStructure)
+                }
+            }
+            if format == .huaweiMotionPaths {
+                HuaweiMotionPaths.readActivity(element, at: start, context, &sink)
+            } else {
+                GoogleTimeline.readIOSSegment(element, at: start, context, &sink)
+            }
+        }
+        return format ?? .timelineIOS  // an empty array reads as an empty timeline
+    }
 
     private static func readTopObject<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
         let documentStart = reader.error(atToken: unknownStructure)
@@ -91,8 +122,8 @@ public enum JSONTrackReader {
             let value = try reader.next()
             switch (key, value) {
             case ("locations", .arrayStart):
-                try TakeoutRecords.readLocations(&reader, context, &sink)
-                format = format ?? .takeoutRecords
+                let found = try TakeoutRecords.readLocations(&reader, context, &sink)
+                format = format ?? found
             case ("semanticSegments", .arrayStart):
                 try GoogleTimeline.readSemanticSegments(&reader, context, &timelineOverlap, &sink)
                 format = format ?? .timelineAndroid

@@ -7,17 +7,21 @@ import TextFormats
 ///   position, HDOP (accuracy = HDOP × 5 m, as for GPX) and altitude. An RMC and a GGA of the
 ///   same time of day (in any order, from any talker) make one point, never two.
 /// - Talkers `GP`, `GN`, `GL`, `GA`, `BD`, `GB`; other talkers and sentences are ignored.
-/// - A sentence that is not a fix (RMC status `V`, mode `N`/`E`/`M`/`S` or NMEA 4.1 navigational
-///   status `V`; GGA quality 0, 6, 7 or 8) is passed over and counted (``Summary/sentencesWithoutFix``), not unreadable:
-///   receivers write one every second while they search.
+/// - A sentence that is not a fix (RMC status `V` or mode `N`/`E`/`M`/`S`; GGA quality 0, 6, 7
+///   or 8) is passed over and counted (``Summary/sentencesWithoutFix``), not unreadable:
+///   receivers write one every second while they search. RMC's NMEA 4.10 navigational status
+///   (`V`, "not provided", on every fix of u-blox M9/F9 and Quectel receivers) says nothing
+///   about the fix and is not read.
 /// - An RMC or GGA whose checksum is wrong, or whose fields do not parse, is an unreadable
 ///   point with its line.
-/// - GGA carries no date: it takes the date of the latest RMC, rolled on by a day when the
-///   time of day goes back by more than 12 hours (midnight passed). GGA before any RMC gives
-///   points without a time.
+/// - GGA carries no date: it takes the date of the latest RMC or ZDA, rolled on by a day when
+///   the time of day goes back by more than 12 hours (midnight passed). GGA before any date
+///   gives points without a time.
 ///
-/// Text before the `$` on a line (some loggers stamp lines) is ignored. The file is one
-/// segment. Lines are read by ``LineReader`` (a line longer than its limit stops the file).
+/// Text before the `$` on a line (some loggers stamp lines) is ignored; lines starting with `#`
+/// are comments (gpsd's regression logs open with a few). The file is one segment. Lines are
+/// read by ``LineReader``: a line longer than its limit stops the file, and the fix read before
+/// it is still delivered.
 public enum NMEAReader {
     /// What one file held besides the points it delivered.
     public struct Summary: Equatable, Sendable {
@@ -29,6 +33,8 @@ public enum NMEAReader {
         public var sentencesWithoutFix = 0
         /// RMC and GGA sentences with a wrong checksum (each also an unreadable point).
         public var badChecksums = 0
+        /// ZDA sentences whose date was read (GGA takes its date from them).
+        public var dateSentences = 0
         /// Other sentences, ignored.
         public var otherSentences = 0
 
@@ -45,19 +51,50 @@ public enum NMEAReader {
         defer { reader.close() }
         var log = NMEALog(path: path)
         var firstText: Int?
-        try reader.forEachLine { line, number in
-            if line.contains(0) && log.summary.sentences + log.summary.otherSentences == 0 {
-                throw InputError(path: path, line: number, reason: "zero bytes in the text: UTF-16 or binary data, not an NMEA 0183 log (re-save it as ASCII/UTF-8)")
+        do {
+            try reader.forEachLine { line, number in
+                if line.contains(0) && log.summary.sentences + log.summary.otherSentences == 0 {
+                    throw InputError(path: path, line: number, reason: "zero bytes in the text: UTF-16 or binary data, not an NMEA 0183 log (re-save it as ASCII/UTF-8)")
+                }
+                if !log.line(line, number, &sink), firstText == nil, !Self.isComment(line), line.contains(where: { !XMLMarkup.isSpace($0) }) {
+                    firstText = number
+                }
             }
-            if !log.line(line, number, &sink), firstText == nil, line.contains(where: { !XMLMarkup.isSpace($0) }) {
-                firstText = number
-            }
+        } catch {
+            log.flush(&sink)  // the fix read before the line that stops the file
+            throw error
         }
         log.flush(&sink)
         if log.summary.sentences + log.summary.otherSentences == 0, let firstText {
             throw InputError(path: path, line: firstText, reason: "not an NMEA 0183 log: no line holds a $-sentence")
         }
         return log.summary
+    }
+
+    /// Whether `line` is a comment: `#` first, after any white space (gpsd's logs).
+    static func isComment(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.first { !XMLMarkup.isSpace($0) } == UInt8(ascii: "#")
+    }
+
+    /// Whether a file beginning with `prefix` is an NMEA log: past comment lines (`#`) and blank
+    /// lines, one of the first 5 lines is a sentence (`$`, a talker and a sentence type in
+    /// capitals or digits, a comma). Loggers may write a line of their own first (`Start log
+    /// …`), and gpsd's regression logs open with 6–12 comment lines.
+    public static func recognizes<Prefix: Collection<UInt8>>(_ prefix: Prefix) -> Bool {
+        var lines = 0
+        for line in Array(prefix).split(separator: 0x0A, omittingEmptySubsequences: true) {
+            let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+            if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
+            lines += 1
+            if lines > 5 { return false }
+            guard text.count >= 7, text.first == UInt8(ascii: "$") else { continue }
+            let address = text.dropFirst().prefix(5)
+            if address.allSatisfy({ ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) }),
+               text[text.startIndex + 6] == UInt8(ascii: ",") {
+                return true
+            }
+        }
+        return false
     }
 }
 
@@ -92,7 +129,7 @@ private struct NMEALog {
 
     /// Reads one line; false when it holds no sentence (`$…`).
     mutating func line<Sink: TrackSink>(_ line: UnsafeRawBufferPointer, _ number: Int, _ sink: inout Sink) -> Bool {
-        guard let dollar = line.firstIndex(of: UInt8(ascii: "$")) else { return false }
+        guard !NMEAReader.isComment(line), let dollar = line.firstIndex(of: UInt8(ascii: "$")) else { return false }
         var stop = line.count
         while stop > dollar, XMLMarkup.isSpace(line[stop - 1]) { stop -= 1 }
         let sentence = UnsafeRawBufferPointer(rebasing: line[(dollar + 1)..<stop])
@@ -104,6 +141,11 @@ private struct NMEALog {
         }
         let isRMC = body[2] == UInt8(ascii: "R") && body[3] == UInt8(ascii: "M") && body[4] == UInt8(ascii: "C")
         let isGGA = body[2] == UInt8(ascii: "G") && body[3] == UInt8(ascii: "G") && body[4] == UInt8(ascii: "A")
+        let isZDA = body[2] == UInt8(ascii: "Z") && body[3] == UInt8(ascii: "D") && body[4] == UInt8(ascii: "A")
+        if isZDA, Self.checksumHolds(sentence, body, star), zda(body, &sink) {
+            summary.dateSentences += 1
+            return true
+        }
         guard isRMC || isGGA else {
             summary.otherSentences += 1
             return true
@@ -135,6 +177,57 @@ private struct NMEALog {
             unreadable("$\(talker)\(isRMC ? "RMC" : "GGA"): \(problem.reason)", number, &sink)
         } catch {}
         return true
+    }
+
+    /// Whether the sentence has no checksum or a right one.
+    private static func checksumHolds(_ sentence: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer, _ star: Int?) -> Bool {
+        guard let star else { return true }
+        let written = UnsafeRawBufferPointer(rebasing: sentence[(star + 1)...])
+        var computed: UInt8 = 0
+        for byte in body { computed ^= byte }
+        guard written.count == 2, let high = hexDigit(written[0]), let low = hexDigit(written[1]) else { return false }
+        return high << 4 | low == computed
+    }
+
+    /// `$xxZDA,hhmmss[.ss],dd,mm,yyyy,zh,zm`: the UTC date of that time of day, for the GGA
+    /// fixes of the same epoch and after (GGA carries no date). False when it holds no date
+    /// (receivers write empty fields before their first fix) or does not parse: then it only
+    /// counts as another sentence, since it is no point.
+    private mutating func zda<Sink: TrackSink>(_ body: UnsafeRawBufferPointer, _ sink: inout Sink) -> Bool {
+        var parts: [UnsafeRawBufferPointer] = []
+        var fieldStart = 0
+        for i in 0...body.count where i == body.count || body[i] == UInt8(ascii: ",") {
+            parts.append(UnsafeRawBufferPointer(rebasing: body[fieldStart..<i]))
+            fieldStart = i + 1
+        }
+        guard parts.count >= 5, parts[2].count == 2, parts[3].count == 2, parts[4].count == 4,
+              let time = try? Self.timeOfDay(parts[1]),
+              let d1 = Self.digit(parts[2], 0), let d2 = Self.digit(parts[2], 1),
+              let m1 = Self.digit(parts[3], 0), let m2 = Self.digit(parts[3], 1),
+              let y1 = Self.digit(parts[4], 0), let y2 = Self.digit(parts[4], 1), let y3 = Self.digit(parts[4], 2), let y4 = Self.digit(parts[4], 3)
+        else { return false }
+        let dayOfMonth = d1 * 10 + d2, month = m1 * 10 + m2, year = y1 * 1000 + y2 * 100 + y3 * 10 + y4
+        guard (1...12).contains(month), dayOfMonth >= 1, dayOfMonth <= Self.monthDays(year: year, month: month) else { return false }
+        let date = Timestamp.daysSinceEpoch(year: year, month: month, day: dayOfMonth)
+        if var fix = pending, fix.timeOfDay == time {
+            // The epoch's fix came first (ZDA closes the epoch on most receivers).
+            if fix.day == nil { fix.day = date }
+            pending = fix
+        } else {
+            flush(&sink)
+            day = date
+            lastTimeOfDay = time
+        }
+        return true
+    }
+
+    private static func monthDays(year: Int64, month: Int64) -> Int64 {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        switch month {
+        case 2: return leap ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// The talker of the two bytes when it is one read (`GP`, `GN`, `GL`, `GA`, `BD`, `GB`).
@@ -213,7 +306,6 @@ private struct NMEALog {
            mode == UInt8(ascii: "N") || mode == UInt8(ascii: "E") || mode == UInt8(ascii: "M") || mode == UInt8(ascii: "S") {
             return nil
         }
-        if fields.count >= 14, fields[13].count == 1, fields[13][0] == UInt8(ascii: "V") { return nil }  // NMEA 4.1 navigational status
         var fix = try Fix(timeOfDay: Self.timeOfDay(fields[1]),
                           latitude: Self.angle(fields[3], fields[4], degreeDigits: 2, positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S")),
                           longitude: Self.angle(fields[5], fields[6], degreeDigits: 3, positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W")))
@@ -253,9 +345,15 @@ private struct NMEALog {
         return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int64(byte - UInt8(ascii: "0")) : nil
     }
 
-    /// `hhmmss[.sss]` → milliseconds since midnight.
-    private static func timeOfDay(_ field: UnsafeRawBufferPointer) throws -> Int64 {
-        func bad() -> FieldProblem { FieldProblem(reason: "time '\(text(field))' is not hhmmss[.sss]") }
+    /// `hhmmss[.sss]` → milliseconds since midnight. Spaces around it, and a `.` with no digits
+    /// after it (`222509.`), are accepted, as GPSBabel reads them (some receivers write them).
+    private static func timeOfDay(_ written: UnsafeRawBufferPointer) throws -> Int64 {
+        func bad() -> FieldProblem { FieldProblem(reason: "time '\(text(written))' is not hhmmss[.sss]") }
+        var lower = 0, upper = written.count
+        while lower < upper, written[lower] == 0x20 { lower += 1 }
+        while upper > lower, written[upper - 1] == 0x20 { upper -= 1 }
+        if upper - lower == 7, written[upper - 1] == UInt8(ascii: ".") { upper -= 1 }
+        let field = UnsafeRawBufferPointer(rebasing: written[lower..<upper])
         guard field.count >= 6, field.count <= 16,
               let h1 = digit(field, 0), let h2 = digit(field, 1), let m1 = digit(field, 2), let m2 = digit(field, 3),
               let s1 = digit(field, 4), let s2 = digit(field, 5) else { throw bad() }

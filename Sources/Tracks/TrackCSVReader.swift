@@ -61,10 +61,16 @@ public enum TrackCSVReader {
         /// The layout is one whose times are UTC whatever the run's offset: Columbus loggers'
         /// (`LATITUDE N/S`; their `DATE`,`TIME` are the GPS's UTC, as GPSBabel's v900 reader takes them).
         var timesAreUTC = false
+        /// The coordinate columns hold degrees × 10⁷ as integers (`latitudeE7`, `longitudeE7`, as
+        /// Google's location history writes them, and tools that flatten it to CSV).
+        var coordinatesE7 = false
 
         /// Header names (folded as ``fold(_:)`` does) of each value.
         static let latitudeNames: Set<String> = ["lat", "latitude", "latitudens", "latitudedeg", "latitudedegrees", "latdeg"]
         static let longitudeNames: Set<String> = ["lon", "lng", "long", "longitude", "longitudeew", "longitudedeg", "longitudedegrees", "londeg", "lngdeg"]
+        /// Coordinates in degrees × 10⁷: both columns must be so named.
+        static let latitudeE7Names: Set<String> = ["latitudee7", "late7"]
+        static let longitudeE7Names: Set<String> = ["longitudee7", "lnge7", "lone7"]
         /// A full time in one column: `date time` is BasicAirData GPS Logger's, `dataTime`
         /// (Unix seconds) 一生足迹's.
         static let timeNames: Set<String> = ["time", "timestamp", "datetime", "datatime", "utc", "utctime", "timeutc", "gpstime", "localtime", "timelocal"]
@@ -76,6 +82,7 @@ public enum TrackCSVReader {
         init?(header: UnsafeRawBufferPointer, separator: UInt8 = UInt8(ascii: ",")) {
             self.separator = separator
             var latitude: Int?, longitude: Int?, time: Int?, date: Int?
+            var latitudeE7: Int?, longitudeE7: Int?
             accuracy = nil
             var index = 0
             var start: Int? = 0
@@ -87,12 +94,19 @@ public enum TrackCSVReader {
                     latitude = latitude ?? index
                 }
                 else if Self.longitudeNames.contains(name) { longitude = longitude ?? index }
+                else if Self.latitudeE7Names.contains(name) { latitudeE7 = latitudeE7 ?? index }
+                else if Self.longitudeE7Names.contains(name) { longitudeE7 = longitudeE7 ?? index }
                 else if Self.timeNames.contains(name) { time = time ?? index }
                 else if Self.dateNames.contains(name) { date = date ?? index }
                 else if Self.accuracyNames.contains(name) { accuracy = accuracy ?? index }
                 else if Self.elevationNames.contains(name) { elevation = elevation ?? index }
                 index += 1
                 start = field.next
+            }
+            if latitude == nil, longitude == nil, let latitudeE7, let longitudeE7 {
+                latitude = latitudeE7
+                longitude = longitudeE7
+                coordinatesE7 = true
             }
             guard let latitude, let longitude else { return nil }
             self.latitude = latitude
@@ -142,7 +156,9 @@ public enum TrackCSVReader {
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String,
                                                                  timeZone: LocalTimeZone = defaultTimeZone,
                                                                  into sink: inout Sink) throws -> Summary {
-        var reader = LineReader(source, path: path)
+        // UTF-16 (with its byte order mark, as Windows' "Unicode" text and Excel write) is read
+        // as the same text in UTF-8.
+        var reader = LineReader(UTF16TextSource(source), path: path)
         defer { reader.close() }
         var summary = Summary()
         var columns: Columns?
@@ -166,7 +182,12 @@ public enum TrackCSVReader {
                 columns = Columns(separator: separator)
             }
             do {
-                sink.point(try parseSimple(line, columns!, zone: zone) ?? parse(line, columns!, zone: zone))
+                var point = try parseSimple(line, columns!, zone: zone) ?? parse(line, columns!, zone: zone)
+                if columns!.coordinatesE7 {
+                    point.latitude /= 1e7
+                    point.longitude /= 1e7
+                }
+                sink.point(point)
                 summary.points += 1
             } catch let problem as LineProblem {
                 sink.unreadablePoint(InputError(path: path, line: number, reason: problem.reason))

@@ -15,7 +15,7 @@ enum AgreementBenchmark {
         let locator = try RegionLocator(directory: tables, marginRadius: 0)
         let catalog = try SourceCatalog(try SourceArchive(location: source), includeWorld: false)
         let reference = try SourceReference(catalog)
-        let deviation = try maximumDeviation(manifest: tables + "/manifest.json", table: "china.bin")
+        let deviation = try TableManifest.maximumDeviation(manifest: tables + "/manifest.json", table: "china.bin")
         let limit = deviation + 1
         let outline = catalog.chinaOutline!.polygons.flatMap { $0.rings.flatMap { $0 } }
         let longitudes = outline.map(\.x).min()!...outline.map(\.x).max()!
@@ -81,15 +81,5 @@ enum AgreementBenchmark {
             + "(the others were renamed or merged between the two sources' vintages). Inside their own region in the source, with the coordinates read as "
             + "GCJ-02: \(share("GCJ-02")); as WGS-84 (shifted to GCJ-02 first): \(share("WGS-84")); as BD-09: \(share("BD-09")). "
             + "The coordinates are GCJ-02 (the datum that puts the most seats in their own region)."
-    }
-
-    /// The largest `maximumDeviationMetres` over `table`'s levels in manifest.json.
-    static func maximumDeviation(manifest path: String, table: String) throws -> Double {
-        let json = try JSONParser.parse(try SourceArchive.readFile(path))
-        guard let entry = json["tables"]?.arrayValue?.first(where: { $0["file"]?.stringValue == table }),
-              let deviations = entry["levels"]?.arrayValue?.compactMap({ $0["maximumDeviationMetres"]?.numberValue }), !deviations.isEmpty else {
-            throw SourceError(path: path, reason: "no maximumDeviationMetres for \(table)")
-        }
-        return deviations.max()!
     }
 }

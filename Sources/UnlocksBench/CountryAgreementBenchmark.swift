@@ -14,7 +14,7 @@ enum CountryAgreementBenchmark {
         let catalog = try SourceCatalog(try SourceArchive(location: source), levels: [.country], includeWorld: true)
         let reference = try SourceReference(catalog)
         let outlines = SourceOutlines(catalog)
-        let landDeviation = try AgreementBenchmark.maximumDeviation(manifest: tables + "/manifest.json", table: "world.bin")
+        let landDeviation = try TableManifest.maximumDeviation(manifest: tables + "/manifest.json", table: "world.bin")
         let coast = BoundaryBuilder.defaultWorldCoastTolerance
         let limits = CountryAgreementReport.limits(world: locator.world, landDeviation: landDeviation, coastTolerance: coast)
         var lines = [

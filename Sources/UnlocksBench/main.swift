@@ -1,4 +1,5 @@
 import BoundaryBuild
+import PlaceWalks
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -14,14 +14,15 @@ enum ClassifyCommand {
         options: RuleOptions.classifyOptionSpecs,
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
-        links reach it) and .zip or .gz archives (read as streams, never unpacked to disk; a zip
-        inside a zip is read too, one level deep). '-' is standard input, copied to a temporary
-        file first and recognised by its first bytes (gzip, zip, or a track format by content). Formats: GPX 1.0/1.1, FIT, TCX, KML/KMZ, NMEA 0183, CSV
+        links reach it) and .zip, .gz, .tar or .tgz archives (read as streams, never unpacked to
+        disk; an archive inside an archive is read too, one level deep). '-' is standard input,
+        copied to a temporary file first and recognised by its first bytes (gzip, zip, tar, or a
+        track format by content). Of byte-identical copies, the path first in byte order is read. Formats: GPX 1.0/1.1, FIT, TCX, KML/KMZ, NMEA 0183, CSV
         (lat,lon[,time][,accuracy] and loggers' dialects; times without an offset are in
         --time-zone), Google Takeout Records.json and Semantic Location History, Google Timeline
         exports, the app backup JSON and GeoJSON (docs/input-formats.md). In folders and archives
         names ending in .gpx, .fit, .tcx, .kml, .nmea, .csv, .json or .geojson (optionally .gz) are
-        read, .txt and .log files by their content, .zip and .kmz opened. Strava bulk exports, Garmin
+        read, .txt and .log files by their content, .zip, .kmz, .tar and .tgz opened. Strava bulk exports, Garmin
         "Export Your Data" and Apple Health exports are recognised by their layout: their tracks
         are read (Strava's labelled from activities.csv, virtual activities skipped), their
         metadata files skipped. Every other file is listed as skipped with the reason; the tool's

@@ -7,8 +7,8 @@ import UnlocksTestSupport
 
 /// Runs the intake in-process on the repository's tables, in a temporary folder of the test's own.
 enum IntakeHarness {
-    /// The repository's tables, opened once, with the radius `unlocks classify` uses.
-    static let locator: RegionLocator = try! RegionLocator(directory: Repository.tables, marginRadius: 120)
+    /// The repository's tables, opened once (shared), with the radius `unlocks classify` uses.
+    static var locator: RegionLocator { BundledTables.locator(marginRadius: 120) }
 
     /// The outcome of taking `sources` in (messages collected), with `options` (one job by default).
     static func run(_ sources: [IntakeSource], options: IntakeOptions = IntakeOptions(), ledger: UnlockLedger = UnlockLedger(),

@@ -132,10 +132,12 @@ final class NMEAReaderTests: XCTestCase {
             "not a sentence",
             sentence("GPRMC,120005,A,3954.2520,S,11624.4440,W,0,0,020324,,,A", wrongChecksum: false),
         ].joined(separator: "\n"))
-        XCTAssertEqual(summary.sentencesWithoutFix, 5)
+        // The GNRMC's NMEA 4.10 navigational status V is "not provided" (u-blox M9/F9, Quectel):
+        // it is a fix (issue 22; it was once counted as none).
+        XCTAssertEqual(summary.sentencesWithoutFix, 4)
         XCTAssertEqual(summary.otherSentences, 2)
-        XCTAssertEqual(sink.points.map(\.latitude), [-(39 + 54.2520 / 60)])
-        XCTAssertEqual(sink.points.map(\.longitude), [-(116 + 24.4440 / 60)])
+        XCTAssertEqual(sink.points.map(\.latitude), [39 + 54.2520 / 60, -(39 + 54.2520 / 60)])
+        XCTAssertEqual(sink.points.map(\.longitude), [116 + 24.4440 / 60, -(116 + 24.4440 / 60)])
         XCTAssertEqual(sink.problems, [])
     }
 

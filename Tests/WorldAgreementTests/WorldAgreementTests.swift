@@ -3,7 +3,7 @@ import Foundation
 import RegionTables
 import XCTest
 @testable import BoundaryBuild
-@testable import UnlocksBench
+import PlaceWalks
 import UnlocksTestSupport
 
 /// The committed world table against the full-resolution source countries (GEOS on the pinned
@@ -73,7 +73,7 @@ final class WorldAgreementTests: XCTestCase {
         }
         wanted.insert("USA")
         let catalog = try SourceCatalog(try SourceArchive(location: path), levels: [.country], includeWorld: true, countries: wanted)
-        let landDeviation = try AgreementBenchmark.maximumDeviation(manifest: tables + "/manifest.json", table: "world.bin")
+        let landDeviation = try TableManifest.maximumDeviation(manifest: tables + "/manifest.json", table: "world.bin")
         return Fixture(locator: locator, reference: try SourceReference(catalog), outlines: SourceOutlines(catalog),
                        limits: CountryAgreementReport.limits(world: locator.world, landDeviation: landDeviation,
                                                               coastTolerance: BoundaryBuilder.defaultWorldCoastTolerance),

@@ -12,6 +12,8 @@ final class InputBuffer {
     /// Bytes of the stream before ``start``: the offset of the window's first byte.
     private(set) var offset: Int64 = 0
     static let capacity = 1 << 16
+    /// Reads at least this large skip the window when it is empty.
+    static let directReadSize = 1 << 14
 
     init(_ source: any ByteSource) {
         self.source = source
@@ -75,6 +77,14 @@ final class InputBuffer {
     /// Copies up to `buffer.count` bytes (and at most `limit`) into `buffer`, reading when the
     /// window is empty; 0 at the end of the stream.
     func copy(into buffer: UnsafeMutableRawBufferPointer, limit: Int64) throws -> Int {
+        // An empty window and a large read: straight from the source into the caller's buffer (a
+        // stored member's or a tar member's bytes are then copied once, not twice).
+        if count == 0, !atEnd, buffer.count >= Self.directReadSize, limit >= Int64(Self.directReadSize) {
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), limit))]))
+            if n == 0 { atEnd = true }
+            offset += Int64(n)
+            return n
+        }
         if count == 0 { try fill() }
         let n = Int(min(Int64(min(count, buffer.count)), limit))
         guard n > 0 else { return 0 }

@@ -46,7 +46,19 @@ enum FormatTable {
         TrackFormat(name: "json", extensions: ["json", "geojson"], recognizes: { $0.firstText == UInt8(ascii: "{") || $0.firstText == UInt8(ascii: "[") }) {
             "json/" + (try JSONTrackReader.read($0.source, path: $0.path, into: &$1).rawValue)
         },
-        TrackFormat(name: "nmea", extensions: ["nmea", "nma", "nme"], recognizes: { $0.beginsWithNMEA }, claimsTextFiles: true) {
+        TrackFormat(name: "igc", extensions: ["igc"], recognizes: { IGCReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try IGCReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "plt", extensions: ["plt"], recognizes: { OziPLTReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try OziPLTReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "owntracks", extensions: ["rec"], recognizes: { OwnTracksReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try OwnTracksReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "hitrack", extensions: [], recognizes: { HiTrackReader.recognizes($0.bytes[$0.textStart...]) }) {
+            try HiTrackReader.read($0.source, path: $0.path, into: &$1); return nil
+        },
+        TrackFormat(name: "nmea", extensions: ["nmea", "nma", "nme"], recognizes: { NMEAReader.recognizes($0.bytes[$0.textStart...]) }, claimsTextFiles: true) {
             try NMEAReader.read($0.source, path: $0.path, into: &$1); return nil
         },
         TrackFormat(name: "csv", extensions: ["csv", "txt"], recognizes: { _ in true }) {
@@ -126,21 +138,6 @@ public struct ContentPrefix: Sendable {
         self.bytes = bytes
         textStart = bytes.firstIndex { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } ?? bytes.count
         rootElement = textStart < bytes.count && bytes[textStart] == UInt8(ascii: "<") ? Self.rootElement(bytes[textStart...]) : nil
-    }
-
-    /// True when one of the first 5 lines is an NMEA sentence (`$`, a talker and a sentence
-    /// type in capitals, a comma): loggers may write a line of their own first (`Start log …`).
-    public var beginsWithNMEA: Bool {
-        for line in bytes[textStart...].split(separator: 0x0A, maxSplits: 5, omittingEmptySubsequences: true).prefix(5) {
-            let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-            guard text.count >= 7, text.first == UInt8(ascii: "$") else { continue }
-            let address = text.dropFirst().prefix(5)
-            if address.allSatisfy({ ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) }),
-               text[text.startIndex + 6] == UInt8(ascii: ",") {
-                return true
-            }
-        }
-        return false
     }
 
     /// The local name of the first element in `bytes`, past declarations, comments and a

@@ -65,6 +65,7 @@ extension IntakeRun {
         sink.inputPath = path
         sink.inputDatum = begun.datum ?? .wgs84
         sink.hinted = false
+        sink.virtualActivity = nil
         sink.problemsShown = 0
         sink.pointsInInput = 0
         sink.unreadableInInput = 0
@@ -94,6 +95,13 @@ extension IntakeRun {
             failedInputs += 1
             failed = true
             sink.messages.say("\(error)")
+        }
+        if let virtual = sink.virtualActivity, !options.includeVirtual, !failed {
+            // The file itself says it is virtual (Zwift and other trainer apps draw a made-up
+            // route on real coordinates), as a Strava export's label would: skipped the same way.
+            sink.classifier.discard()
+            skip(path, .virtualActivity, label: ActivityLabel(type: virtual, name: label?.name))
+            return
         }
         if sink.problemsShown > IntakeSink.problemsPerInput {
             sink.messages.say("\(path): \(sink.problemsShown - IntakeSink.problemsPerInput) more unreadable points")

@@ -41,11 +41,17 @@ struct IntakeSink: TrackSink {
     var inputPath = ""
     var inputDatum = Datum.wgs84
     var hinted = false
+    /// The activity type the input says it records when it is virtual (a FIT's sub-sport
+    /// `virtual_activity`: "virtual cycling"), for the run's `includeVirtual` rule.
+    var virtualActivity: String?
 
     /// Passes the annotation on; a creator naming a Chinese map app is noted (the classifier
     /// records the same hint, by the same rule, in the report).
     mutating func annotate(_ annotation: TrackAnnotation) {
         classifier.annotate(annotation)
+        if case let .activityType(type) = annotation, virtualActivity == nil, type.lowercased().hasPrefix("virtual") {
+            virtualActivity = type
+        }
         if case let .creator(name) = annotation, !hinted, let hint = DatumHint.hint(creator: name, readIn: inputDatum) {
             hinted = true
             messages.say("note: \(inputPath): \(hint.reason); read as \(inputDatum.displayName): if its points are \(hint.datum.displayName), classify it with --datum-for '\(inputPath)=\(hint.datum.rawValue)'")

