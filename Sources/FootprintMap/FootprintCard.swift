@@ -44,8 +44,9 @@ extension Footprint {
         var b = Self.box(west: firstCluster.west, south: firstCluster.south, east: firstCluster.east, north: firstCluster.north)
         for c in clusters.dropFirst() { b = b.union(Self.box(west: c.west, south: c.south, east: c.east, north: c.north)) }
         let latitude = (firstCluster.north + firstCluster.south) / 2
-        let side = max(max(b.maxX - b.minX, b.maxY - b.minY) * 1.4, 3.0 / 40_000 / cos(min(80, abs(latitude)) * .pi / 180))
-        let cx = (b.minX + b.maxX) / 2, cy = (b.minY + b.maxY) / 2
+        // At most the world's width, and kept within it (no empty sea beyond ±180°).
+        let side = min(1, max(max(b.maxX - b.minX, b.maxY - b.minY) * 1.4, 3.0 / 40_000 / cos(min(80, abs(latitude)) * .pi / 180)))
+        let cx = min(1 - side / 2, max(side / 2, (b.minX + b.maxX) / 2)), cy = (b.minY + b.maxY) / 2
         return RegionLayers.Box(minX: cx - side / 2, minY: cy - side / 2, maxX: cx + side / 2, maxY: cy + side / 2)
     }
 

@@ -53,6 +53,7 @@ extension Footprint {
     ul.figures b{display:block;font-size:21px;color:#1d232b}
     #map{position:relative;height:min(72vh,640px);min-height:300px;border:1px solid #b5c2cc;border-radius:8px;overflow:hidden;background:#cfe3f1}
     #map canvas{display:block;width:100%;height:100%;touch-action:none;cursor:grab;outline:none}
+    #map canvas:focus-visible{outline:3px solid #1f6feb;outline-offset:-3px}
     #map .zoom{position:absolute;top:10px;left:10px;display:flex;flex-direction:column;gap:6px}
     #map .zoom button{width:38px;height:38px;font-size:22px;line-height:1;border:1px solid #9aa6b0;border-radius:6px;background:#fff;color:#1d232b}
     .controls{display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center;margin:10px 0 4px}

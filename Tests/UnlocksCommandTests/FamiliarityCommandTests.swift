@@ -190,9 +190,11 @@ final class FamiliarityCommandTests: XCTestCase {
         XCTAssertGreaterThan(f.bright, 10)
         XCTAssertGreaterThan(f.lit - f.bright, 10)
         let html = try String(contentsOfFile: dir + "/map/footprint.html", encoding: .utf8)
+        // The page's legend counts the cells at each level as the GeoJSON does (the viewer draws
+        // them from the page's data: MapPageBrowserTests).
         XCTAssertTrue(html.contains("id=\"familiarity\""))
-        XCTAssertTrue(html.contains("<path class=\"f1\""))
-        XCTAssertTrue(html.contains("<path class=\"f2\""))
-        XCTAssertFalse(html.contains("<path class=\"f3\""))
+        XCTAssertTrue(html.contains("lit 已踏足 (≥1 passes) \(f.lit - f.bright)</span>"), "lit count")
+        XCTAssertTrue(html.contains("bright 熟悉 (≥5) \(f.bright - f.gold)</span>"), "bright count")
+        XCTAssertTrue(html.contains("gold 精通 (≥20) 0</span>"), "no gold cell")
     }
 }

@@ -235,7 +235,7 @@ final class InputAccountingTests: XCTestCase {
         let audit = try CommandRunner.run(["audit", "--tables", Self.tables, "--source", "", directory, "--out", directory + "/audit"])
         XCTAssertEqual(audit.status, 0, audit.stderr)
         let geojson = try String(contentsOfFile: directory + "/audit/audit.geojson", encoding: .utf8)
-        XCTAssertTrue(geojson.contains("\"Point\""), "the audit flagged nothing, so the test proves nothing")
+        XCTAssertTrue(geojson.contains("\"MultiPoint\""), "the audit flagged nothing, so the test proves nothing")
 
         let result = try classify([directory])
         XCTAssertEqual(result.status, 0, result.stderr)
