@@ -6,7 +6,7 @@ import UnlocksTestSupport
 /// CSV the reader once refused: saved as UTF-16 (with its byte order mark, as Windows' "Unicode"
 /// text and Excel write: "no latitude and longitude columns"), and with Google's integer
 /// `latitudeE7,longitudeE7` columns. Dawarich's fixtures (and UTF-16 copies of one) against Python's
-/// csv module (`Scripts/make-csv-app-fixture-expectations`).
+/// csv module (`Scripts/fixtures/make-csv-app-fixture-expectations`).
 final class CSVAppExportTests: XCTestCase {
     func testUTF16AndE7FilesMatchAnIndependentDecoder() throws {
         let fixtures = FixtureSet("csv-apps")

@@ -6,7 +6,7 @@ import UnlocksTestSupport
 /// JSON that shares one top-level key with Google's formats and was once taken for them:
 /// Overland's and Polarsteps' `{"locations": …}` (read as Takeout `Records.json` and rejected),
 /// Huawei Health's array of activities (read as an iOS Timeline: 0 points, nothing flagged).
-/// Against plain Python (`Scripts/make-line-format-fixture-expectations`).
+/// Against plain Python (`Scripts/fixtures/make-line-format-fixture-expectations`).
 final class JSONAppExportTests: XCTestCase {
     func testAppExportsAreToldApartAndReadInFull() throws {
         let fixtures = FixtureSet("json-apps")

@@ -4,8 +4,8 @@ import XCTest
 import UnlocksTestSupport
 
 /// The formats first read in issue 22: IGC, OziExplorer PLT, OwnTracks `.rec`, Huawei HiTrack.
-/// Real files against independent decoders (aerofiles for IGC, `Scripts/make-igc-fixture-expectations`;
-/// plain Python for the others, `Scripts/make-line-format-fixture-expectations`), each read however
+/// Real files against independent decoders (aerofiles for IGC, `Scripts/fixtures/make-igc-fixture-expectations`;
+/// plain Python for the others, `Scripts/fixtures/make-line-format-fixture-expectations`), each read however
 /// its bytes arrive, and the rules on the smallest inputs that show them.
 final class NewFormatReaderTests: XCTestCase {
     typealias Read = (FedSource, inout TrackEventRecorder) throws -> Void
