@@ -151,14 +151,14 @@ final class InputAccountingTests: XCTestCase {
     func testADanglingLinkIsRejectedAndTheRestIsRead() throws {
         try python("open('a.csv','wb').write(csv(5, 39.90, 116.40))")
         XCTAssertEqual(symlink("nowhere.gpx", directory + "/gone.gpx"), 0)
-        XCTAssertEqual(symlink("nowhere.jpg", directory + "/gone.jpg"), 0)
+        XCTAssertEqual(symlink("nowhere.png", directory + "/gone.png"), 0)
         let result = try classify([directory])
         XCTAssertEqual(result.status, 3, result.stderr)
         let report = try report(result)
         let gone = try file("/gone.gpx", in: report)
         XCTAssertEqual(gone["status"] as? String, "rejected")
         XCTAssertTrue((gone["error"] as? String)?.hasPrefix("cannot open") == true, "\(gone)")
-        XCTAssertEqual(try file("/gone.jpg", in: report)["reason"] as? String, "not a track format")
+        XCTAssertEqual(try file("/gone.png", in: report)["reason"] as? String, "not a track format")
         XCTAssertEqual(pointsRead(report), 5)
     }
 
