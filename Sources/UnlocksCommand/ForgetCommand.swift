@@ -25,7 +25,7 @@ enum ForgetCommand {
             .flag("include-plans", "The state was made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
             .value("familiarity-levels", "L,B,G", "The --familiarity-levels the state was made with (default 1,5,20)."),
-            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
         ],
         discussion: """
         Each INPUT names inputs of the state: by their path as the report lists it (an archive's
@@ -48,7 +48,7 @@ enum ForgetCommand {
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
-        let tables = try TableSet(directory: arguments.value("tables") ?? "Data/regions")
+        let tables = try TableSet(directory: try TableSearch.directory(arguments))
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
         var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
 
