@@ -140,4 +140,84 @@ final class RoughEdgesTests: XCTestCase {
         XCTAssertNil(plural.firstMatch(in: result.stdout + result.stderr, range: NSRange(location: 0, length: (result.stdout + result.stderr).utf16.count)),
                      result.stdout + result.stderr)
     }
+
+    // MARK: a forgotten input stays forgotten
+
+    /// A walk of `count` points northward from (`latitude`, `longitude`), one every 5 s, as CSV.
+    static func walkCSV(count: Int, latitude: Double, longitude: Double, start: Int = 1_700_000_000) -> String {
+        var text = "latitude,longitude,time\n"
+        for i in 0..<count { text += String(format: "%.6f,%.6f,%d\n", latitude + Double(i) * 0.00004, longitude, start + i * 5) }
+        return text
+    }
+
+    func report(_ result: CommandRunner.Result) throws -> [String: Any] {
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    func files(_ report: [String: Any]) -> [String: [String: Any]] {
+        let list = (report["inputs"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
+        return Dictionary(list.map { ($0["path"] as! String, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// A folder classified through a state, one of its files forgotten: the next classify of the
+    /// folder skips it (and a copy of it elsewhere) as forgotten, with one job or several, and
+    /// counts what a run without it counts; `forget --undo` brings it back, and the run after
+    /// that counts it again, as a run over everything does.
+    func testAForgottenInputStaysForgottenUntilUndone() throws {
+        let dir = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/tracks", withIntermediateDirectories: true)
+        try Self.walkCSV(count: 120, latitude: 39.90, longitude: 116.39).write(toFile: dir + "/tracks/beijing.csv", atomically: true, encoding: .utf8)
+        try Self.walkCSV(count: 120, latitude: 31.23, longitude: 121.47, start: 1_700_100_000)
+            .write(toFile: dir + "/tracks/shanghai.csv", atomically: true, encoding: .utf8)
+        let tracks = dir + "/tracks", state = dir + "/state", beijing = dir + "/tracks/beijing.csv"
+        let everything = try report(CommandRunner.run(["classify", tracks, "--tables", Self.tables]))
+        let shanghaiOnly = try report(CommandRunner.run(["classify", tracks + "/shanghai.csv", "--tables", Self.tables]))
+        _ = try report(CommandRunner.run(["classify", tracks, "--tables", Self.tables, "--state", state]))
+        let forgot = try CommandRunner.run(["forget", beijing, "--tables", Self.tables, "--state", state])
+        XCTAssertEqual(forgot.status, 0, forgot.stderr)
+        XCTAssertTrue(forgot.stderr.contains("unlocks forget --undo"), forgot.stderr)
+
+        // A copy of the forgotten walk put beside it is the same content: forgotten too.
+        try FileManager.default.copyItem(atPath: beijing, toPath: tracks + "/beijing-copy.csv")
+        for jobs in ["1", "2"] {
+            try FileManager.default.copyItem(atPath: state, toPath: dir + "/state-\(jobs)")
+            let again = try CommandRunner.run(["classify", tracks, "--tables", Self.tables, "--state", dir + "/state-\(jobs)", "--jobs", jobs])
+            let rerun = try report(again)
+            XCTAssertTrue(again.stderr.contains("2 forgotten; bring it back with 'unlocks forget --undo'"), again.stderr)
+            for path in [beijing, tracks + "/beijing-copy.csv"] {
+                XCTAssertEqual(files(rerun)[path]?["status"] as? String, "skipped", path)
+                XCTAssertEqual(files(rerun)[path]?["reason"] as? String, "forgotten; bring it back with 'unlocks forget --undo'", path)
+            }
+            XCTAssertEqual(rerun["metrics"] as? NSDictionary, shanghaiOnly["metrics"] as? NSDictionary, "jobs \(jobs)")
+            XCTAssertEqual(rerun["unlocks"] as? NSDictionary, shanghaiOnly["unlocks"] as? NSDictionary, "jobs \(jobs)")
+        }
+        try FileManager.default.removeItem(atPath: tracks + "/beijing-copy.csv")
+
+        // Undo by content (a file with the walk's bytes) or by path; something never forgotten is an error.
+        let notForgotten = try CommandRunner.run(["forget", "--undo", tracks + "/shanghai.csv", "--tables", Self.tables, "--state", state])
+        XCTAssertEqual(notForgotten.status, 1, notForgotten.stderr)
+        XCTAssertTrue(notForgotten.stderr.contains("no forgotten input has the path or the content of '\(tracks)/shanghai.csv'"), notForgotten.stderr)
+        let undone = try CommandRunner.run(["forget", "--undo", beijing, "--tables", Self.tables, "--state", state])
+        XCTAssertEqual(undone.status, 0, undone.stderr)
+        XCTAssertTrue(undone.stderr.contains("brought back 1 input"), undone.stderr)
+        let back = try report(CommandRunner.run(["classify", tracks, "--tables", Self.tables, "--state", state]))
+        XCTAssertEqual(files(back)[beijing]?["status"] as? String, "read")
+        XCTAssertEqual(back["metrics"] as? NSDictionary, everything["metrics"] as? NSDictionary)
+        XCTAssertEqual(back["unlocks"] as? NSDictionary, everything["unlocks"] as? NSDictionary)
+    }
+
+    /// A state that forgot an input, merged with one that read it: forgotten in the merge too.
+    func testMergeKeepsWhatOneStateForgot() throws {
+        let dir = try temporaryDirectory()
+        try Self.walkCSV(count: 120, latitude: 39.90, longitude: 116.39).write(toFile: dir + "/beijing.csv", atomically: true, encoding: .utf8)
+        try Self.walkCSV(count: 120, latitude: 31.23, longitude: 121.47, start: 1_700_100_000).write(toFile: dir + "/shanghai.csv", atomically: true, encoding: .utf8)
+        _ = try report(CommandRunner.run(["classify", dir + "/beijing.csv", dir + "/shanghai.csv", "--tables", Self.tables, "--state", dir + "/a"]))
+        XCTAssertEqual(try CommandRunner.run(["forget", dir + "/beijing.csv", "--tables", Self.tables, "--state", dir + "/a"]).status, 0)
+        _ = try report(CommandRunner.run(["classify", dir + "/beijing.csv", "--tables", Self.tables, "--state", dir + "/b"]))
+        let merged = try report(CommandRunner.run(["merge", dir + "/a", dir + "/b", "--tables", Self.tables]))
+        let shanghaiOnly = try report(CommandRunner.run(["classify", dir + "/shanghai.csv", "--tables", Self.tables]))
+        XCTAssertEqual(merged["metrics"] as? NSDictionary, shanghaiOnly["metrics"] as? NSDictionary)
+        XCTAssertEqual(merged["unlocks"] as? NSDictionary, shanghaiOnly["unlocks"] as? NSDictionary)
+    }
 }

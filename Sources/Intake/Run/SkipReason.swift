@@ -1,3 +1,5 @@
+import Unlocks
+
 /// Why the intake passes a file over without reading it: the text the report gives
 /// (docs/report-format.md). Skipped files never make a run fail.
 public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -15,6 +17,9 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The same file (device and inode) or the same bytes (fingerprint) reached by another
     /// path, which is read: the first in byte order.
     case duplicate
+    /// Content forgotten from the state (`unlocks forget`): not read back until
+    /// `unlocks forget --undo` lifts it.
+    case forgotten
     /// A file this tool wrote (an audit's GeoJSON, a report, a state).
     case ownOutput
     /// An archive inside an archive inside an archive: only one level of nesting is opened.
@@ -40,6 +45,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .plannedRoute: "planned route (not a recorded track)"
         case .virtualActivity: "virtual activity"
         case .duplicate: "duplicate"
+        case .forgotten: UnlockLedger.forgottenReason
         case .ownOutput: "the tool's own output"
         case .nestedTooDeep: "nested archive too deep"
         case .archiveFormatNotRead: "archive format not read (unpack it)"
