@@ -276,7 +276,7 @@ final class InputAccountingTests: XCTestCase {
         try write("<?xml version=\"1.0\"?><gpx><wpt lat=\"39.9\" lon=\"116.4\"/></gpx>", to: "pins.gpx")
         let result = try classify([directory])
         XCTAssertEqual(result.status, 3, result.stderr)
-        XCTAssertTrue(result.stderr.contains("no track points found in any input (1 read, 1 skipped, 1 pins"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("no track points found in any input (1 read, 1 skipped, 1 pin;"), result.stderr)
         let report = try report(result)
         XCTAssertEqual(try file("/pins.gpx", in: report)["pins"] as? Int, 1)
         XCTAssertEqual(try file("/photo.jpg", in: report)["reason"] as? String, "not a track format")
