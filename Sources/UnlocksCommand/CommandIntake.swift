@@ -18,6 +18,15 @@ enum CommandIntake {
         }
     }
 
+    /// The files of `positionals` (``sources(_:)``), standard output's file marked the tool's own;
+    /// refused (nothing written) when one of `outputs` (option, path) is an input (``OutputClash``).
+    static func walk(_ positionals: [String], outputs: [(String, String?)]) throws -> [WalkedFile] {
+        var files = try IntakeRun.walk(try sources(positionals))
+        OutputClash.skipStandardOutput(in: &files)
+        try ReportFiles.refuseInputs(outputs, files: files)
+        return files
+    }
+
     /// The intake's options from the command line: the rules, `--datum`, `--datum-for`, `--include-virtual`.
     static func options(_ arguments: ParsedArguments) throws -> IntakeOptions {
         var rules = try RuleOptions.parse(arguments)

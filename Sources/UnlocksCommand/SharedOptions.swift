@@ -137,6 +137,14 @@ enum ReportFiles {
         }
     }
 
+    /// Refuses, as a usage error before anything is written, outputs (option, path) that are
+    /// inputs: files of the walk the run reads, or files `named` (``OutputClash``).
+    static func refuseInputs(_ outputs: [(String, String?)], files: [WalkedFile] = [], named: [String] = []) throws {
+        do {
+            try OutputClash.check(outputs.compactMap { output in output.1.map { (output.0, $0) } }, files: files, named: named)
+        } catch { throw UsageError(message: error.description) }
+    }
+
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.
     static func emit(_ report: ClassifyReport, format: Format, to out: String?) throws {
         let text = format == .json ? report.json().rendered() + "\n" : report.text()

@@ -256,6 +256,33 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(summary["inputsSkipped"] as? Int, 3, "audit.json, audit.geojson and audit.html of the first audit, nothing of its own run")
     }
 
+    /// `unlocks map DIR --out DIR/map`: the next classify of DIR reads the walk alone: every
+    /// file the map wrote is the tool's own output or no track format (its GeoJSON files were
+    /// read as tracks and its GPX waypoints as pins), and a second map writes the same bytes.
+    func testTheMapsOutputInsideTheArchiveIsSkipped() throws {
+        let walk = "2024-05-01-beijing-walk.gpx"
+        try FileManager.default.copyItem(atPath: Self.root + "/Data/samples/" + walk, toPath: directory + "/" + walk)
+        let alone = try report(try classify([directory]))
+        let map = try CommandRunner.run(["map", "--tables", Self.tables, directory, "--out", directory + "/map"])
+        XCTAssertEqual(map.status, 0, map.stderr)
+        let written = try FileManager.default.contentsOfDirectory(atPath: directory + "/map").sorted()
+        XCTAssertEqual(written.count, 9)
+        let geojson = try String(contentsOfFile: directory + "/map/footprint.geojson", encoding: .utf8)
+
+        let result = try classify([directory])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try report(result)
+        XCTAssertEqual(pointsRead(report), pointsRead(alone))
+        XCTAssertEqual(try files(report).filter { $0["status"] as? String != "skipped" }.count, 1, "only the walk is read")
+        for name in written {
+            let expected = name.hasSuffix(".html") || name.hasSuffix(".svg") ? "not a track format" : "the tool's own output"
+            XCTAssertEqual(try file("/map/" + name, in: report)["reason"] as? String, expected, name)
+        }
+        let again = try CommandRunner.run(["map", "--tables", Self.tables, directory, "--out", directory + "/map"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory + "/map/footprint.geojson", encoding: .utf8), geojson)
+    }
+
     /// A file none of whose points is readable is rejected, not "ok" (exit 0).
     func testAFileWithOnlyUnreadablePointsIsRejected() throws {
         try write("lat,lon,time\n39.9,abc,2024-05-01T01:00:00Z\nx,y,z\n39.9,,2024-05-01T01:00:02Z\n", to: "bad.csv")
