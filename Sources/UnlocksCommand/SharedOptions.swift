@@ -147,7 +147,8 @@ enum ReportFiles {
 
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.
     static func emit(_ report: ClassifyReport, format: Format, to out: String?) throws {
-        let text = format == .json ? report.json().rendered() + "\n" : report.text()
+        // The text report names files and their errors: control characters from them escaped.
+        let text = format == .json ? report.json().rendered() + "\n" : EscapedName.printable(report.text(), keep: ["\t", "\n"])
         if let out {
             try AtomicFile.write(text, to: out)
         } else {

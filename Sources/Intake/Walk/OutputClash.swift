@@ -7,8 +7,8 @@ import Darwin
 /// Refuses a run one of whose outputs is one of its inputs (`merge a.st b.st --out a.st`,
 /// `classify walk.gpx --out walk.gpx`): writing it would replace the input. Files are compared by
 /// device and inode, links followed, before anything is written. A file found in a folder counts
-/// only when it would be read: the tool's own outputs there (a report, a state, a map's files)
-/// are skipped, and replacing them is what a second run is for.
+/// only when it would be read: a name no format reads (`audit.html`) and the tool's own outputs
+/// (a report, a state, a map's files) are skipped, and replacing them is what a second run is for.
 public enum OutputClash {
     /// Throws `.outputIsInput` for the first of `outputs` (option or file name shown, path) that
     /// is a file named in `named` (read whatever it holds) or a file of `files` the run reads.
@@ -32,7 +32,8 @@ public enum OutputClash {
         for file in files {
             guard case let .file(path) = file.origin, file.skipReason != .hidden, let status = path.status(),
                   let output = identities[FileIdentity(status)] else { continue }
-            if file.explicit || !isOwnOutput(path) { throw refuse(output, file.path) }
+            let read = FormatTable.nameDecides(file.name) || ContainerKind(name: file.name) != nil
+            if file.explicit || (read && !isOwnOutput(path)) { throw refuse(output, file.path) }
         }
     }
 
