@@ -12,7 +12,7 @@ enum CommandIntake {
     static func sources(_ positionals: [String]) throws -> [IntakeSource] {
         guard positionals.filter({ $0 == "-" }).count <= 1 else { throw UsageError(message: "'-' (standard input) given more than once") }
         return try positionals.map { text in
-            guard text == "-" else { return RawArguments.bytes[text].map { .path(bytes: $0) } ?? .path(text) }
+            guard text == "-" else { return CommandLineBytes.source(text) }
             let copy = try StandardInputCopy.make()
             return .file(copy.path, name: "-")
         }

@@ -137,12 +137,9 @@ enum ReportFiles {
         }
     }
 
-    /// Refuses, as a usage error before anything is written, outputs (option, path) that are
-    /// inputs: files of the walk the run reads, or files `named` (``OutputClash``).
+    /// Refuses outputs (option, path) that are inputs (``OutputClash``): a usage error, nothing written.
     static func refuseInputs(_ outputs: [(String, String?)], files: [WalkedFile] = [], named: [String] = []) throws {
-        do {
-            try OutputClash.check(outputs.compactMap { output in output.1.map { (output.0, $0) } }, files: files, named: named)
-        } catch { throw UsageError(message: error.description) }
+        do { try OutputClash.check(outputs, files: files, named: named) } catch { throw UsageError(message: error.description) }
     }
 
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.

@@ -1,3 +1,4 @@
+import Intake
 import Tracks
 
 #if canImport(Glibc)
@@ -5,15 +6,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// The command line as the system gave it: an argument that is not UTF-8 (a Latin-1 file name)
-/// is shown escaped (``EscapedName``) and found by its bytes (``CommandIntake/sources(_:)``).
-enum RawArguments {
-    static let raw = (0..<Int(CommandLine.argc)).map { Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv[$0], count: strlen(CommandLine.unsafeArgv[$0]!))).map(UInt8.init(bitPattern:)) }
-    static let text = raw.map { isUTF8($0) ? String(decoding: $0, as: UTF8.self) : EscapedName.string(from: $0) }
-    static let bytes = Dictionary(zip(text, raw).filter { !isUTF8($0.1) }.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
-    static func isUTF8(_ bytes: [UInt8]) -> Bool { Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes }
-}
 
 /// The process exit codes of the CLI contract.
 enum ExitCode: Int32 {
@@ -54,7 +46,7 @@ enum Unlocks {
 
     static func main() {
         signal(SIGPIPE, SIG_IGN)
-        exit(run(Array(RawArguments.text.dropFirst())).rawValue)
+        exit(run(Array(CommandLineBytes.text.dropFirst())).rawValue)
     }
 
     static func run(_ arguments: [String]) -> ExitCode {

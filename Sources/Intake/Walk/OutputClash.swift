@@ -10,14 +10,14 @@ import Darwin
 /// only when it would be read: a name no format reads (`audit.html`) and the tool's own outputs
 /// (a report, a state, a map's files) are skipped, and replacing them is what a second run is for.
 public enum OutputClash {
-    /// Throws `.outputIsInput` for the first of `outputs` (option or file name shown, path) that
+    /// Throws `.outputIsInput` for the first of `outputs` (option shown, path if given) that
     /// is a file named in `named` (read whatever it holds) or a file of `files` the run reads.
-    public static func check(_ outputs: [(label: String, path: String)], files: [WalkedFile] = [], named: [String] = []) throws(IntakeError) {
+    public static func check(_ outputs: [(label: String, path: String?)], files: [WalkedFile] = [], named: [String] = []) throws(IntakeError) {
         var identities: [FileIdentity: (label: String, path: String)] = [:]
-        for output in outputs {
+        for case let (label, path?) in outputs {
             var status = stat()
-            if stat(output.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, identities[FileIdentity(status)] == nil {
-                identities[FileIdentity(status)] = output
+            if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, identities[FileIdentity(status)] == nil {
+                identities[FileIdentity(status)] = (label, path)
             }
         }
         guard !identities.isEmpty else { return }
