@@ -222,7 +222,15 @@ public final class RegionLocator: @unchecked Sendable {
         return (region(0), region(1), region(2))
     }
 
-    /// True when a world arc that bounds China lies within the gate radius of (x, y).
+    /// The world table's country at a WGS-84 point by one unit lookup: no China gate, no edge
+    /// zone, no margins (the benchmark's country-only figure). Invalid coordinates are in none.
+    public func worldCountry(latitude: Double, longitude: Double) -> Int32? {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180,
+              let unit = worldView.lookup.find(x: quantise(longitude), y: quantise(latitude)).unit else { return nil }
+        let r = worldView.region(ofUnit: unit, slot: 0)
+        return r < 0 ? nil : r
+    }
+
     /// Whether every point within `metres` of this one that stays farther than its margins from
     /// its placement's borders gets the same placement (what lets a track reuse a lookup). Not so
     /// for a point in China missing a province, city or county (off the China table's coast, in
@@ -239,6 +247,7 @@ public final class RegionLocator: @unchecked Sendable {
         return worldView.lookup.nearestSegment(toX: quantise(longitude), y: quantise(latitude), radius: radius, accept: { bordersChina[$0] }) == nil
     }
 
+    /// True when a world arc that bounds China lies within the gate radius of (x, y).
     private func nearChina(x: Int64, y: Int64) -> Bool {
         worldView.lookup.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { bordersChina[$0] }) != nil
     }
