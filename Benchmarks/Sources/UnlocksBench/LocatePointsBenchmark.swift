@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The locator on a file of points (`lat,lon` per line, WGS-84): all four levels without and with
-/// margins, and the world table's country alone, in this thread's CPU time (best of 5), plus the
+/// margins, the same with the leaves' grids (`leafGrids: true`), and the world table's country alone, in this thread's CPU time (best of 5), plus the
 /// tables' load time and the locator's creation time. `Scripts/bench locate` runs it on four point
 /// sets (`make-points`) beside the Python peers (Benchmarks/peer_locate.py) on the same files.
 enum LocatePointsBenchmark {
@@ -17,12 +17,21 @@ enum LocatePointsBenchmark {
         var margins = try RegionLocator(tables: set, marginRadius: 300)
         let ready = try Stopwatch.best(of: repeats) { margins = try RegionLocator(tables: set, marginRadius: 300) }
         let plain = try RegionLocator(tables: set, marginRadius: 0)
+        var gridMargins = try RegionLocator(tables: set, marginRadius: 300, leafGrids: true)
+        let gridReady = try Stopwatch.best(of: repeats) { gridMargins = try RegionLocator(tables: set, marginRadius: 300, leafGrids: true) }
+        let gridPlain = try RegionLocator(tables: set, marginRadius: 0, leafGrids: true)
         var sink = 0
         let plainSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(try plain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
         let marginSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(try margins.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
+        let gridPlainSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(try gridPlain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
+        let gridMarginSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(try gridMargins.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
         let countrySeconds = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(plain.worldCountry(latitude: p.latitude, longitude: p.longitude) ?? -1) }
@@ -35,6 +44,9 @@ enum LocatePointsBenchmark {
             "all four levels (no margins): \(millions(n / plainSeconds)) M points/s",
             "with margins (300 m): \(millions(n / marginSeconds)) M points/s",
             "country only (world table): \(millions(n / countrySeconds)) M points/s",
+            "leaf grids: all four levels (no margins): \(millions(n / gridPlainSeconds)) M points/s",
+            "leaf grids: with margins (300 m): \(millions(n / gridMarginSeconds)) M points/s",
+            "leaf grids: locator ready in \(fixed(gridReady * 1000, 1)) ms over loaded tables, holding \(fixed(Double(gridMargins.indexByteCount) / 1_048_576, 1)) MiB of run-time index (without: \(fixed(Double(plain.indexByteCount) / 1_048_576, 1)) MiB)",
         ]
     }
 
