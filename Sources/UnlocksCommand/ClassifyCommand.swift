@@ -63,10 +63,10 @@ enum ClassifyCommand {
 
         let statePath = arguments.value("state")
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
+        let files = try CommandIntake.walk(arguments.positionals, outputs: [("--out", arguments.value("out")), ("--state", statePath)])
         // Held from reading the state to replacing it, so a concurrent run waits instead of
         // replacing the state with one that lacks this run's inputs.
         let lock = try statePath.map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
-        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
         options.jobs = try RuleOptions.jobCount(arguments)
         let progress = ProgressLine()
         // The state's ledger goes straight into the run: a second reference to it would make the
