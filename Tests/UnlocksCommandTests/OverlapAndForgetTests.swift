@@ -157,7 +157,7 @@ final class OverlapAndForgetTests: XCTestCase {
             let state = dir + "/state-\(n)"
             var last = ""
             for i in order { last = try classify([paths[i], "--state", state]) }
-            XCTAssertEqual(last, reference, "through a state in order \(order)")
+            XCTAssertEqual(ReportText.withoutChanges(last), reference, "through a state in order \(order)")
         }
         // Shards merged in different groupings.
         var shard = 0
@@ -227,7 +227,7 @@ final class OverlapAndForgetTests: XCTestCase {
         let forgot = try run(["forget", "--tables", Self.tables, dir + "/first.csv", "--state", dir + "/state"])
         XCTAssertEqual(forgot.status, 0, forgot.stderr)
         let fresh = try classify([dir + "/again.csv", dir + "/elsewhere.csv", "--state", dir + "/fresh-state"])
-        XCTAssertEqual(forgot.stdout, fresh)
+        XCTAssertEqual(forgot.stdout, ReportText.withoutChanges(fresh))
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/state")), try Data(contentsOf: URL(fileURLWithPath: dir + "/fresh-state")))
         // The later walk now gives the first visits: the day-2 date.
         let counties = try XCTUnwrap((try json(fresh)["unlocks"] as? [String: Any])?["counties"] as? [[String: Any]])
@@ -254,7 +254,7 @@ final class OverlapAndForgetTests: XCTestCase {
         let forgot = try run(["forget", "--tables", Self.tables, paths[0], "--state", dir + "/state"])
         XCTAssertEqual(forgot.status, 0, forgot.stderr)
         let fresh = try classify([paths[1], paths[2], "--state", dir + "/fresh"])
-        XCTAssertEqual(forgot.stdout, fresh)
+        XCTAssertEqual(forgot.stdout, ReportText.withoutChanges(fresh))
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/state")), try Data(contentsOf: URL(fileURLWithPath: dir + "/fresh")))
         // The GeoJSON (every 2 s) now stands for the walk.
         let metres = Self.length(Self.seconds(0, 1800, step: 2))
