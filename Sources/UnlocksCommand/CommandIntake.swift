@@ -12,10 +12,19 @@ enum CommandIntake {
     static func sources(_ positionals: [String]) throws -> [IntakeSource] {
         guard positionals.filter({ $0 == "-" }).count <= 1 else { throw UsageError(message: "'-' (standard input) given more than once") }
         return try positionals.map { text in
-            guard text == "-" else { return .path(text) }
+            guard text == "-" else { return CommandLineBytes.source(text) }
             let copy = try StandardInputCopy.make()
             return .file(copy.path, name: "-")
         }
+    }
+
+    /// The files of `positionals` (``sources(_:)``), standard output's file marked the tool's own;
+    /// refused (nothing written) when one of `outputs` (option, path) is an input (``OutputClash``).
+    static func walk(_ positionals: [String], outputs: [(String, String?)]) throws -> [WalkedFile] {
+        var files = try IntakeRun.walk(try sources(positionals))
+        OutputClash.skipStandardOutput(in: &files)
+        try ReportFiles.refuseInputs(outputs, files: files)
+        return files
     }
 
     /// The intake's options from the command line: the rules, `--datum`, `--datum-for`, `--include-virtual`.
@@ -68,7 +77,7 @@ enum CommandIntake {
         if inputs.allSatisfy({ $0.pointsRead == 0 }) {
             let read = inputs.filter { $0.status != .skipped }.count, pins = inputs.reduce(0) { $0 + $1.pins }
             reportError("no track points found in any input (\(read) read, \(inputs.count - read) skipped"
-                        + (pins > 0 ? ", \(pins) pins" : "") + "; the report lists every file)")
+                        + (pins > 0 ? ", \(pins) pin\(pins == 1 ? "" : "s")" : "") + "; the report lists every file)")
             return .inputsRejected
         }
         return outcome.failedInputs > 0 ? .inputsRejected : .success

@@ -6,7 +6,7 @@ import Unlocks
 enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
-        abstract: "Merge classify state files of disjoint shards into one state and report.",
+        abstract: "Merge classify state files of shards (overlapping or not) into one state and report.",
         usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
@@ -42,6 +42,7 @@ enum MergeCommand {
         let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
+        try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", arguments.value("state"))], named: arguments.positionals)
         // The state written is locked as classify locks it, so a classify run on it waits.
         let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
         let tables = try TableSet(directory: try TableSearch.directory(arguments))

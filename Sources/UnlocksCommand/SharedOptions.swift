@@ -28,7 +28,7 @@ enum RuleOptions {
             .value("until", "DATE", "Count only the moments up to local day DATE (YYYY-MM-DD, inclusive) in the run's zone; untimed points are left out. Not with --state."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
-            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
+            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added, and content forgotten from it ('unlocks forget') stays skipped. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("badges", "FILE", "Report each badge of FILE (JSON: id, track, metric, target; docs/badges.md) with its percent, and the highest percent ever reported through --state (for Game Center, which drops lower values)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
             .value("jobs", "N", "Classify up to N inputs at once, each on a core of its own (default: this machine's active processors; 1 reads one input after another). The report and the state are the same bytes for every N."),
@@ -159,9 +159,15 @@ enum ReportFiles {
         }
     }
 
+    /// Refuses outputs (option, path) that are inputs (``OutputClash``): a usage error, nothing written.
+    static func refuseInputs(_ outputs: [(String, String?)], files: [WalkedFile] = [], named: [String] = []) throws {
+        do { try OutputClash.check(outputs, files: files, named: named) } catch { throw UsageError(message: error.description) }
+    }
+
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.
     static func emit(_ report: ClassifyReport, format: Format, to out: String?) throws {
-        let text = format == .json ? report.json().rendered() + "\n" : report.text()
+        // The text report names files and their errors: control characters from them escaped.
+        let text = format == .json ? report.json().rendered() + "\n" : EscapedName.printable(report.text(), keep: ["\t", "\n"])
         if let out {
             try AtomicFile.write(text, to: out)
         } else {

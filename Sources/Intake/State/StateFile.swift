@@ -8,19 +8,22 @@ import Unlocks
 /// The `--state` file on disk: read only when it is a regular file whose header is a state of
 /// this version, and updated under a lock so concurrent runs never lose each other's inputs.
 public enum StateFile {
-    /// An exclusive advisory lock (`flock`) on `STATE.lock` beside the state, held from before the
+    /// An exclusive advisory lock (`flock`) on `STATE.lock` beside the state (beside a link's
+    /// target, which is what is replaced: ``AtomicFile/target(of:)``), held from before the
     /// state is read until after it is replaced (the state itself cannot carry the lock: it is
     /// replaced by rename, and a second run would lock the new file while the first still holds
     /// the old one). Released when the value is dropped or the process ends, however it ends, so
     /// a killed run never leaves the state locked. A run that finds the lock taken says so
     /// (`waiting`, the CLI's note on standard error) and waits: the other run is making progress,
-    /// and failing would only make the user run again.
+    /// and failing would only make the user run again. A path that holds something other than a
+    /// state is refused before the lock file is made, so a wrong `--state` leaves nothing beside it.
     public final class Lock {
         public let path: String
         private var descriptor: Int32
 
         public init(statePath: String, waiting: (String) -> Void) throws {
-            path = statePath + ".lock"
+            try StateFile.refuseNonState(statePath)
+            path = try AtomicFile.target(of: statePath) + ".lock"
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 throw StateError(path: path, reason: "cannot create the state's lock file: \(String(cString: strerror(errno)))")
@@ -42,6 +45,17 @@ public enum StateFile {
 
         deinit {
             if descriptor >= 0 { close(descriptor) }
+        }
+    }
+
+    /// Throws when something is at `path` but it is not a state of this version: not a regular
+    /// file, or a header that is not a state's (only the first 8 bytes are read).
+    static func refuseNonState(_ path: String) throws {
+        do {
+            guard let file = try RegularFile(path: path, kind: "a state is a file written by 'unlocks classify --state'") else { return }
+            if let problem = LedgerState.headerProblem(try file.head(8)) { throw StateError(path: path, reason: problem) }
+        } catch let problem as RegularFile.Problem {
+            throw StateError(path: path, reason: problem.reason)
         }
     }
 

@@ -182,8 +182,10 @@ extension TrackClassifier {
             passChain = false
             let key = rows.key(rowCoordinate: located.row, longitude: point.longitude)
             partCells.explore(key, located.cell)
-            let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
-            partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
+            if !located.beyondTiles {
+                let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
+                partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
+            }
         } else if hasLeg {
             // The anchor is still the leg's start here.
             let fromTime = anchor.point.time, fromRow = anchor.row, fromLongitude = anchor.point.longitude
@@ -218,6 +220,12 @@ extension TrackClassifier {
                 let fromTileKey = anchor.tileKey
                 if fromTileKey >= 0, fromTileKey == located.tileKey {
                     partTiles.visit(fromTileKey, time: time)
+                } else if anchor.beyondTiles || located.beyondTiles {
+                    // A leg across Mercator's edge visits only its inside end's tile; beyond, none.
+                    for end in [anchor, located] where !end.beyondTiles {
+                        let tile = SlippyTile.tile(tileCoordinates: end.tile, zoom: SlippyTile.storedZoom)
+                        partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: time)
+                    }
                 } else {
                     let fromTile = anchor.tile
                     SlippyTile.supercover(from: fromTile, to: located.tile, zoom: SlippyTile.storedZoom) { key in
