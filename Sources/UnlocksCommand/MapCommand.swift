@@ -53,8 +53,7 @@ enum MapCommand {
         options.jobs = try RuleOptions.jobCount(arguments)
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
-        let files = try CommandIntake.walk(arguments.positionals, outputs: names.map { ("--out", out + "/" + $0) })
-        try ReportFiles.refuseInputs(names.map { ("--out", out + "/" + $0) }, named: statePath.map { [$0] } ?? [])
+        let files = try CommandIntake.walk(arguments.positionals, outputs: names.map { ("--out", out + "/" + $0) }, named: statePath.map { [$0] } ?? [])
         let progress = ProgressLine()
         var run = IntakeRun(locator: locator, options: options,
                             ledger: try statePath.map(readState).map {

@@ -89,14 +89,14 @@ final class InputAccountingTests: XCTestCase {
     func testADanglingLinkIsRejectedAndTheRestIsRead() throws {
         try python("open('a.csv','wb').write(csv(5, 39.90, 116.40))")
         XCTAssertEqual(symlink("nowhere.gpx", directory + "/gone.gpx"), 0)
-        XCTAssertEqual(symlink("nowhere.jpg", directory + "/gone.jpg"), 0)
+        XCTAssertEqual(symlink("nowhere.png", directory + "/gone.png"), 0)
         let result = try classify([directory])
         XCTAssertEqual(result.status, 3, result.stderr)
         let report = try report(result)
         let gone = try file("/gone.gpx", in: report)
         XCTAssertEqual(gone["status"] as? String, "rejected")
         XCTAssertTrue((gone["error"] as? String)?.hasPrefix("cannot open") == true, "\(gone)")
-        XCTAssertEqual(try file("/gone.jpg", in: report)["reason"] as? String, "not a track format")
+        XCTAssertEqual(try file("/gone.png", in: report)["reason"] as? String, "not a track format")
         XCTAssertEqual(pointsRead(report), 5)
     }
 
@@ -241,7 +241,7 @@ final class InputAccountingTests: XCTestCase {
         try write("<?xml version=\"1.0\"?><gpx><wpt lat=\"39.9\" lon=\"116.4\"/></gpx>", to: "pins.gpx")
         let result = try classify([directory])
         XCTAssertEqual(result.status, 3, result.stderr)
-        XCTAssertTrue(result.stderr.contains("no track points found in any input (1 read, 1 skipped, 1 pins"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("no track points found in any input (1 read, 1 skipped, 1 pin;"), result.stderr)
         let report = try report(result)
         XCTAssertEqual(try file("/pins.gpx", in: report)["pins"] as? Int, 1)
         XCTAssertEqual(try file("/photo.jpg", in: report)["reason"] as? String, "not a track format")
