@@ -22,8 +22,8 @@ enum RuleOptions {
             .value("explore-max-speed", "KMH", "Fastest leg that explores cells and makes its ends visited places (default 30 km/h: walking, running, cycling)."),
             .value("familiarity-levels", "L,B,G", "Effective passes a cell needs to be lit, bright and gold (default 1,5,20; a pass counts when over 4 h after the last counted one, moving, accuracy under 65 m)."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
-            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
-            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
+            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: the state's zone with --state, else the system's: TZ, else its setting, else UTC)."),
+            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
@@ -64,7 +64,15 @@ enum RuleOptions {
         return jobs
     }
 
-    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else +08:00.
+    /// A run given no `--time-zone` or `--utc-offset` counts in the zone the state `bytes` was
+    /// made with (when readable), so a state keeps its days wherever and whenever it is run.
+    static func takeZone(of bytes: [UInt8]?, into options: inout ClassifyOptions, _ arguments: ParsedArguments) {
+        guard arguments.value("time-zone") == nil, arguments.value("utc-offset") == nil,
+              let bytes, let zone = LedgerState.timeZone(of: bytes) else { return }
+        options.timeZone = zone
+    }
+
+    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else the system's zone.
     static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone {
         let name = arguments.value("time-zone"), offset = arguments.value("utc-offset")
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
@@ -78,7 +86,7 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
-        return .china
+        return .system
     }
 
     /// `±HH:MM`, `±HHMM` or `±HH` → minutes east of UTC.

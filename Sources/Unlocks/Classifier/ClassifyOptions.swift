@@ -19,9 +19,9 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// Points inside a region within one segment that confirm an unlock even when each alone is too
     /// close to the border for its accuracy.
     public var minimumPointsPerSegment = 3
-    /// The zone of local days, streaks and printed times (`--time-zone`, `--utc-offset`; +08:00,
-    /// China's clock, by default).
-    public var timeZone = LocalTimeZone.china
+    /// The zone of local days, streaks and printed times (`--time-zone`, `--utc-offset`; by
+    /// default the system's, ``LocalTimeZone/system``: `TZ`, else the system's setting, else UTC).
+    public var timeZone = LocalTimeZone.system
     /// The datum of the input coordinates, unless an input's record names its own
     /// (``InputRecord/datum``, from `--datum-for`).
     public var inputDatum: Datum = .wgs84

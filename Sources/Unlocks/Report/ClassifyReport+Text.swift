@@ -35,7 +35,7 @@ extension ClassifyReport {
         out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
-        out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
+        out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays)); days in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? options.timeZone.description)\n"
         out += "Unlocked: \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
