@@ -78,6 +78,11 @@ extension IntakeRun {
             sink.classifier.discard()
             skip(path, .notATrackJSON)
             return
+        } catch let problem as InputError where problem.kind == .noLocation && sink.pointsInInput == 0 {
+            // A photo without a position is no track, named or found: listed, never a failure.
+            sink.classifier.discard()
+            skip(path, .photoWithoutLocation)
+            return
         } catch let problem as InputError where problem.kind == .checksumMismatch {
             // Nothing of a stream whose checksum fails is counted: its record alone says why.
             sink.classifier.discard()

@@ -1,7 +1,7 @@
 /// Why the intake passes a file over without reading it: the text the report gives
 /// (docs/report-format.md). Skipped files never make a run fail.
 public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
-    /// Its name is no track format (a photo, a PDF, `export.xml` outside a bundle).
+    /// Its name is no track format (a PNG, a PDF, `export.xml` outside a bundle).
     case notATrackFormat
     /// A JSON file found in a folder or archive whose structure is none of the track formats.
     case notATrackJSON
@@ -31,6 +31,8 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     case empty
     /// An archive that holds no file.
     case emptyArchive
+    /// A photo (JPEG, HEIF) or a Google Photos sidecar without a position: no track, nothing to place.
+    case photoWithoutLocation
 
     public var description: String {
         switch self {
@@ -50,6 +52,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .macResourceFork: "macOS resource fork"
         case .empty: "empty file"
         case .emptyArchive: "empty archive (no files in it)"
+        case .photoWithoutLocation: "photo without a location"
         }
     }
 }
