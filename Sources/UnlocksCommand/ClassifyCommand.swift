@@ -22,8 +22,9 @@ enum ClassifyCommand {
         --time-zone), Google Takeout Records.json and Semantic Location History, Google Timeline
         exports, the app backup JSON and GeoJSON (docs/input-formats.md). In folders and archives
         names ending in .gpx, .fit, .tcx, .kml, .nmea, .csv, .json or .geojson (optionally .gz) are
-        read, .txt and .log files by their content, .zip, .kmz, .tar and .tgz opened. Strava bulk exports, Garmin
-        "Export Your Data" and Apple Health exports are recognised by their layout: their tracks
+        read, .txt and .log files by their content (a .txt without coordinates is skipped as text), .zip,
+        .kmz, .tar and .tgz opened. Strava bulk exports, Garmin "Export Your Data", Apple Health
+        exports and Google Takeout are recognised by their layout: their tracks
         are read (Strava's labelled from activities.csv, virtual activities skipped), their
         metadata files skipped. Every other file is listed as skipped with the reason; the tool's
         own outputs (audit folders, reports, states) are recognised by content and skipped.

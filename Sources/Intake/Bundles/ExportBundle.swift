@@ -14,11 +14,17 @@ import Tracks
 ///   `D/workout-routes/` folder. `workout-routes/` files are tracks; the files directly in `D`
 ///   (`export.xml`, `export_cda.xml`) and in `electrocardiograms/` and `clinical-records/` are
 ///   metadata; other subfolders are read as usual.
+/// - **Google Takeout**: a `D/Takeout/` folder holding `archive_browser.html`, `Fit/` or
+///   `Location History/` (`Location History (Timeline)/`). `archive_browser.html` and every file
+///   under `Fit/` but `Fit/Activities/` (the TCX tracks) — the daily metrics CSVs, the sessions'
+///   and data sources' JSON — are metadata; everything else (location history, other products'
+///   files) is read as usual.
 public struct ExportBundle: Sendable {
     public enum Kind: String, Sendable {
         case strava = "a Strava export"
         case garmin = "a Garmin export"
         case appleHealth = "an Apple Health export"
+        case googleTakeout = "a Google Takeout export"
     }
 
     /// What a file in a bundle is.
@@ -67,6 +73,10 @@ public struct ExportBundle: Sendable {
         }
         for prefix in prefixes {
             if let root = folder(prefix, endingIn: "DI_CONNECT/") { found.append(ExportBundle(kind: .garmin, root: root)) }
+            if let root = folder(prefix, endingIn: "Takeout/"),
+               nameSet.contains(prefix + "archive_browser.html") || Self.takeoutProducts.contains(where: { prefixes.contains(prefix + $0) }) {
+                found.append(ExportBundle(kind: .googleTakeout, root: root))
+            }
         }
         // The innermost bundle decides for its files.
         return found.sorted { ($0.root.count, $0.root) > ($1.root.count, $1.root) }
@@ -93,8 +103,14 @@ public struct ExportBundle: Sendable {
         case .appleHealth:
             if member.hasPrefix("workout-routes/") { return .track(nil) }
             return isExportOwn(member, folders: Self.appleHealthFolders) ? .metadata(kind) : .ordinary
+        case .googleTakeout:
+            if member == "Takeout/archive_browser.html" { return .metadata(kind) }
+            return member.hasPrefix("Takeout/Fit/") && !member.hasPrefix("Takeout/Fit/Activities/") ? .metadata(kind) : .ordinary
         }
     }
+
+    /// The Takeout folders that make a `Takeout/` folder Google's (with `archive_browser.html`).
+    static let takeoutProducts = ["Fit/", "Location History/", "Location History (Timeline)/"]
 
     /// Strava's and Apple Health's own folders besides the tracks' (photos, club images; ECGs,
     /// clinical records): their files are metadata.

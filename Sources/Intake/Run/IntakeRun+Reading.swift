@@ -44,7 +44,7 @@ extension IntakeRun {
         if replay.prefix.isEmpty { return skip(path, .empty, label: label) }
         if OwnOutput.recognises(replay.prefix) { return skip(path, .ownOutput) }
         guard let format = FormatTable.decide(name: name, prefix: ContentPrefix(replay.prefix), explicit: explicit) else {
-            return skip(path, .notATrackFormat)
+            return skip(path, FormatTable.isText(name) ? .textWithoutCoordinates : .notATrackFormat)
         }
         read(replay, format: format, path: path, fingerprint: fingerprint, explicit: explicit, label: label, replacing: replacing)
     }
@@ -142,8 +142,13 @@ extension IntakeRun {
     /// The copies rule (docs/report-format.md, "Copies"): of byte-identical inputs, the one whose
     /// path comes first in byte order is read and the others are its duplicates, whatever the
     /// order they are met in (arguments, runs through a state, shards). An input met again at the
-    /// path the ledger has it by is "already in the state".
+    /// path the ledger has it by is "already in the state". Content the state has forgotten for
+    /// good is skipped as forgotten, whatever its path.
     mutating func admit(_ path: String, _ fingerprint: String) -> Admission {
+        if sink.classifier.forgotten.contains(fingerprint) {
+            skip(path, .forgotten)
+            return .passedOver
+        }
         guard let known = sink.classifier.knownPath(fingerprint) else { return .read(replacing: nil) }
         if known == path {
             alreadyCounted += 1

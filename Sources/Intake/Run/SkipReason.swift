@@ -1,3 +1,5 @@
+import Unlocks
+
 /// Why the intake passes a file over without reading it: the text the report gives
 /// (docs/report-format.md). Skipped files never make a run fail.
 public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -5,6 +7,9 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     case notATrackFormat
     /// A JSON file found in a folder or archive whose structure is none of the track formats.
     case notATrackJSON
+    /// A `.txt` found in a folder or archive that is neither NMEA nor a CSV of coordinates (a
+    /// README, notes, Huawei's `description.txt`).
+    case textWithoutCoordinates
     /// Part of an export bundle that is not a track (``ExportBundle/Kind``).
     case metadata(ExportBundle.Kind)
     /// A route planned in Strava (`routes/`): where one meant to go, not where one went.
@@ -15,6 +20,9 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The same file (device and inode) or the same bytes (fingerprint) reached by another
     /// path, which is read: the first in byte order.
     case duplicate
+    /// Content forgotten from the state (`unlocks forget`): not read back until
+    /// `unlocks forget --undo` lifts it.
+    case forgotten
     /// A file this tool wrote (an audit's GeoJSON, a report, a state).
     case ownOutput
     /// An archive inside an archive inside an archive: only one level of nesting is opened.
@@ -38,10 +46,12 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notATrackFormat: "not a track format"
         case .notATrackJSON: "not a known JSON track format"
+        case .textWithoutCoordinates: "not a track (text without coordinates)"
         case let .metadata(kind): "metadata of \(kind.rawValue)"
         case .plannedRoute: "planned route (not a recorded track)"
         case .virtualActivity: "virtual activity"
         case .duplicate: "duplicate"
+        case .forgotten: UnlockLedger.forgottenReason
         case .ownOutput: "the tool's own output"
         case .nestedTooDeep: "nested archive too deep"
         case .archiveFormatNotRead: "archive format not read (unpack it)"
