@@ -61,7 +61,7 @@ enum AuditCommand {
         let check = try Self.sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
         // Walked before the output folder gets its body files (`audit .` writes inside the
         // archive); finished outputs of earlier audits are recognised by content and skipped.
-        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
+        let files = try CommandIntake.walk(arguments.positionals, outputs: OutputFileSet.auditNames.map { ("--out", out + "/" + $0) })
         try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out)
         var documents: [AuditDocumentFile] = []

@@ -10,7 +10,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--jobs N]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--jobs N]",
         options: RuleOptions.classifyOptionSpecs,
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
@@ -64,25 +64,37 @@ enum ClassifyCommand {
 
         let statePath = arguments.value("state")
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
+        let files = try CommandIntake.walk(arguments.positionals, outputs: [("--out", arguments.value("out")), ("--state", statePath)])
         // Held from reading the state to replacing it, so a concurrent run waits instead of
         // replacing the state with one that lacks this run's inputs.
         let lock = try statePath.map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
-        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
         options.jobs = try RuleOptions.jobCount(arguments)
         let progress = ProgressLine()
         // The state's ledger goes straight into the run: a second reference to it would make the
         // first new cell copy every stored one.
         var stateBytes = try statePath.flatMap(StateFile.read)
         RuleOptions.takeZone(of: stateBytes, into: &options.classify, arguments)
+        let includePassedThrough = arguments.flags.contains("include-passed-through")
+        var baseline: ClassifyReport.Baseline?
         var run = IntakeRun(locator: locator, options: options,
-                            ledger: try stateBytes.map {
-                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
+                            ledger: try statePath.map { path in
+                                let ledger = try stateBytes.map {
+                                    try LedgerState.decode($0, path: path, options: options.classify, tables: locator.tables)
+                                } ?? UnlockLedger()
+                                // What the state counted, for the report's `changes`.
+                                var before = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options.classify, lenient: lenient,
+                                                                includePassedThrough: includePassedThrough)
+                                var sent = ledger.reportedBadgePercents
+                                if let badges { before.badges = badges.progress(in: before, reported: &sent) }
+                                baseline = ClassifyReport.Baseline(before)
+                                return ledger
                             } ?? UnlockLedger(), events: CommandIntake.events(progress))
         stateBytes = nil
         var outcome = CommandIntake.take(files, into: &run, progress: progress)
         var report = try ClassifyReport(ledger: outcome.ledger, tables: locator.tables, options: options.classify, lenient: lenient,
-                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
+                                        includePassedThrough: includePassedThrough)
         if let badges { report.badges = badges.progress(in: report, reported: &outcome.ledger.reportedBadgePercents) }
+        if let baseline { report.changes = ClassifyReport.Changes(from: baseline, to: report) }
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(outcome.ledger, options: options.classify, tables: locator.tables), to: statePath)
