@@ -48,6 +48,13 @@ enum ClassifyCommand {
         (GCJ-02 or BD-09) gets a note and a datumHint in the report, never a silent switch. Exit
         code 3 when a track file was rejected or read in part, or when no input held a single
         track point; skipped files never fail a run.
+
+        A run through --state reports first what it added to the state ('changes': regions
+        newly unlocked and newly confirmed, explored area, tiles, familiar cells, badges). Each
+        unlock has visitDays (local days with a ground point there; flights and vehicle
+        crossings count none) and lastVisit; 'years' sums the days per year; 'progress' ranks
+        regions by explored share, counts children unlocked and names the nearest city and
+        county not unlocked. --since/--until DATE count only those local days' moments.
         """
     )
 
