@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Intake
+import Tracks
 import Unlocks
 import UnlocksTestSupport
 
@@ -17,7 +18,11 @@ final class PhotoIntakeTests: XCTestCase {
 
     func testAFolderOfPhotosAndSidecars() throws {
         let expected = try JSONDecoder().decode(Expected.self, from: Data(contentsOf: URL(fileURLWithPath: Self.folder + "/expected.json"))).photos
-        let outcome = try IntakeHarness.run([.path(Self.folder)])
+        // The photos' local times without an offset are read in the run's zone; the fixture
+        // script wrote their expected instants for Asia/Shanghai, so the run says so.
+        var options = IntakeOptions()
+        options.classify.timeZone = try XCTUnwrap(LocalTimeZone(identifier: "Asia/Shanghai"))
+        let outcome = try IntakeHarness.run([.path(Self.folder)], options: options)
         let records = IntakeHarness.records(outcome.ledger)
         for (name, photo) in expected {
             let record = try XCTUnwrap(records[Self.folder + "/" + name], name)
@@ -32,10 +37,10 @@ final class PhotoIntakeTests: XCTestCase {
                 XCTAssertEqual(record.format, name.hasSuffix(".json") ? "json/photoSidecar" : name.hasSuffix(".heic") ? "photo/heif" : "photo/jpeg", name)
             }
         }
-        let report = try ClassifyReport(ledger: outcome.ledger, tables: IntakeHarness.locator.tables, options: ClassifyOptions(), lenient: false)
+        let report = try ClassifyReport(ledger: outcome.ledger, tables: IntakeHarness.locator.tables, options: options.classify, lenient: false)
         XCTAssertEqual(report.metrics.exploredCellCount, 0)
         XCTAssertEqual(report.metrics.totalDistanceKilometers, 0)
-        // Each located photo's local day (+08:00, the default zone) counts.
+        // Each located photo's local day (+08:00, the run's zone) counts.
         let times = expected.values.compactMap { $0.noLocation == true || $0.unusable == true ? nil : $0.time }
         XCTAssertEqual(times.count, 7)
         let days = Set(times.map { ($0 + 8 * 3_600_000) / 86_400_000 })
