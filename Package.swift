@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "SeededRandom"),
 
         // Build-time: owns GEOS and PROJ handles.
-        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom"], swiftSettings: swift5),
+        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom", "BorderAudit"], swiftSettings: swift5),
 
         // "A short walk in any town unlocks its country": the classifier against the source country
         // at populated places (WorldAgreementTests on the island countries, the bench on all).

@@ -3,6 +3,7 @@ import Foundation
 import Intake
 import RegionTables
 import BorderAudit
+import BoundaryBuild
 import Unlocks
 
 /// `unlocks audit`: the shaky points and unlocks of a track archive near borders, as

@@ -64,8 +64,9 @@ public enum AtomicFile {
     }
 
     /// Where writing `path` lands: a symbolic link is written through to its final target (as the
-    /// shell's `>` writes), so the link stays a link; any other path is itself. A link that leads
-    /// nowhere (its target missing, a loop) is refused, naming the target and the reason.
+    /// shell's `>` writes), so the link stays a link; any other path is itself, as is a link to
+    /// something with no path (a pipe). A link that leads nowhere (its target missing, a loop) is
+    /// refused, naming the target and the reason.
     public static func target(of path: String) throws -> String {
         var status = stat()
         guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK else { return path }
@@ -74,6 +75,10 @@ public enum AtomicFile {
             return String(cString: real)
         }
         let reason = String(cString: strerror(errno))
+        // A target that exists but has no name to resolve to (the pipe or socket behind
+        // `/dev/stdout` → `/proc/self/fd/1`) is written in place through the link.
+        var followed = stat()
+        if stat(path, &followed) == 0 { return path }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
         let link = n > 0 ? EscapedName.string(from: Array(buffer[0..<n])) : "?"

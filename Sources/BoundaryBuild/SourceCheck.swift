@@ -1,11 +1,11 @@
-import BoundaryBuild
 import ChinaDatum
 import RegionTables
 import TextFormats
 import BorderAudit
-import Unlocks
 
-/// The simplification check: the full-resolution source's answer for an audited point, from
+
+/// The audit's simplification check (`unlocks audit --source`), here beside the build because it
+/// runs GEOS on the source: the full-resolution source's answer for an audited point, from
 /// GEOS prepared polygons of the source (`SourceReference`), loaded as the episodes reach them:
 /// China's levels province by province, countries one by one.
 ///
@@ -19,8 +19,8 @@ import Unlocks
 ///
 /// The maps show the loaded regions' source borders: county rings (every city and province
 /// border is one of them) converted from GCJ-02 to WGS-84, and country rings.
-final class SourceCheck: AuditSource {
-    let locator: RegionLocator
+public final class SourceCheck: AuditSource {
+    public let locator: RegionLocator
     private let archive: SourceArchive
     private var provinces: [String: SourceReference] = [:]
     private var countries: [String: SourceReference] = [:]
@@ -32,18 +32,18 @@ final class SourceCheck: AuditSource {
 
     /// Reads the wheel (checking it is the pinned release) before the run, so that a wrong path
     /// fails at once; the regions are loaded as they are needed.
-    init(wheel: String, locator: RegionLocator) throws {
+    public init(wheel: String, locator: RegionLocator) throws {
         archive = try SourceArchive(location: wheel)
         self.locator = locator
     }
 
-    var note: String {
+    public var note: String {
         "country, province, city and county checked against \(SourceArchive.pinnedRelease) with GEOS"
     }
 
     /// The source's region codes per level (nil: in no region there); China levels only for
     /// points in the datum's rectangle.
-    func codes(for point: AuditedPoint) throws -> [RegionLevel: String?] {
+    public func codes(for point: AuditedPoint) throws -> [RegionLevel: String?] {
         var codes: [RegionLevel: String?] = [.country: try country(of: point)]
         guard let gcj = point.gcj02 else { return codes }
         let china = locator.china
@@ -142,7 +142,7 @@ final class SourceCheck: AuditSource {
     /// How far beyond the box a China ring is kept (metres), for the GCJ-02 shift's change across it.
     static let shiftSlackMetres = 50.0
 
-    func borders(south: Double, west: Double, north: Double, east: Double) throws -> [SourceBorder] {
+    public func borders(south: Double, west: Double, north: Double, east: Double) throws -> [SourceBorder] {
         // The box in GCJ-02: shifted by the offset at its centre, with a little slack.
         let centre = Coordinate(latitude: (south + north) / 2, longitude: (west + east) / 2)
         let shifted = GCJ02.fromWGS84(centre)
