@@ -134,4 +134,139 @@ final class ExportLayoutTests: XCTestCase {
         let named = try IntakeHarness.run([.path(dir + "/README.txt")])
         XCTAssertEqual(named.failedInputs, 1, "named by the caller: read, and rejected")
     }
+
+    // MARK: Strava, Garmin, Apple Health (moved from UnlocksCommandTests: rules of the intake)
+
+    func python(_ script: String, in dir: String) throws {
+        _ = try IntakeHarness.python(PythonTracks.helpers + script, in: dir)
+    }
+
+    func pointsRead(_ outcome: IntakeOutcome) -> Int64 {
+        outcome.ledger.inputs.values.reduce(0) { $0 + $1.pointsRead }
+    }
+
+    /// A Strava bulk export, zipped and unpacked: GPX and GPX.gz read and labelled from
+    /// activities.csv, FIT.gz and TCX.gz read, the VirtualRide skipped (read with includeVirtual),
+    /// every metadata CSV skipped (they were rejected: exit 3), planned routes skipped, a folder
+    /// Strava does not write read as usual. Every track point is counted; nothing fails.
+    func testAStravaExportIsReadWithEveryFileAccounted() throws {
+        let dir = try temporaryDirectory()
+        try python("""
+        activities = (
+            'Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Elapsed Time,Distance,Filename,Distance\\r\\n'
+            '101,"May 1, 2024, 9:00:00 AM","Morning ""Hutong"" Ride",Ride,"Through the lanes,\\nthen home",600,2.1,activities/101.gpx,2100\\r\\n'
+            '102,"May 2, 2024, 9:00:00 AM",Lunch Run,Run,,300,1.0,activities/102.gpx.gz,1000\\r\\n'
+            '103,"May 3, 2024, 9:00:00 AM",Garmin Ride,Ride,,300,1.0,activities/103.fit.gz,1000\\r\\n'
+            '104,"May 4, 2024, 9:00:00 AM",Old Run,Run,,300,1.0,activities/104.tcx.gz,1000\\r\\n'
+            '105,"May 5, 2024, 7:00:00 PM",Zwift - Watopia,VirtualRide,,1800,15.0,activities/105.gpx,15000\\r\\n'
+            '106,"May 6, 2024, 7:00:00 PM",Manual entry,Workout,,1800,0,,0\\r\\n')
+        entries = [
+            ("activities.csv", activities.encode()),
+            ("activities/101.gpx", gpx(40, 39.93, 116.39, 1714525200, waypoints=2)),
+            ("activities/102.gpx.gz", gz(gpx(25, 39.95, 116.40, 1714611600))),
+            ("activities/103.fit.gz", gz(fit([(1714698000 + i, 39.96 + i * 0.00001, 116.41) for i in range(12)]))),
+            ("activities/104.tcx.gz", gz(tcx([(1714784400 + i, 39.97 + i * 0.00001, 116.42) for i in range(8)]))),
+            ("activities/105.gpx", gpx(30, -11.63, 166.95, 1714906800)),
+            ("profile.csv", b"Athlete ID,Email Address,First Name\\n1,a@b.c,A\\n"),
+            ("bikes.csv", b"Bike Name,Bike Brand\\nRoad,Giant\\n"),
+            ("shoes.csv", b"Shoe Name,Shoe Brand\\nFast,Asics\\n"),
+            ("routes.csv", b"Route ID,Route Name,Filename\\n9,Loop,routes/9.gpx\\n"),
+            ("segments.csv", b"Segment ID,Segment Name\\n7,Hill\\n"),
+            ("comments.csv", b"Comment Date,Comment\\n2024,nice\\n"),
+            ("media/abc.jpg", b"\\xff\\xd8\\xff"),
+            ("routes/9.gpx", gpx(15, 39.99, 116.30)),
+            ("my own/walk.gpx", gpx(11, 39.98, 116.31, 1715000000)),
+        ]
+        open("export_12345.zip", "wb").write(zipped(entries))
+        import os
+        os.makedirs("unpacked")
+        for name, data in entries:
+            os.makedirs(os.path.dirname("unpacked/" + name) or "unpacked", exist_ok=True)
+            open("unpacked/" + name, "wb").write(data)
+        """, in: dir)
+        for (input, prefix) in [(dir + "/export_12345.zip", dir + "/export_12345.zip:"), (dir + "/unpacked", dir + "/unpacked/")] {
+            let outcome = try IntakeHarness.run([.path(input)])
+            XCTAssertEqual(outcome.failedInputs, 0, input)
+            let records = IntakeHarness.records(outcome.ledger)
+            let ride = records[prefix + "activities/101.gpx"]
+            XCTAssertEqual(ride?.status, .read)
+            XCTAssertEqual(ride?.activityType, "Ride")
+            XCTAssertEqual(ride?.activityName, "Morning \"Hutong\" Ride")
+            XCTAssertEqual(ride?.pins, 2)
+            XCTAssertEqual(records[prefix + "activities/102.gpx.gz"]?.activityType, "Run")
+            XCTAssertEqual(records[prefix + "my own/walk.gpx"]?.pointsRead, 11, "a folder Strava does not write is read as usual")
+            XCTAssertEqual(records[prefix + "activities/103.fit.gz"]?.pointsRead, 12)
+            XCTAssertEqual(records[prefix + "activities/104.tcx.gz"]?.pointsRead, 8)
+            XCTAssertEqual(pointsRead(outcome), 40 + 25 + 11 + 12 + 8)
+            let virtual = records[prefix + "activities/105.gpx"]
+            XCTAssertEqual(virtual?.status, .skipped)
+            XCTAssertEqual(virtual?.skipReason, "virtual activity")
+            XCTAssertEqual(virtual?.activityType, "VirtualRide")
+            for name in ["activities.csv", "profile.csv", "bikes.csv", "shoes.csv", "routes.csv", "segments.csv", "comments.csv", "media/abc.jpg"] {
+                XCTAssertEqual(records[prefix + name]?.skipReason, "metadata of a Strava export", name)
+            }
+            XCTAssertEqual(records[prefix + "routes/9.gpx"]?.skipReason, "planned route (not a recorded track)")
+            XCTAssertFalse(records.values.contains { $0.status == .rejected || $0.status == .partial })
+
+            var options = IntakeOptions()
+            options.includeVirtual = true
+            XCTAssertEqual(pointsRead(try IntakeHarness.run([.path(input)], options: options)), 40 + 25 + 11 + 12 + 8 + 30)
+        }
+    }
+
+    /// Garmin "Export Your Data": the FIT uploads sit in a zip inside the zip, read as a stream;
+    /// a zip one level deeper is skipped with a reason; the JSON and CSV files are metadata.
+    func testAGarminExportWithAZipInsideIsRead() throws {
+        let dir = try temporaryDirectory()
+        try python("""
+        deeper = zipped([("deep.csv", csv(3, 39.90, 116.40))])
+        uploads = zipped([
+            ("u1.fit", fit([(1714525200 + i, 39.92 + i * 0.00001, 116.40) for i in range(10)])),
+            ("u2.gpx", gpx(20, 39.93, 116.41, 1714611600)),
+            ("u3.csv", csv(6, 39.94, 116.42, 1714698000)),
+            ("too-deep.zip", deeper),
+        ])
+        open("garmin.zip", "wb").write(zipped([
+            ("DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip", uploads),
+            ("DI_CONNECT/DI-Connect-Fitness/user_summarizedActivities.json", b'[{"summarizedActivitiesExport": []}]'),
+            ("DI_CONNECT/DI-Connect-User/user_profile.json", b'{"userName": "a"}'),
+            ("DI_CONNECT/DI-Connect-Wellness/sleep.csv", b"date,minutes\\n2024-05-01,480\\n"),
+        ]))
+        """, in: dir)
+        let outcome = try IntakeHarness.run([.path(dir + "/garmin.zip")])
+        XCTAssertEqual(outcome.failedInputs, 0)
+        let records = IntakeHarness.records(outcome.ledger)
+        let inner = dir + "/garmin.zip:DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip:"
+        XCTAssertEqual(records[inner + "u1.fit"]?.pointsRead, 10)
+        XCTAssertEqual(records[inner + "u2.gpx"]?.pointsRead, 20)
+        XCTAssertEqual(records[inner + "u3.csv"]?.pointsRead, 6)
+        XCTAssertEqual(pointsRead(outcome), 36)
+        XCTAssertEqual(records[inner + "too-deep.zip"]?.skipReason, "nested archive too deep")
+        for name in ["DI-Connect-Fitness/user_summarizedActivities.json", "DI-Connect-User/user_profile.json", "DI-Connect-Wellness/sleep.csv"] {
+            XCTAssertEqual(records[dir + "/garmin.zip:DI_CONNECT/" + name]?.skipReason, "metadata of a Garmin export", name)
+        }
+    }
+
+    /// Apple Health's export.zip: workout routes read, export.xml and the ECG CSVs skipped as
+    /// metadata (the CSVs were rejected: exit 3).
+    func testAnAppleHealthExportReadsItsWorkoutRoutes() throws {
+        let dir = try temporaryDirectory()
+        try python("""
+        open("export.zip", "wb").write(zipped([
+            ("apple_health_export/export.xml", b'<?xml version="1.0"?><HealthData locale="en_US"></HealthData>'),
+            ("apple_health_export/export_cda.xml", b'<?xml version="1.0"?><ClinicalDocument/>'),
+            ("apple_health_export/workout-routes/route_2024-05-01_9.30am.gpx", gpx(33, 39.90, 116.40)),
+            ("apple_health_export/electrocardiograms/ecg_2024-05-01.csv", b"Name,Test\\nDate of Birth,1990-01-01\\nRecorded Date,2024-05-01 09:00:00 +0800\\n\\n-12.3\\n-11.9\\n"),
+        ]))
+        """, in: dir)
+        let outcome = try IntakeHarness.run([.path(dir + "/export.zip")])
+        XCTAssertEqual(outcome.failedInputs, 0)
+        XCTAssertEqual(pointsRead(outcome), 33)
+        let records = IntakeHarness.records(outcome.ledger)
+        let root = dir + "/export.zip:apple_health_export/"
+        XCTAssertEqual(records[root + "workout-routes/route_2024-05-01_9.30am.gpx"]?.status, .read)
+        for name in ["export.xml", "export_cda.xml", "electrocardiograms/ecg_2024-05-01.csv"] {
+            XCTAssertEqual(records[root + name]?.skipReason, "metadata of an Apple Health export", name)
+        }
+    }
 }

@@ -26,7 +26,10 @@ final class IntakeRulesTests: XCTestCase {
         XCTAssertEqual(decide("-", " [1]", explicit: true), "json")
         XCTAssertNil(decide("image.png", "\u{FF}", explicit: false))
         XCTAssertEqual(decide("Sync/3551iitsowe", "\u{78}\u{01}", explicit: false), "fogofworld", "a tile by its name and zlib content")
-        XCTAssertEqual(decide("photo.jpg", "\u{FF}", explicit: false), "photo", "a photo is read by its name (its EXIF position)")
+        XCTAssertEqual(FormatTable.decide(name: "photo.jpg", prefix: ContentPrefix([0xFF, 0xD8, 0xFF, 0xE1]), explicit: false)?.name, "photo",
+                       "a photo is read by its name and content")
+        XCTAssertNil(decide("photo.jpg", "not a photo", explicit: false), "a .jpg that is no JPEG is no track")
+        XCTAssertNil(decide("photo.jpg", "not a photo", explicit: true))
         XCTAssertNil(decide("3551iitsowe", "lat,lon", explicit: false), "a Fog of World tile's name on non-zlib bytes")
         XCTAssertEqual(FormatTable.recordFormat(of: "x.fit.gz"), "fit")
         XCTAssertEqual(FormatTable.recordFormat(of: "x.KMZ"), "kmz")

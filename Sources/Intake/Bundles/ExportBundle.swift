@@ -31,8 +31,9 @@ public struct ExportBundle: Sendable {
     enum Role: Equatable {
         /// A track, with its label when the bundle gives one.
         case track(ActivityLabel?)
-        /// Strava's `activities.csv`: read for the labels, then skipped as metadata.
-        case activityTable
+        /// Strava's `activities.csv`: read for the labels, then skipped as metadata; with the
+        /// error when its labels could not be read (the table is then rejected).
+        case activityTable(InputError?)
         case plannedRoute
         case metadata(Kind)
         /// Nothing the bundle says: read as any file would be.
@@ -44,6 +45,8 @@ public struct ExportBundle: Sendable {
     let root: String
     /// Strava: labels by the `Filename` column (`activities/123.gpx.gz`).
     var labels: [String: ActivityLabel] = [:]
+    /// Strava: why `activities.csv` could not be read, when it could not.
+    var labelProblem: InputError?
 
     /// The bundles among `names` (slash-separated paths: a walk's paths or a zip's entry names).
     static func recognise(_ names: [String]) -> [ExportBundle] {
@@ -93,7 +96,7 @@ public struct ExportBundle: Sendable {
         let lower = member.lowercased()
         switch kind {
         case .strava:
-            if member == "activities.csv" { return .activityTable }
+            if member == "activities.csv" { return .activityTable(labelProblem) }
             if member.hasPrefix("activities/") { return .track(labels[member]) }
             if member.hasPrefix("routes/") { return .plannedRoute }
             return isExportOwn(member, folders: Self.stravaFolders) ? .metadata(kind) : .ordinary

@@ -153,7 +153,12 @@ enum FormatTable {
             if let named = format(named: name) { return named }
             return explicit ? sniffed : nil
         }
-        if let named = format(named: name) { return named }
+        if let named = format(named: name) {
+            // A `.jpg` that is no JPEG or HEIF (a renamed file, a web page saved as one) is no
+            // photo, and no track either: listed as such, not rejected.
+            if named.name == "photo", !named.recognizes(prefix) { return nil }
+            return named
+        }
         return explicit ? sniffed : nil
     }
 
