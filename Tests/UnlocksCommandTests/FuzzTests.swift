@@ -15,6 +15,8 @@ final class FuzzTests: XCTestCase {
         for suffix in [".gpx", ".csv", ".json", ".geojson", ".zip", ".csv.gz", ".kmz", ".tar", ".tgz"] {
             XCTAssertTrue(seeds.contains { $0.suffix == suffix }, "no \(suffix) seed")
         }
+        // The JSON apps' exports join by their `.json`: Huawei Health, Polar Flow.
+        XCTAssertTrue(seeds.contains { $0.path.hasSuffix("json-apps/training-session-2020-12-18-visnjan.json") }, "no Polar Flow seed")
         let work = NSTemporaryDirectory() + "unlocks-fuzz-\(getpid())"
         let failures = NSTemporaryDirectory() + "unlocks-fuzz-failures"
         defer { try? FileManager.default.removeItem(atPath: work) }
