@@ -17,8 +17,8 @@ enum AuditCommand {
             .value("within", "M", "Flag points within M metres of a border (default 300)."),
             .value("out", "DIR", "Folder for audit.json, audit.geojson and audit.html (default ./audit; created if missing)."),
             .optionalValue("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README). Without PATH: audit the tables themselves."),
-            .value("time-zone", "NAME", "IANA zone of the times shown and of CSV times without an offset (default: +08:00)."),
-            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (default +08:00)."),
+            .value("time-zone", "NAME", "IANA zone of the times shown and of CSV times without an offset (default: the system's: TZ, else its setting, else UTC)."),
+            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; docs/datum.md)."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (default), gcj02 or bd09."),
             .flag("include-virtual", "Read activities an export labels virtual (as classify)."),
@@ -59,9 +59,10 @@ enum AuditCommand {
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
         let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: within + Self.radiusBeyondWithin)
         let check = try Self.sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
-        // Walked before the output folder gets its body files (`audit .` writes inside the
-        // archive); finished outputs of earlier audits are recognised by content and skipped.
+        // Walked before the output folder gets its body files (`audit .` writes inside the archive; earlier
+        // audits' files are skipped by content); read in path order, so the files number segments alike in any argument order.
         let files = try CommandIntake.walk(arguments.positionals, outputs: OutputFileSet.auditNames.map { ("--out", out + "/" + $0) })
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out)
         var documents: [AuditDocumentFile] = []

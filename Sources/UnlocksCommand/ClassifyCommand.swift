@@ -10,7 +10,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--jobs N]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--jobs N]",
         options: RuleOptions.classifyOptionSpecs,
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
@@ -42,11 +42,19 @@ enum ClassifyCommand {
         and evidence, and the badge metrics. A file that cannot be read, or none of whose points
         is readable, is reported as 'unlocks: FILE:LINE: reason' (the points before an error are
         kept); every other file is still read. Days, streaks and printed times are in --time-zone
-        (daylight saving included; default +08:00, China's clock). Each input is read in --datum
+        (daylight saving included; default: the state's zone, else the system's, printed in the
+        report). Each input is read in --datum
         unless a --datum-for pattern matches its path; a file whose creator names a Chinese map app
         (GCJ-02 or BD-09) gets a note and a datumHint in the report, never a silent switch. Exit
         code 3 when a track file was rejected or read in part, or when no input held a single
         track point; skipped files never fail a run.
+
+        A run through --state reports first what it added to the state ('changes': regions
+        newly unlocked and newly confirmed, explored area, tiles, familiar cells, badges). Each
+        unlock has visitDays (local days with a ground point there; flights and vehicle
+        crossings count none) and lastVisit; 'years' sums the days per year; 'progress' ranks
+        regions by explored share, counts children unlocked and names the nearest city and
+        county not unlocked. --since/--until DATE count only those local days' moments.
         """
     )
 
@@ -71,14 +79,29 @@ enum ClassifyCommand {
         let progress = ProgressLine()
         // The state's ledger goes straight into the run: a second reference to it would make the
         // first new cell copy every stored one.
+        var stateBytes = try statePath.flatMap(StateFile.read)
+        RuleOptions.takeZone(of: stateBytes, into: &options.classify, arguments)
+        let includePassedThrough = arguments.flags.contains("include-passed-through")
+        var baseline: ClassifyReport.Baseline?
         var run = IntakeRun(locator: locator, options: options,
-                            ledger: try statePath.flatMap(StateFile.read).map {
-                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
+                            ledger: try statePath.map { path in
+                                let ledger = try stateBytes.map {
+                                    try LedgerState.decode($0, path: path, options: options.classify, tables: locator.tables)
+                                } ?? UnlockLedger()
+                                // What the state counted, for the report's `changes`.
+                                var before = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options.classify, lenient: lenient,
+                                                                includePassedThrough: includePassedThrough)
+                                var sent = ledger.reportedBadgePercents
+                                if let badges { before.badges = badges.progress(in: before, reported: &sent) }
+                                baseline = ClassifyReport.Baseline(before)
+                                return ledger
                             } ?? UnlockLedger(), events: CommandIntake.events(progress))
+        stateBytes = nil
         var outcome = CommandIntake.take(files, into: &run, progress: progress)
         var report = try ClassifyReport(ledger: outcome.ledger, tables: locator.tables, options: options.classify, lenient: lenient,
-                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
+                                        includePassedThrough: includePassedThrough)
         if let badges { report.badges = badges.progress(in: report, reported: &outcome.ledger.reportedBadgePercents) }
+        if let baseline { report.changes = ClassifyReport.Changes(from: baseline, to: report) }
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(outcome.ledger, options: options.classify, tables: locator.tables), to: statePath)

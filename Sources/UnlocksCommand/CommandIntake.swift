@@ -18,12 +18,11 @@ enum CommandIntake {
         }
     }
 
-    /// The files of `positionals` (``sources(_:)``), standard output's file marked the tool's own;
-    /// refused (nothing written) when one of `outputs` (option, path) is an input (``OutputClash``).
-    static func walk(_ positionals: [String], outputs: [(String, String?)]) throws -> [WalkedFile] {
+    /// The files of `positionals`, standard output's marked the tool's own; refused if an output is an input (``OutputClash``).
+    static func walk(_ positionals: [String], outputs: [(String, String?)], named: [String] = []) throws -> [WalkedFile] {
         var files = try IntakeRun.walk(try sources(positionals))
         OutputClash.skipStandardOutput(in: &files)
-        try ReportFiles.refuseInputs(outputs, files: files)
+        try ReportFiles.refuseInputs(outputs, files: files, named: named)
         return files
     }
 

@@ -22,8 +22,10 @@ enum RuleOptions {
             .value("explore-max-speed", "KMH", "Fastest leg that explores cells and makes its ends visited places (default 30 km/h: walking, running, cycling)."),
             .value("familiarity-levels", "L,B,G", "Effective passes a cell needs to be lit, bright and gold (default 1,5,20; a pass counts when over 4 h after the last counted one, moving, accuracy under 65 m)."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
-            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
-            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
+            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: the state's zone with --state, else the system's: TZ, else its setting, else UTC)."),
+            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving)."),
+            .value("since", "DATE", "Count only the moments from local day DATE (YYYY-MM-DD, in the run's zone) on; untimed points are left out. Not with --state (a state keeps every moment)."),
+            .value("until", "DATE", "Count only the moments up to local day DATE (YYYY-MM-DD, inclusive) in the run's zone; untimed points are left out. Not with --state."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added, and content forgotten from it ('unlocks forget') stays skipped. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
@@ -43,6 +45,14 @@ enum RuleOptions {
             options.exploreMaxSpeed = kmh / 3.6
         }
         options.includePlans = arguments.flags.contains("include-plans")
+        options.since = try day(arguments, "since")
+        options.until = try day(arguments, "until")
+        if let since = options.since, let until = options.until, since > until {
+            throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
+        }
+        if options.selectsDates, arguments.value("state") != nil {
+            throw UsageError(message: "--since and --until select the moments of this run's inputs; a state keeps every moment of its inputs: give the tracks without --state")
+        }
         if let text = arguments.value("familiarity-levels") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 3, let lit = parts[0], let bright = parts[1], let gold = parts[2],
@@ -64,7 +74,15 @@ enum RuleOptions {
         return jobs
     }
 
-    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else +08:00.
+    /// A run given no `--time-zone` or `--utc-offset` counts in the zone the state `bytes` was
+    /// made with (when readable), so a state keeps its days wherever and whenever it is run.
+    static func takeZone(of bytes: [UInt8]?, into options: inout ClassifyOptions, _ arguments: ParsedArguments) {
+        guard arguments.value("time-zone") == nil, arguments.value("utc-offset") == nil,
+              let bytes, let zone = LedgerState.timeZone(of: bytes) else { return }
+        options.timeZone = zone
+    }
+
+    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else the system's zone.
     static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone {
         let name = arguments.value("time-zone"), offset = arguments.value("utc-offset")
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
@@ -78,7 +96,19 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
-        return .china
+        return .system
+    }
+
+    /// `--NAME YYYY-MM-DD` as days since 1970-01-01; nil when not given.
+    static func day(_ arguments: ParsedArguments, _ name: String) throws -> Int64? {
+        guard let text = arguments.value(name) else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]), (1...12).contains(month),
+              day >= 1, day <= Timestamp.daysIn(month: month, year: year)
+        else { throw UsageError(message: "--\(name) '\(text)' is not a date YYYY-MM-DD (e.g. 2024-05-01)") }
+        return Timestamp.daysSinceEpoch(year: year, month: month, day: day)
     }
 
     /// `±HH:MM`, `±HHMM` or `±HH` → minutes east of UTC.

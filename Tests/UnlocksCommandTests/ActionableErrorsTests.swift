@@ -65,4 +65,29 @@ final class ActionableErrorsTests: XCTestCase {
         XCTAssertEqual(files.map { $0["path"] as? String }, ["caf\\xE9.csv"])
         XCTAssertEqual(files.first?["status"] as? String, "read")
     }
+
+    /// `classify -` copies at most the limit (here 1 MB through the environment, 8 GiB by
+    /// default): 3 MB of zeros fail with the size named, no report written.
+    func testStandardInputBeyondItsLimitFailsWithTheSize() throws {
+        let dir = try temporaryDirectory()
+        signal(SIGPIPE, SIG_IGN)  // the run stops reading before the input ends
+        setenv("ADMINUNLOCKS_STDIN_LIMIT", "1000000", 1)
+        defer { unsetenv("ADMINUNLOCKS_STDIN_LIMIT") }
+        let result = try CommandRunner.run(["classify", "-", "--tables", Self.tables, "--out", dir + "/r.json"],
+                                           input: Data(count: 1 << 20), inputRepeats: 3)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("-: standard input is larger than 1000000 bytes (the copy's limit); name the file instead"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/r.json"))
+        let small = try CommandRunner.run(["classify", "-", "--tables", Self.tables],
+                                          input: Data("latitude,longitude,time\n39.9,116.39,1700000000\n39.9002,116.39,1700000010\n".utf8))
+        XCTAssertEqual(small.status, 0, small.stderr)
+    }
+
+    /// A point in Antarctica is in no country (the source draws none south of 60°S): locate says so.
+    func testLocateSaysAntarcticaIsInNoCountry() throws {
+        let result = try CommandRunner.run(["locate", "--tables", Self.tables], input: Data("lat,lon\n-75,0\n-80.5,30\n39.9,116.4\n-45,170\n".utf8))
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("-75.0,0.0,,,,,outside"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("note: 2 points are in Antarctica, south of 60°S, which is in no country"), result.stderr)
+    }
 }

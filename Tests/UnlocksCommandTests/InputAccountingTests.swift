@@ -281,9 +281,9 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(try file("/two/c.csv", in: try report(all))["reason"] as? String, "duplicate")
         XCTAssertEqual(try classify([one, "--state", directory + "/s"]).status, 0)
         let resumed = try classify([two, "--state", directory + "/s"])
-        XCTAssertEqual(resumed.stdout, all.stdout)
+        XCTAssertEqual(ReportText.withoutChanges(resumed.stdout), all.stdout)
         let again = try classify([one, two, "--state", directory + "/s"])
-        XCTAssertEqual(again.stdout, all.stdout)
+        XCTAssertEqual(ReportText.withoutChanges(again.stdout), all.stdout)
         XCTAssertEqual(try classify([one, "--state", directory + "/a"]).status, 0)
         XCTAssertEqual(try classify([two, "--state", directory + "/b"]).status, 0)
         // c.csv is b's own input in its shard, and a.csv's bytes: the copies rule decides in the

@@ -47,6 +47,11 @@ extension TrackClassifier {
             return drop(.invalidCoordinate)
         }
         guard point.latitude != 0 || point.longitude != 0 else { return drop(.nullIsland) }
+        if options.selectsDates {
+            guard let time = point.time else { return drop(.outsideDates) }
+            let day = dayClock.day(of: time)
+            if day < options.since ?? .min || day > options.until ?? .max { return drop(.outsideDates) }
+        }
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
         if inputDatum != .wgs84 {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
