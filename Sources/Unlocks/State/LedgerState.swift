@@ -279,7 +279,7 @@ public enum LedgerState {
             }
             offset += Int(jsonLength)
             guard let rules = document["rules"], rules == .object(ruleValues(options)) else {
-                throw fail("made with other classify options (\(document["rules"]?.compactRendered() ?? "none")); use the same --time-zone (or --utc-offset) and defaults, or a new state")
+                throw fail(ruleMismatch(document["rules"], options))
             }
             let worldIndex = Dictionary(world.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
             // China codes repeat across levels (a municipality is its own city), so they carry the level.
