@@ -161,12 +161,21 @@ public final class RegionLocator: @unchecked Sendable {
     /// Metres per quantum north–south (and east–west at the equator).
     static let metresPerQuantum = 111_320 * TableFormat.quantum
 
+    /// Longitude −180° as +180°: one meridian, which the tables draw on their east edge, so that
+    /// both spellings of a point on it get one answer (Taveuni, Fiji, at 16.8 S).
+    @inline(__always)
+    static func canonicalLongitude(_ longitude: Double) -> Double {
+        longitude == -180 ? 180 : longitude
+    }
+
     /// Locates a WGS-84 point. Latitudes beyond ±90 and longitudes beyond ±180 are rejected, not
     /// wrapped: in GPS data they are corruption, and wrapping would place them confidently wrong.
+    /// Longitude −180 is located as +180 (the same meridian).
     public func locate(latitude: Double, longitude: Double) throws -> Placement {
         guard latitude.isFinite, longitude.isFinite else { throw LocatorError(reason: "coordinate is not a finite number") }
         guard abs(latitude) <= 90 else { throw LocatorError(reason: "latitude \(latitude) is outside -90…90") }
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
+        let longitude = Self.canonicalLongitude(longitude)
         var placement = Placement()
         let x = quantise(longitude), y = quantise(latitude)
         let found = worldView.lookup.find(x: x, y: y)
@@ -230,6 +239,7 @@ public final class RegionLocator: @unchecked Sendable {
     /// another country within the datum gate's reach of China's border (the China table could
     /// take over there).
     public func placementIsStable(_ placement: Placement, latitude: Double, longitude: Double, within metres: Double) -> Bool {
+        let longitude = Self.canonicalLongitude(longitude)
         guard let country = placement.country.region, placement.country.status == .inside else { return false }
         if country == chinaCountry {
             return [placement.province, placement.city, placement.county].allSatisfy { $0.region != nil && $0.status == .inside }
@@ -361,6 +371,7 @@ extension RegionLocator {
     /// `reach` metres; nil when the answer is not inside at every level it has, or came through
     /// the China gate, or lies outside the datum's rectangle for a point in China.
     public func neighbourhood(latitude: Double, longitude: Double, placement: Placement, reach: Double) -> MarginNeighbourhood? {
+        let longitude = Self.canonicalLongitude(longitude)
         guard let country = placement.country.region, placement.country.status == .inside else { return nil }
         let inChina = country == chinaCountry
         guard !inChina || (placement.gcj02 != nil && [placement.province, placement.city, placement.county].allSatisfy({ $0.status == .inside })) else { return nil }
@@ -404,6 +415,7 @@ extension RegionLocator {
     /// regions at every level (the caller knows: e.g. it reused the same lookup): the regions,
     /// and margins as a fresh lookup gives them. Nil beyond the reach.
     public func placement(latitude: Double, longitude: Double, in neighbourhood: MarginNeighbourhood) -> Placement? {
+        let longitude = Self.canonicalLongitude(longitude)
         let dy = (latitude - neighbourhood.latitude) * 111_320
         let dx = (longitude - neighbourhood.longitude) * 111_320 * cosineOfLatitude(latitude)
         guard (dx * dx + dy * dy).squareRoot() * 1.01 + 1 <= neighbourhood.reach else { return nil }
