@@ -74,6 +74,11 @@ public final class RegionLocator: @unchecked Sendable {
     private let chinaLandBorder: [Bool]
     /// The gate's search radius in quanta (the world table's buffer).
     private let gateRadius: Int64
+    /// In the international worldview: the China table's regions (province and county indices)
+    /// that are not China's there, Taiwan (710000), Hong Kong (810000), Macau (820000) and
+    /// Kinmen (金门县 350527): a point the country table puts in China but the China table in one of
+    /// them gets no province, city or county.
+    private let notChina: Set<Int32>
 
     /// A table's units and arcs, flattened for the per-point path (a class: passed without copying).
     final class TableView {
@@ -145,6 +150,9 @@ public final class RegionLocator: @unchecked Sendable {
             return (world.region(ofUnit: left, at: .country) == chinaCountry) != (world.region(ofUnit: right, at: .country) == chinaCountry)
         }
         gateRadius = Int64((world.buffer / Self.metresPerQuantum).rounded(.up))
+        notChina = tables.worldview == .china ? [] : Set(china.regions.filter {
+            ($0.level == .province && ["710000", "810000", "820000"].contains($0.code)) || ($0.level == .county && $0.code == "350527")
+        }.map(\.index))
     }
 
     /// Bytes the locator holds beyond the tables themselves: both tables' jump tables and chunk
@@ -153,9 +161,9 @@ public final class RegionLocator: @unchecked Sendable {
         worldView.lookup.byteCount + chinaView.lookup.byteCount
     }
 
-    /// Loads `world.bin` and `china.bin` from a directory.
-    public convenience init(directory: String, marginRadius: Double = 300) throws {
-        try self.init(tables: try TableSet(directory: directory), marginRadius: marginRadius)
+    /// Loads the worldview's country table and `china.bin` from a directory.
+    public convenience init(directory: String, worldview: Worldview = .china, marginRadius: Double = 300) throws {
+        try self.init(tables: try TableSet(directory: directory, worldview: worldview), marginRadius: marginRadius)
     }
 
     /// Metres per quantum north–south (and east–west at the equator).
@@ -180,6 +188,9 @@ public final class RegionLocator: @unchecked Sendable {
         let x = quantise(longitude), y = quantise(latitude)
         let found = worldView.lookup.find(x: x, y: y)
         placement.country = place(worldView, x: x, y: y, found: found).0
+        // In the international worldview the country table alone decides the country (no gate:
+        // the China table draws Taiwan, Hong Kong, Macau and Arunachal Pradesh as China).
+        if placement.country.region != chinaCountry, tables.worldview == .international { return placement }
         if placement.country.region != chinaCountry {
             // Not China by the world table. At sea (no country, not even at an edge), or near a
             // world arc that bounds China, the China table decides (only within the datum's
@@ -192,6 +203,10 @@ public final class RegionLocator: @unchecked Sendable {
         placement.gcj02 = gcj
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
         (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: chinaView.lookup.find(x: gx, y: gy))
+        if !notChina.isEmpty, [placement.province.region, placement.county.region].contains(where: { $0.map(notChina.contains) == true }) {
+            (placement.province, placement.city, placement.county) = (.outside, .outside, .outside)
+            return placement
+        }
         // The China table's outer arcs are its coast and its land border: an edge beside the land
         // border is between two regions (a province and the neighbouring country).
         if placement.county.uncontested || placement.city.uncontested || placement.province.uncontested,

@@ -13,7 +13,7 @@ enum ForgetCommand {
     static let spec = CommandSpec(
         name: "forget",
         abstract: "Remove inputs from a classify state, as if they had never been read.",
-        usage: "INPUT... --state FILE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
+        usage: "INPUT... --state FILE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
@@ -26,6 +26,7 @@ enum ForgetCommand {
             .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
             .value("familiarity-levels", "L,B,G", "The --familiarity-levels the state was made with (default 1,5,20)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+            TableSearch.worldviewOption,
         ],
         discussion: """
         Each INPUT names inputs of the state: by their path as the report lists it (an archive's
@@ -48,7 +49,7 @@ enum ForgetCommand {
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
-        let tables = try TableSet(directory: arguments.value("tables") ?? "Data/regions")
+        let tables = try TableSearch.tables(arguments, directory: arguments.value("tables") ?? "Data/regions")
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
         var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
 

@@ -36,7 +36,7 @@ extension ClassifyReport {
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
         out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
-        out += "Unlocked: \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
+        out += "Unlocked (\(worldview.rawValue) worldview): \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
