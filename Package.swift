@@ -51,7 +51,7 @@ let package = Package(
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
-        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake"],
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
@@ -78,7 +78,7 @@ let package = Package(
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in the benchmarks package (Benchmarks/, `Scripts/bench fuzz`).
-        .target(name: "TrackFuzzing", dependencies: ["SeededRandom"], swiftSettings: swift5),
+        .target(name: "TrackFuzzing", dependencies: ["CZlib", "SeededRandom"], swiftSettings: swift5),
 
         // What the tests share (docs/testing.md): the track-event recorder, the reader verifier
         // (bytes fed whole, one at a time, in random chunks), seeded random, temporary folders,

@@ -7,6 +7,7 @@
 @_exported import Unlocks
 @_exported import Intake
 @_exported import BorderAudit
+@_exported import FootprintMap
 
 import Foundation
 

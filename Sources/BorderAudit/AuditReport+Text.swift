@@ -10,7 +10,7 @@ import Unlocks
 extension AuditReport {
     /// A summary for a terminal: counts per category and level, shaky unlocks, the top episodes.
     public func text() -> String {
-        var out = "Audit: \(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes (within \(fixed(within, 0)) m)\n\n"
+        var out = "Audit: \(groundPoints) ground point\(groundPoints == 1 ? "" : "s"), \(flaggedPoints) flagged in \(episodeCount) episode\(episodeCount == 1 ? "" : "s") (within \(fixed(within, 0)) m)\n\n"
         out += "category              points  episodes   country  province      city    county\n"
         for category in AuditCategory.allCases {
             let c = count(category)

@@ -33,6 +33,8 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
         case decompressionBomb
         /// A feature of the container that is not read (a compression method, encryption).
         case unsupported
+        /// A photo (or its sidecar) that holds no position: no track, skipped rather than rejected.
+        case noLocation
     }
 
     /// The file as the user named it (`-` for standard input).

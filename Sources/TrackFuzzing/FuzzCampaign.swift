@@ -97,6 +97,7 @@ public struct FuzzCampaign {
     func fileName(_ mutant: Mutant) -> String {
         let base = (mutant.seed as NSString).lastPathComponent
         let stem = base.hasSuffix(mutant.suffix) ? String(base.dropLast(mutant.suffix.count)) : base
+        if mutant.inFolder { return "mutant-\(campaignSeed)-\(mutant.index)/Sync/\(base)" }
         return "mutant-\(campaignSeed)-\(mutant.index)-\(stem)\(mutant.suffix)"
     }
 
@@ -110,6 +111,7 @@ public struct FuzzCampaign {
         for index in group {
             let mutant = try TrackMutator.mutant(of: seeds[index % seeds.count], index: index, campaignSeed: campaignSeed)
             let path = directory + "/" + fileName(mutant)
+            try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             guard manager.createFile(atPath: path, contents: Data(mutant.bytes)) else { throw CocoaError(.fileWriteUnknown) }
             mutants.append(mutant)
             paths.append(path)
@@ -144,6 +146,7 @@ public struct FuzzCampaign {
         let manager = FileManager.default
         try manager.createDirectory(atPath: failureDirectory, withIntermediateDirectories: true)
         let kept = failureDirectory + "/" + fileName(mutant)
+        try manager.createDirectory(atPath: (kept as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? manager.removeItem(atPath: kept)
         try manager.copyItem(atPath: path, toPath: kept)
         let note = """

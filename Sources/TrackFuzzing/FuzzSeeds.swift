@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 
 /// A sample input the fuzzer mutates.
@@ -10,6 +11,10 @@ public struct FuzzSeed: Sendable {
     public let bytes: [UInt8]
     /// Whether the seed was gzip-compressed (its mutants are compressed again).
     public let gzipped: Bool
+    /// A Fog of World tile (a file without extension in a `Sync` folder): its bytes are the
+    /// inflated tile, its mutants deflated again (zlib) and written under the seed's own name,
+    /// which holds the tile's position, in a folder of their own.
+    public var fogOfWorld = false
 }
 
 /// Finds the seed files: every track file under `Data/samples/` and `Tests/*/Fixtures/`, by
@@ -17,7 +22,7 @@ public struct FuzzSeed: Sendable {
 public enum FuzzSeeds {
     /// Extensions of track files and archives `unlocks classify` reads or may read.
     public static let trackExtensions: Set<String> = ["gpx", "csv", "txt", "json", "geojson", "fit", "tcx", "kml", "kmz", "nmea", "nma", "log", "zip", "tar", "tgz",
-                                                      "igc", "plt", "rec"]
+                                                      "igc", "plt", "rec", "jpg", "jpeg", "heic", "heif"]
     /// Seeds known by their name's start, having no extension: Huawei's `HiTrack_…` records
     /// (their mutants have none either, so the tool recognises them by content).
     public static let namePrefixes = ["hitrack_"]
@@ -46,6 +51,16 @@ public enum FuzzSeeds {
                 let base = gzipped ? String(lower.dropLast(3)) : lower
                 let leaf = base.split(separator: "/").last.map(String.init) ?? base
                 let byName = !leaf.contains(".") && namePrefixes.contains { leaf.hasPrefix($0) }
+                if !leaf.contains("."), base.hasSuffix("sync/" + leaf) {
+                    let path = folder + "/" + name
+                    guard let data = manager.contents(atPath: path), data.count <= maximumSeedBytes,
+                          let inflated = Zlib.inflate([UInt8](data)) else { continue }
+                    let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+                    var seed = FuzzSeed(path: relative, suffix: "", bytes: inflated, gzipped: false)
+                    seed.fogOfWorld = true
+                    seeds.append(seed)
+                    continue
+                }
                 guard let ext = base.split(separator: ".").last.map(String.init), byName || (base.contains(".") && trackExtensions.contains(ext)),
                       !lower.hasSuffix("expected.json") else { continue }
                 let path = folder + "/" + name
@@ -82,5 +97,24 @@ enum Gzip {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return [UInt8](data)
+    }
+}
+
+/// zlib (RFC 1950) through the system's library, for Fog of World seeds and their mutants.
+enum Zlib {
+    static func compress(_ bytes: [UInt8]) -> [UInt8] {
+        var size = compressBound(uLong(bytes.count))
+        var output = [UInt8](repeating: 0, count: Int(size))
+        let status = CZlib.compress(&output, &size, bytes, uLong(bytes.count))
+        precondition(status == Z_OK, "zlib compress failed: \(status)")
+        return Array(output[0..<Int(size)])
+    }
+
+    /// Nil when the data is no whole zlib stream of at most 16 MiB.
+    static func inflate(_ bytes: [UInt8]) -> [UInt8]? {
+        var size = uLong(16 << 20)
+        var output = [UInt8](repeating: 0, count: Int(size))
+        guard uncompress(&output, &size, bytes, uLong(bytes.count)) == Z_OK else { return nil }
+        return Array(output[0..<Int(size)])
     }
 }

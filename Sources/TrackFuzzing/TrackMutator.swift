@@ -8,6 +8,8 @@ public struct Mutant: Sendable {
     public let bytes: [UInt8]
     /// The mutations applied, in order, in words (for the failure report).
     public let operations: [String]
+    /// Written as `mutant-…/Sync/NAME` (a Fog of World tile, whose name is its position).
+    public var inFolder = false
 }
 
 /// Makes mutants of seed files: bit flips, truncation, insertion of random and of structural
@@ -39,7 +41,14 @@ public enum TrackMutator {
             operations.append(mutate(&bytes, &random))
         }
         var suffix = seed.suffix
-        if seed.gzipped {
+        if seed.fogOfWorld {
+            bytes = Zlib.compress(bytes)
+            if random.below(4) == 0 {
+                operations.append("zlib, then " + mutate(&bytes, &random))
+            } else {
+                operations.append("zlib")
+            }
+        } else if seed.gzipped {
             if random.below(4) == 0 {
                 // Damage the compressed stream itself.
                 bytes = try Gzip.compress(bytes)
@@ -53,7 +62,7 @@ public enum TrackMutator {
             suffix += ".gz"
             operations.append("gzip")
         }
-        return Mutant(index: index, seed: seed.path, suffix: suffix, bytes: bytes, operations: operations)
+        return Mutant(index: index, seed: seed.path, suffix: suffix, bytes: bytes, operations: operations, inFolder: seed.fogOfWorld)
     }
 
     /// One mutation of `bytes`, described.

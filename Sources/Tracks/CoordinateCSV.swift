@@ -11,6 +11,38 @@ package struct CoordinateLine: Equatable {
     package var longitude: Double
     /// Byte offset of the comma that starts the pass-through columns, or nil when there are none.
     package var restOffset: Int?
+    /// With named columns (``CoordinateColumns``): the latitude's and the longitude's whole
+    /// fields (padding and quotes included), for a writer that replaces them in place.
+    package var fields: (latitude: Range<Int>, longitude: Range<Int>)?
+
+    package static func == (a: Self, b: Self) -> Bool {
+        a.latitude == b.latitude && a.longitude == b.longitude && a.restOffset == b.restOffset
+            && a.fields?.latitude == b.fields?.latitude && a.fields?.longitude == b.fields?.longitude
+    }
+}
+
+/// Where a `lat,lon` file's coordinates are: in its first two columns (no header, or a header
+/// whose names are not coordinates'), or where its header names them, in any order (`lon,lat`,
+/// `name,latitude,longitude`), by the names the track CSV reader knows.
+package struct CoordinateColumns: Equatable {
+    package var latitude = 0
+    package var longitude = 1
+
+    /// The first two columns: latitude, then longitude.
+    package init() {}
+
+    /// The columns `header` names; a header that names no latitude or no longitude (or names
+    /// E7 integer columns, which these commands do not read) is an error.
+    package init(header: UnsafeRawBufferPointer) throws(CoordinateCSV.LineError) {
+        let text = String(decoding: header.prefix(80), as: UTF8.self)
+        guard let named = TrackCSVReader.Columns(header: header) else { throw .headerWithoutCoordinates(header: text) }
+        guard !named.coordinatesE7 else { throw .headerInE7(header: text) }
+        latitude = named.latitude
+        longitude = named.longitude
+    }
+
+    /// True for the first two columns in order (the rest passed through as it is).
+    package var isPositional: Bool { latitude == 0 && longitude == 1 }
 }
 
 /// Parses the `lat,lon` CSV lines the CLI reads (`convert`, `locate`).
@@ -22,6 +54,10 @@ package enum CoordinateCSV {
     /// What is wrong with a line, in words for the error message.
     package enum LineError: Error, Equatable, CustomStringConvertible {
         case missingLongitude
+        /// A named column the line does not reach (0-based).
+        case missingColumn(field: String, column: Int)
+        case headerWithoutCoordinates(header: String)
+        case headerInE7(header: String)
         case notANumber(field: String, text: String)
         case outOfRange(field: String, value: Double, limit: Int)
 
@@ -33,6 +69,12 @@ package enum CoordinateCSV {
                 return "\(field) '\(text)' is not a number"
             case let .outOfRange(field, value, limit):
                 return "\(field) \(value) is outside -\(limit)…\(limit)"
+            case let .missingColumn(field, column):
+                return "no \(field): the header puts it in column \(column + 1), the line has fewer"
+            case let .headerWithoutCoordinates(header):
+                return "the header '\(header)' names no latitude and longitude columns (expected e.g. 'lat,lon' or 'lon,lat'; a file without a header is read as lat,lon)"
+            case let .headerInE7(header):
+                return "the header '\(header)' names latitudeE7/longitudeE7 columns (degrees × 10⁷); give degrees (lat,lon)"
             }
         }
     }
@@ -55,6 +97,26 @@ package enum CoordinateCSV {
         let latitude = try number(UnsafeRawBufferPointer(rebasing: line[first.range]), "latitude", limit: 90)
         let longitude = try number(UnsafeRawBufferPointer(rebasing: line[second.range]), "longitude", limit: 180)
         return CoordinateLine(latitude: latitude, longitude: longitude, restOffset: second.next.map { $0 - 1 })
+    }
+
+    /// Parses a line whose coordinates are in `columns` (``parse(_:)`` when they are the first two).
+    package static func parse(_ line: UnsafeRawBufferPointer, columns: CoordinateColumns) throws -> CoordinateLine {
+        if columns.isPositional { return try parse(line) }
+        var latitudeField: (trimmed: Range<Int>, whole: Range<Int>)?, longitudeField: (trimmed: Range<Int>, whole: Range<Int>)?
+        var index = 0, start: Int? = 0
+        while let from = start, latitudeField == nil || longitudeField == nil {
+            let field = field(line, from: from)
+            let whole = from..<(field.next.map { $0 - 1 } ?? line.count)
+            if index == columns.latitude { latitudeField = (field.range, whole) }
+            if index == columns.longitude { longitudeField = (field.range, whole) }
+            index += 1
+            start = field.next
+        }
+        guard let latitudeField else { throw LineError.missingColumn(field: "latitude", column: columns.latitude) }
+        guard let longitudeField else { throw LineError.missingColumn(field: "longitude", column: columns.longitude) }
+        let latitude = try number(UnsafeRawBufferPointer(rebasing: line[latitudeField.trimmed]), "latitude", limit: 90)
+        let longitude = try number(UnsafeRawBufferPointer(rebasing: line[longitudeField.trimmed]), "longitude", limit: 180)
+        return CoordinateLine(latitude: latitude, longitude: longitude, restOffset: nil, fields: (latitudeField.whole, longitudeField.whole))
     }
 
     private static func number(_ bytes: UnsafeRawBufferPointer, _ name: String, limit: Int) throws -> Double {

@@ -22,6 +22,8 @@ public enum JSONTrackFormat: String, Sendable {
     /// Huawei Health's data export, `motion path detail data.json`: a top-level array of
     /// activities whose `attribute` holds HiTrack records.
     case huaweiMotionPaths
+    /// Google Photos' Takeout sidecar of a photo (`IMG_1234.jpg.json`): `geoData`, `photoTakenTime`.
+    case photoSidecar
 }
 
 /// Reads the JSON-family track files: Google Takeout `Records.json` and Semantic Location
@@ -65,8 +67,8 @@ public enum JSONTrackReader {
             return format
         } catch let error as JSONStreamError {
             // The structure error is this reader's own constant: callers see it as a kind.
-            throw InputError(path: path, line: error.line, reason: "byte \(error.offset): \(error.reason)",
-                             kind: error.reason == unknownStructure ? .unknownStructure : .malformed)
+            let kind: InputError.Kind = error.reason == unknownStructure ? .unknownStructure : error.reason == photoWithoutLocation ? .noLocation : .malformed
+            throw InputError(path: path, line: error.line, reason: "byte \(error.offset): \(error.reason)", kind: kind)
         }
     }
 
@@ -81,7 +83,9 @@ public enum JSONTrackReader {
         }
     }
 
-    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup, GeoJSON, Overland, Polarsteps or Huawei Health)"
+    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup, GeoJSON, Overland, Polarsteps, Huawei Health or a Google Photos sidecar)"
+    /// A Google Photos sidecar without a position (its `geoData` and `geoDataExif` are (0, 0)).
+    public static let photoWithoutLocation = "photo sidecar without a location (geoData and geoDataExif are 0, 0)"
 
     /// A top-level array whose `[` was just read: Huawei Health's activities when its first
     /// element has an `attribute`, `motionPathData` or `sportType` (Huawei's members; its
@@ -115,6 +119,7 @@ public enum JSONTrackReader {
         var geoJSON = GeoJSONTracks.TopLevel()
         var tracksBeforeHeader: JSONStreamError?
         var timelineOverlap = TimelineOverlap()
+        var sidecar = PhotoSidecar()
         while true {
             let event = try reader.next()
             if event == .objectEnd { break }
@@ -147,6 +152,8 @@ public enum JSONTrackReader {
             case ("features", .arrayStart):
                 try GeoJSONTracks.readFeatures(&reader, context, &sink)
                 format = format ?? .geoJSON
+            case (_, .objectStart) where PhotoSidecar.members.contains(key):
+                sidecar.read(key: key, value: try reader.value(from: value, maximumBytes: context.recordBytes))
             case ("type", .string), ("geometry", _), ("properties", _), ("coordinates", _), ("geometries", _):
                 try geoJSON.read(key: key, value: value, &reader, context)
             default:
@@ -155,6 +162,10 @@ public enum JSONTrackReader {
         }
         try backup.requireSupportedIfDeclared()
         if geoJSON.finish(context, &sink) { format = format ?? .geoJSON }
+        if format == nil, sidecar.seen {
+            guard sidecar.finish(context, &sink) else { throw JSONStreamError(offset: 0, line: 1, reason: photoWithoutLocation) }
+            format = .photoSidecar
+        }
         // Backup tracks that came before the header were skipped, not read: say so.
         if let tracksBeforeHeader, backup.isBackup || format == nil { throw tracksBeforeHeader }
         guard let format else { throw documentStart }

@@ -61,4 +61,12 @@ public enum TrackAnnotation: Equatable, Sendable {
     /// A pin that is not part of any track (a GPX waypoint, a KML `Point` placemark): counted,
     /// never classified.
     case pin
+    /// The input is a map of explored ground, not a recording (Fog of World's pixels): each point
+    /// after this is an explored spot with no time and no path to the next; it explores its cell
+    /// and is evidence by the footprint rule (docs/report-format.md, "Footprints"), never a plan.
+    case exploredArea
+    /// The input is a photo (or its sidecar): its point is a visit at a moment, evidence for the
+    /// regions there and a day, with no explored area and no distance (docs/report-format.md,
+    /// "Photos").
+    case snapshot
 }

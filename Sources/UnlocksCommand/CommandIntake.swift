@@ -68,7 +68,7 @@ enum CommandIntake {
         if inputs.allSatisfy({ $0.pointsRead == 0 }) {
             let read = inputs.filter { $0.status != .skipped }.count, pins = inputs.reduce(0) { $0 + $1.pins }
             reportError("no track points found in any input (\(read) read, \(inputs.count - read) skipped"
-                        + (pins > 0 ? ", \(pins) pins" : "") + "; the report lists every file)")
+                        + (pins > 0 ? ", \(pins) pin\(pins == 1 ? "" : "s")" : "") + "; the report lists every file)")
             return .inputsRejected
         }
         return outcome.failedInputs > 0 ? .inputsRejected : .success

@@ -13,8 +13,10 @@ enum ConvertCommand {
         ],
         discussion: """
         Reads FILE (or standard input when FILE is '-' or absent): one 'lat,lon' per line, an
-        optional header line, extra columns passed through unchanged. Writes the same lines with
-        the converted coordinates to standard output, 9 decimals.
+        optional header line, extra columns passed through unchanged. A header names the columns
+        (lat and lon, or latitude and longitude, in any order: 'lon,lat', 'id,lat,lon'); a header
+        naming neither is an error. Writes the same lines with the converted coordinates in their
+        columns to standard output, 9 decimals.
 
         The GCJ-02 shift applies inside the published China rectangle (lon 72.004-137.8347,
         lat 0.8293-55.8271); points outside it are passed through unshifted. BD-09 applies
@@ -42,16 +44,18 @@ enum ConvertCommand {
         var rejected = 0
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
+        var columns = CoordinateColumns()
         try reader.forEachLine { line, number in
             if line.isEmpty { return }
             if number == 1, CoordinateCSV.isHeader(line) {
+                columns = try Self.columns(header: line, path: displayName)
                 try output.write(line)
                 try output.write(byte: UInt8(ascii: "\n"))
                 return
             }
             let parsed: CoordinateLine
             do {
-                parsed = try CoordinateCSV.parse(line)
+                parsed = try CoordinateCSV.parse(line, columns: columns)
             } catch let error as CoordinateCSV.LineError {
                 rejected += 1
                 reportError(InputError(path: displayName, line: number, reason: error.description).description)
@@ -59,13 +63,35 @@ enum ConvertCommand {
             }
             let c = converter.convert(Coordinate(latitude: parsed.latitude, longitude: parsed.longitude),
                                       from: source, to: target)
-            try output.write(fixed: c.latitude, decimals: 9)
-            try output.write(byte: UInt8(ascii: ","))
-            try output.write(fixed: c.longitude, decimals: 9)
-            if let rest = parsed.restOffset { try output.write(UnsafeRawBufferPointer(rebasing: line[rest...])) }
+            if let fields = parsed.fields {
+                // Named columns: each coordinate replaces its own field, the rest of the line kept.
+                let both = [(fields.latitude, c.latitude), (fields.longitude, c.longitude)].sorted { $0.0.lowerBound < $1.0.lowerBound }
+                var from = 0
+                for (field, value) in both {
+                    try output.write(UnsafeRawBufferPointer(rebasing: line[from..<field.lowerBound]))
+                    try output.write(fixed: value, decimals: 9)
+                    from = field.upperBound
+                }
+                try output.write(UnsafeRawBufferPointer(rebasing: line[from...]))
+            } else {
+                try output.write(fixed: c.latitude, decimals: 9)
+                try output.write(byte: UInt8(ascii: ","))
+                try output.write(fixed: c.longitude, decimals: 9)
+                if let rest = parsed.restOffset { try output.write(UnsafeRawBufferPointer(rebasing: line[rest...])) }
+            }
             try output.write(byte: UInt8(ascii: "\n"))
         }
         try output.flush()
         return rejected > 0 ? .inputsRejected : .success
+    }
+
+    /// The columns a header line names (shared with `locate`); one that names no coordinates stops
+    /// the file: 'unlocks: FILE:1: reason', exit 1.
+    static func columns(header: UnsafeRawBufferPointer, path: String) throws -> CoordinateColumns {
+        do {
+            return try CoordinateColumns(header: header)
+        } catch {
+            throw InputError(path: path, line: 1, reason: error.description)
+        }
     }
 }

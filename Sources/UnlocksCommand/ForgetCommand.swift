@@ -13,9 +13,10 @@ enum ForgetCommand {
     static let spec = CommandSpec(
         name: "forget",
         abstract: "Remove inputs from a classify state, as if they had never been read.",
-        usage: "INPUT... --state FILE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
+        usage: "INPUT... --state FILE [--undo] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
+            .flag("undo", "Bring forgotten inputs back: the next classify --state reads them again."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text."),
             .flag("lenient", "Count tentative unlocks too."),
@@ -25,7 +26,7 @@ enum ForgetCommand {
             .flag("include-plans", "The state was made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
             .value("familiarity-levels", "L,B,G", "The --familiarity-levels the state was made with (default 1,5,20)."),
-            .value("tables", "DIR", "Folder with world.bin and china.bin (default Data/regions)."),
+            .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
             TableSearch.worldviewOption,
         ],
         discussion: """
@@ -37,8 +38,11 @@ enum ForgetCommand {
         inputs gives: each input's contribution is kept apart in the state, so where the forgotten
         input stood for minutes other inputs recorded too, or first reached a cell or a region, the
         others take over. Files skipped as duplicates of a forgotten input are forgotten with it (a
-        note names them: classify them again to count them). An INPUT that matches nothing is an
-        error (exit 1) and the state is left as it was.
+        note names them). What was read stays forgotten: a later classify --state that meets the
+        same content, at any path, skips it as forgotten. With --undo, each INPUT names forgotten
+        inputs (by the path they were read at, or by content) and brings them back: classify them
+        again to count them. An INPUT that matches nothing is an error (exit 1) and the state is
+        left as it was.
         """
     )
 
@@ -49,25 +53,31 @@ enum ForgetCommand {
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
-        let tables = try TableSearch.tables(arguments, directory: arguments.value("tables") ?? "Data/regions")
+        let tables = try TableSearch.tables(arguments)
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
         var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
 
+        let undo = arguments.flags.contains("undo")
         var forgotten = Set<String>()
         for name in arguments.positionals {
-            let matched = try matches(name, in: ledger)
+            let matched = try matches(name, in: undo ? ledger.forgotten : ledger.inputs.mapValues(\.path))
             guard !matched.isEmpty else {
-                throw StateError(path: statePath, reason: "no input has the path or the content of '\(name)' (the report lists the inputs' paths); nothing was forgotten")
+                let what = undo ? "no forgotten input has" : "no input has"
+                throw StateError(path: statePath, reason: "\(what) the path or the content of '\(name)' (the report lists the inputs' paths); nothing was changed")
             }
             forgotten.formUnion(matched)
         }
-        let paths = Set(forgotten.compactMap { ledger.inputs[$0]?.path })
-        let duplicates = ledger.inputs.filter { $0.value.duplicateOf.map(paths.contains) == true && !forgotten.contains($0.key) }
-        for (key, record) in duplicates.sorted(by: { $0.value.path < $1.value.path }) {
-            forgotten.insert(key)
-            reportError("note: \(record.path) was skipped as a duplicate of \(record.duplicateOf!): forgotten with it; classify it again to count it")
+        if undo {
+            ledger.unforget(forgotten)
+        } else {
+            let paths = Set(forgotten.compactMap { ledger.inputs[$0]?.path })
+            let duplicates = ledger.inputs.filter { $0.value.duplicateOf.map(paths.contains) == true && !forgotten.contains($0.key) }
+            for (key, record) in duplicates.sorted(by: { $0.value.path < $1.value.path }) {
+                forgotten.insert(key)
+                reportError("note: \(record.path) was skipped as a duplicate of \(record.duplicateOf!): forgotten with it")
+            }
+            ledger.forgetForGood(forgotten)
         }
-        ledger.forget(forgotten)
         let report: ClassifyReport
         do {
             report = try ClassifyReport(ledger: ledger, tables: tables, options: options, lenient: arguments.flags.contains("lenient"),
@@ -77,20 +87,22 @@ enum ForgetCommand {
         }
         try AtomicFile.write(LedgerState.encode(ledger, options: options, tables: tables), to: statePath)
         withExtendedLifetime(lock) {}
-        reportError("note: forgot \(forgotten.count) input\(forgotten.count == 1 ? "" : "s")")
+        let inputs = "\(forgotten.count) input\(forgotten.count == 1 ? "" : "s")"
+        reportError(undo ? "note: brought back \(inputs); classify \(forgotten.count == 1 ? "it" : "them") again with --state to count \(forgotten.count == 1 ? "it" : "them")"
+                         : "note: forgot \(inputs); a later classify --state skips the same content ('unlocks forget --undo' brings it back)")
         try ReportFiles.emit(report, format: format, to: arguments.value("out"))
         return .success
     }
 
-    /// The keys of the records `name` names: by path (an archive's path names its members too),
-    /// and, when `name` is a regular file, by its content's fingerprint (an archive's members keyed
-    /// under it too).
-    static func matches(_ name: String, in ledger: UnlockLedger) throws -> Set<String> {
-        var keys = Set(ledger.inputs.filter { $0.value.path == name || $0.value.path.hasPrefix(name + ":") }.keys)
+    /// The keys of `paths` (path by key) that `name` names: by path (an archive's path names its
+    /// members too), and, when `name` is a regular file, by its content's fingerprint (an
+    /// archive's members keyed under it too).
+    static func matches(_ name: String, in paths: [String: String]) throws -> Set<String> {
+        var keys = Set(paths.filter { $0.value == name || $0.value.hasPrefix(name + ":") }.keys)
         var status = stat()
         if stat(name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
             let fingerprint = try Fingerprint.of(InputPath(name)).key
-            keys.formUnion(ledger.inputs.keys.filter { $0 == fingerprint || $0.hasPrefix(fingerprint + ":") })
+            keys.formUnion(paths.keys.filter { $0 == fingerprint || $0.hasPrefix(fingerprint + ":") })
         }
         return keys
     }

@@ -19,7 +19,9 @@ enum LocateCommand {
             .value("format", "FORMAT", "csv (codes; default) or jsonl (adds names, statuses and margins)."),
         ],
         discussion: """
-        Reads FILE (or standard input): one 'lat,lon' per line, an optional header line. CSV output
+        Reads FILE (or standard input): one 'lat,lon' per line, an optional header line naming the
+        columns (lat and lon, or latitude and longitude, in any order: 'lon,lat', 'name,lat,lon';
+        a header naming neither is an error). CSV output
         has the header lat,lon,country,province,city,county,status: region codes (empty where
         none) and the status of the finest level found: inside, edge (within the table's buffer
         of a coast or national border) or outside.
@@ -45,10 +47,15 @@ enum LocateCommand {
         var rejected = 0
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
+        var columns = CoordinateColumns()
         try reader.forEachLine { line, number in
-            if line.isEmpty || (number == 1 && CoordinateCSV.isHeader(line)) { return }
+            if line.isEmpty { return }
+            if number == 1, CoordinateCSV.isHeader(line) {
+                columns = try ConvertCommand.columns(header: line, path: displayName)
+                return
+            }
             do {
-                let parsed = try CoordinateCSV.parse(line)
+                let parsed = try CoordinateCSV.parse(line, columns: columns)
                 var wgs = Coordinate(latitude: parsed.latitude, longitude: parsed.longitude)
                 if datum == .gcj02 { wgs = DatumConverter().wgs84(fromGCJ02: wgs) }
                 let placement = try locator.locate(latitude: wgs.latitude, longitude: wgs.longitude)

@@ -6,7 +6,7 @@ import Unlocks
 enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
-        abstract: "Merge classify state files of disjoint shards into one state and report.",
+        abstract: "Merge classify state files of shards (overlapping or not) into one state and report.",
         usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),

@@ -41,6 +41,11 @@ final class NewFormatIntakeTests: XCTestCase {
         let alone = IntakeHarness.records(try IntakeHarness.run([.path(hitrack)]).ledger)
         XCTAssertEqual(alone[hitrack]?.format, "hitrack")
         XCTAssertEqual(alone[hitrack]?.pointsRead, 235)
+        // In its folder too (it has no extension; once it was `not a track format` there).
+        let inFolder = IntakeHarness.records(try IntakeHarness.run([.path(fixtures + "/hitrack")]).ledger)
+        XCTAssertEqual(inFolder[hitrack]?.format, "hitrack")
+        XCTAssertEqual(inFolder[hitrack]?.status, .read)
+        XCTAssertEqual(inFolder[hitrack]?.pointsRead, 235)
     }
 }
 

@@ -228,6 +228,12 @@ final class OverlapAndForgetTests: XCTestCase {
         XCTAssertEqual(forgot.status, 0, forgot.stderr)
         let fresh = try classify([dir + "/again.csv", dir + "/elsewhere.csv", "--state", dir + "/fresh-state"])
         XCTAssertEqual(forgot.stdout, fresh)
+        // The state also keeps what was forgotten (so the next run does not read it back); once
+        // that is undone it is the fresh run's, byte for byte.
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/state")), try Data(contentsOf: URL(fileURLWithPath: dir + "/fresh-state")))
+        let undone = try run(["forget", "--undo", "--tables", Self.tables, dir + "/first.csv", "--state", dir + "/state"])
+        XCTAssertEqual(undone.status, 0, undone.stderr)
+        XCTAssertEqual(undone.stdout, fresh)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/state")), try Data(contentsOf: URL(fileURLWithPath: dir + "/fresh-state")))
         // The later walk now gives the first visits: the day-2 date.
         let counties = try XCTUnwrap((try json(fresh)["unlocks"] as? [String: Any])?["counties"] as? [[String: Any]])
@@ -255,6 +261,8 @@ final class OverlapAndForgetTests: XCTestCase {
         XCTAssertEqual(forgot.status, 0, forgot.stderr)
         let fresh = try classify([paths[1], paths[2], "--state", dir + "/fresh"])
         XCTAssertEqual(forgot.stdout, fresh)
+        // Byte for byte the fresh state once the forgotten content's record is lifted.
+        XCTAssertEqual(try run(["forget", "--undo", "--tables", Self.tables, paths[0], "--state", dir + "/state"]).status, 0)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/state")), try Data(contentsOf: URL(fileURLWithPath: dir + "/fresh")))
         // The GeoJSON (every 2 s) now stands for the walk.
         let metres = Self.length(Self.seconds(0, 1800, step: 2))

@@ -31,6 +31,13 @@ enum FormatTable {
     /// In the order content is recognised: the first entry that recognises a stream's first bytes
     /// is its format (CSV, recognising anything, last).
     static let formats: [TrackFormat] = [
+        TrackFormat(name: "photo", extensions: ["jpg", "jpeg", "heic", "heif"], recognizes: { PhotoReader.kind(of: $0.bytes) != nil }) {
+            switch try PhotoReader.read($0.source, path: $0.path, timeZone: $0.timeZone, into: &$1) {
+            case let .located(kind): return "photo/" + kind.rawValue
+            case let .noLocation(kind):
+                throw InputError(path: $0.path, reason: "\(kind.rawValue) photo without a GPS position", kind: .noLocation)
+            }
+        },
         TrackFormat(name: "fit", extensions: ["fit"], recognizes: { FITReader.hasHeader($0.bytes[...]) }) {
             try FITReader.read($0.source, path: $0.path, into: &$1); return nil
         },
@@ -66,6 +73,34 @@ enum FormatTable {
         },
     ]
 
+    /// Fog of World's tiles (``FogOfWorldTile``): known by their name, which holds the tile's
+    /// number, and a zlib stream; never by content alone (the position is in the name).
+    static let fogOfWorld = TrackFormat(name: "fogofworld", extensions: [], recognizes: { _ in false }) {
+        let name = String($0.path.split(whereSeparator: { $0 == "/" || $0 == ":" }).last ?? "")
+        guard let tile = FogOfWorldTile.tile(named: name) else { return nil }
+        let data = try ZlibDocument.inflate(&$0.source, path: $0.path, maximumCompressed: FogOfWorldTile.maximumInflatedBytes + 65536,
+                                            limit: FogOfWorldTile.maximumInflatedBytes)
+        try FogOfWorldTile.read(data, tileX: tile.x, tileY: tile.y, path: $0.path, into: &$1)
+        return nil
+    }
+
+    /// The file name (without folders) of `name`.
+    static func baseName(_ name: String) -> String {
+        String(name.split(separator: "/").last ?? "")
+    }
+
+    /// True for Huawei's `HiTrack_…` files (no extension, folders aside): read when their
+    /// content is HiTrack records, wherever they are found.
+    static func isHiTrackName(_ name: String) -> Bool {
+        let base = baseName(name)
+        return base.hasPrefix("HiTrack_") && !base.contains(".")
+    }
+
+    /// True for a Fog of World tile's name (folders aside).
+    static func isFogOfWorldTile(_ name: String) -> Bool {
+        FogOfWorldTile.tile(named: baseName(name)) != nil
+    }
+
     /// Names whose content decides: `.txt` (CSV unless a format claims it) and `.log` (no track
     /// unless a format claims it).
     static let textExtensions = ["txt", "log"]
@@ -94,7 +129,7 @@ enum FormatTable {
 
     /// True when the name says how a file is read: a format's extension, `.txt` or `.log`.
     static func nameDecides(_ name: String) -> Bool {
-        readsByContent(name) || format(named: name) != nil
+        readsByContent(name) || format(named: name) != nil || isFogOfWorldTile(name) || isHiTrackName(name)
     }
 
     /// The format of a stream named `name` that begins with `prefix`: the name's, except that a
@@ -103,6 +138,9 @@ enum FormatTable {
     /// folder or archive whose name and content say it is no track (a `.log` that is not NMEA).
     static func decide(name: String, prefix: ContentPrefix, explicit: Bool) -> TrackFormat? {
         let sniffed = formats.first { $0.recognizes(prefix) }!
+        // A zlib stream (CMF 0x78: deflate, 32 KiB window) under a tile's name.
+        if isFogOfWorldTile(name), prefix.bytes.first == 0x78 { return fogOfWorld }
+        if isHiTrackName(name), sniffed.name == "hitrack" { return sniffed }
         if readsByContent(name) {
             if sniffed.claimsTextFiles { return sniffed }
             if let named = format(named: name) { return named }

@@ -38,10 +38,13 @@ struct ClassifierFeed {
     private var batch: [Step] = []
     /// Paths of the inputs in the ledger (from the state) or finished in this run, by fingerprint.
     private var known: [String: String]
+    /// The fingerprints the state has forgotten for good (``UnlockLedger/forgotten``).
+    let forgotten: Set<String>
     static let batchSize = 4096
 
     init(_ classifier: TrackClassifier, threaded: Bool) {
         known = classifier.ledger.inputs.filter { $0.value.status != .skipped }.mapValues(\.path)
+        forgotten = Set(classifier.ledger.forgotten.keys)
         guard threaded else {
             direct = classifier
             return

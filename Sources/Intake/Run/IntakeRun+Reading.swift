@@ -78,6 +78,11 @@ extension IntakeRun {
             sink.classifier.discard()
             skip(path, .notATrackJSON)
             return
+        } catch let problem as InputError where problem.kind == .noLocation && sink.pointsInInput == 0 {
+            // A photo without a position is no track, named or found: listed, never a failure.
+            sink.classifier.discard()
+            skip(path, .photoWithoutLocation)
+            return
         } catch let problem as InputError where problem.kind == .checksumMismatch {
             // Nothing of a stream whose checksum fails is counted: its record alone says why.
             sink.classifier.discard()
@@ -137,8 +142,13 @@ extension IntakeRun {
     /// The copies rule (docs/report-format.md, "Copies"): of byte-identical inputs, the one whose
     /// path comes first in byte order is read and the others are its duplicates, whatever the
     /// order they are met in (arguments, runs through a state, shards). An input met again at the
-    /// path the ledger has it by is "already in the state".
+    /// path the ledger has it by is "already in the state". Content the state has forgotten for
+    /// good is skipped as forgotten, whatever its path.
     mutating func admit(_ path: String, _ fingerprint: String) -> Admission {
+        if sink.classifier.forgotten.contains(fingerprint) {
+            skip(path, .forgotten)
+            return .passedOver
+        }
         guard let known = sink.classifier.knownPath(fingerprint) else { return .read(replacing: nil) }
         if known == path {
             alreadyCounted += 1

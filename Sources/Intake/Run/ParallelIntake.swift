@@ -35,7 +35,10 @@ extension IntakeRun {
     /// in order, as with one job). At most `2 × jobs` inputs are in flight, so memory is bounded
     /// by what those hold.
     mutating func take(_ found: [WalkedFile], jobs: Int, locator: RegionLocator) {
-        let state = sink.classifier.knownPaths, shown = PointsInFlight()
+        // Forgotten content goes to the workers as known at "" (before every path): they pass it
+        // over unread, and its turn here skips it as forgotten.
+        let state = sink.classifier.knownPaths.merging(sink.classifier.forgotten.map { ($0, "") }) { _, forgotten in forgotten }
+        let shown = PointsInFlight()
         let options = options
         let workers = OrderedWorkers<InputJob, InputOutcome>(name: "classify", count: jobs) { job in
             var worker = IntakeRun(readingFor: TrackClassifier(locator: locator, options: options.classify), options: options)

@@ -1,7 +1,9 @@
+import Unlocks
+
 /// Why the intake passes a file over without reading it: the text the report gives
 /// (docs/report-format.md). Skipped files never make a run fail.
 public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
-    /// Its name is no track format (a photo, a PDF, `export.xml` outside a bundle).
+    /// Its name is no track format (a PNG, a PDF, `export.xml` outside a bundle).
     case notATrackFormat
     /// A JSON file found in a folder or archive whose structure is none of the track formats.
     case notATrackJSON
@@ -15,6 +17,9 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The same file (device and inode) or the same bytes (fingerprint) reached by another
     /// path, which is read: the first in byte order.
     case duplicate
+    /// Content forgotten from the state (`unlocks forget`): not read back until
+    /// `unlocks forget --undo` lifts it.
+    case forgotten
     /// A file this tool wrote (an audit's GeoJSON, a report, a state).
     case ownOutput
     /// An archive inside an archive inside an archive: only one level of nesting is opened.
@@ -31,6 +36,8 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     case empty
     /// An archive that holds no file.
     case emptyArchive
+    /// A photo (JPEG, HEIF) or a Google Photos sidecar without a position: no track, nothing to place.
+    case photoWithoutLocation
 
     public var description: String {
         switch self {
@@ -40,6 +47,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .plannedRoute: "planned route (not a recorded track)"
         case .virtualActivity: "virtual activity"
         case .duplicate: "duplicate"
+        case .forgotten: UnlockLedger.forgottenReason
         case .ownOutput: "the tool's own output"
         case .nestedTooDeep: "nested archive too deep"
         case .archiveFormatNotRead: "archive format not read (unpack it)"
@@ -50,6 +58,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .macResourceFork: "macOS resource fork"
         case .empty: "empty file"
         case .emptyArchive: "empty archive (no files in it)"
+        case .photoWithoutLocation: "photo without a location"
         }
     }
 }

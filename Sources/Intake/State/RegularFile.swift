@@ -56,6 +56,21 @@ package final class RegularFile {
         }
     }
 
+    /// The file's first `count` bytes (fewer when it is shorter), read without sizing ``bytes``.
+    package func head(_ count: Int) throws(Problem) -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: min(count, size))
+        var filled = 0
+        while filled < head.count {
+            let start = filled, fd = descriptor
+            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + start, $0.count - start, off_t(start)) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw Problem(reason: "read failed at byte \(filled): \(String(cString: strerror(errno)))") }
+            guard n > 0 else { break }
+            filled += n
+        }
+        return Array(head.prefix(filled))
+    }
+
     deinit {
         close(descriptor)
     }

@@ -14,12 +14,14 @@ public enum StateFile {
     /// the old one). Released when the value is dropped or the process ends, however it ends, so
     /// a killed run never leaves the state locked. A run that finds the lock taken says so
     /// (`waiting`, the CLI's note on standard error) and waits: the other run is making progress,
-    /// and failing would only make the user run again.
+    /// and failing would only make the user run again. A path that holds something other than a
+    /// state is refused before the lock file is made, so a wrong `--state` leaves nothing beside it.
     public final class Lock {
         public let path: String
         private var descriptor: Int32
 
         public init(statePath: String, waiting: (String) -> Void) throws {
+            try StateFile.refuseNonState(statePath)
             path = statePath + ".lock"
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
@@ -42,6 +44,17 @@ public enum StateFile {
 
         deinit {
             if descriptor >= 0 { close(descriptor) }
+        }
+    }
+
+    /// Throws when something is at `path` but it is not a state of this version: not a regular
+    /// file, or a header that is not a state's (only the first 8 bytes are read).
+    static func refuseNonState(_ path: String) throws {
+        do {
+            guard let file = try RegularFile(path: path, kind: "a state is a file written by 'unlocks classify --state'") else { return }
+            if let problem = LedgerState.headerProblem(try file.head(8)) { throw StateError(path: path, reason: problem) }
+        } catch let problem as RegularFile.Problem {
+            throw StateError(path: path, reason: problem.reason)
         }
     }
 

@@ -35,6 +35,14 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// logger without a time column samples every few metres, while the vertices of a plan or a
     /// drawn line lie far apart and the chord between them is land nobody was seen on.
     public static let untimedLegLimit = 200.0
+    /// The spots of a map of explored ground (Fog of World's pixels, 9.55 m × cos φ) inside a
+    /// region, at least ``assumedAccuracy`` from its border, that confirm it: about 80–95 m of
+    /// trail, more than one stray fix or the end of a line drawn across a border can give.
+    public static let footprintSpotsToConfirm = 10
+    /// The horizontal accuracy (metres) assumed for a photo that records none
+    /// (`GPSHPositioningError`): a camera writes the last fix it had, often a network fix of
+    /// 50–100 m, so a photo confirms a region only 100 m inside it.
+    public static let photoAssumedAccuracy = 100.0
     /// The longest leg (metres) ever rasterised, whatever the options: at the default speed and
     /// gap no explored leg exceeds 2.5 km (30 km/h for 5 min), and this keeps any leg's cost below
     /// about 250 cells however the options are set.

@@ -18,11 +18,21 @@ public struct DatumHint: Equatable, Sendable {
     }
 
     /// A program or SDK whose coordinates are in a Chinese datum, recognised by a word in the
-    /// name it writes into the files it makes (matched case-insensitively, anywhere in the name).
+    /// name it writes into the files it makes (matched case-insensitively, anywhere in the name),
+    /// or, for a short common word (`keep`), by a whole word of the name (letters and digits
+    /// between other characters).
     struct ChinaMapSoftware {
         let name: String
         let words: [String]
         let datum: Datum
+        var wholeWords: [String] = []
+
+        func matches(_ folded: String) -> Bool {
+            if words.contains(where: { folded.contains($0) }) { return true }
+            guard !wholeWords.isEmpty else { return false }
+            let tokens = folded.split { !($0.isLetter || $0.isNumber) }
+            return tokens.contains { wholeWords.contains(String($0)) }
+        }
     }
 
     /// The list in docs/datum.md, each with its source there.
@@ -30,6 +40,8 @@ public struct DatumHint: Equatable, Sendable {
         ChinaMapSoftware(name: "AMap (高德)", words: ["amap", "autonavi", "高德"], datum: .gcj02),
         ChinaMapSoftware(name: "Baidu Maps (百度地图)", words: ["baidu", "百度"], datum: .bd09),
         ChinaMapSoftware(name: "Tencent Maps (腾讯地图)", words: ["tencent", "腾讯"], datum: .gcj02),
+        ChinaMapSoftware(name: "Keep", words: ["gotokeep"], datum: .gcj02, wholeWords: ["keep"]),
+        ChinaMapSoftware(name: "Zepp Life (华米, formerly Mi Fit)", words: ["zepplife", "zepp life", "mi fit", "mifit", "华米", "小米运动"], datum: .gcj02),
     ]
 
     /// The one rule for a hint: a file whose writer names itself `creator`, read in `datum`, has a
@@ -43,7 +55,7 @@ public struct DatumHint: Equatable, Sendable {
     /// KML's), or nil when it names none of ``software``.
     public init?(creator: String) {
         let folded = creator.lowercased()
-        guard let match = Self.software.first(where: { entry in entry.words.contains { folded.contains($0) } }) else { return nil }
+        guard let match = Self.software.first(where: { $0.matches(folded) }) else { return nil }
         datum = match.datum
         reason = "creator \"\(creator)\" names \(match.name), whose coordinates are \(match.datum.displayName)"
     }

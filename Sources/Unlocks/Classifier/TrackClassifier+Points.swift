@@ -24,6 +24,12 @@ extension TrackClassifier {
         case let .creator(name):
             if record.datumHint == nil, let hint = DatumHint.hint(creator: name, readIn: inputDatum) { record.datumHint = hint }
         case .route: inRoute = true
+        case .exploredArea:
+            settle()
+            footprint = true
+        case .snapshot:
+            settle()
+            snapshot = true
         }
     }
 
@@ -47,6 +53,8 @@ extension TrackClassifier {
             point.latitude = c.latitude
             point.longitude = c.longitude
         }
+        if footprint { return explore(spot: point) }
+        if snapshot { return visit(photo: point) }
         if inRoute, !options.includePlans {
             // Kept (it passed the filter) and counted as a plan; nothing else.
             record.pointsKept += 1

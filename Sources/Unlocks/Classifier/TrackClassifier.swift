@@ -102,6 +102,12 @@ public struct TrackClassifier: TrackSink {
     var sawTimed = false
     /// Untimed track points (not route points) kept in this input.
     var untimedTrackKept: Int64 = 0
+    /// The input is a map of explored ground (``TrackAnnotation/exploredArea``): its points are
+    /// spots, each weighed alone; `footprintSpots` counts the spots that count towards each region.
+    var footprint = false
+    /// The input is a photo (``TrackAnnotation/snapshot``): its points are visits at a moment.
+    var snapshot = false
+    var footprintSpots: [RegionKey: (count: Int, first: Visit)] = [:]
     /// The current input's contribution, its place palette, and the tally of the minute being
     /// written (folded into `part.moments` when another minute is written).
     var part = InputContribution()
@@ -192,6 +198,9 @@ public struct TrackClassifier: TrackSink {
         inRoute = false
         sawTimed = false
         untimedTrackKept = 0
+        footprint = false
+        snapshot = false
+        footprintSpots = [:]
         part = InputContribution()
         partCells = CellTable()
         partTiles = TileTable()
@@ -224,8 +233,9 @@ public struct TrackClassifier: TrackSink {
     public mutating func finish() -> InputRecord {
         settle()
         foldTally()
-        // No timed point came: the input is a plan, and what it contributed is let go.
-        if !sawTimed, !options.includePlans {
+        // No timed point came: the input is a plan, and what it contributed is let go (a map of
+        // explored ground has no times and is no plan).
+        if !sawTimed, !options.includePlans, !footprint {
             part = InputContribution()
         } else {
             part.cells = CellList(partCells)

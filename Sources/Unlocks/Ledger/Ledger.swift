@@ -209,6 +209,10 @@ public struct UnlockLedger: Equatable, Sendable {
     /// what an app has sent Game Center, which silently drops a lower value. Forgetting an input
     /// lowers a badge's value, never this.
     public var reportedBadgePercents: [String: Int] = [:]
+    /// Inputs forgotten for good (``forgetForGood(_:)``, `unlocks forget`): the path each was read
+    /// at, by fingerprint. A later run that meets the same content skips it as forgotten instead
+    /// of reading it back; ``unforget(_:)`` lifts that.
+    public var forgotten: [String: String] = [:]
 
     public init() {}
 
@@ -229,6 +233,9 @@ public struct UnlockLedger: Equatable, Sendable {
         for path in readPaths where inputs[InputRecord.pathKey(path: path)] != nil {
             inputs.removeValue(forKey: InputRecord.pathKey(path: path))
         }
+        // What one part forgot stays forgotten in the whole, even where another part read it.
+        forgotten.merge(other.forgotten) { ours, theirs in min(ours, theirs) }
+        forget(Set(forgotten.keys))
     }
 
     /// Adds the ledger of inputs that come next in the same run, made by another classifier
@@ -244,6 +251,7 @@ public struct UnlockLedger: Equatable, Sendable {
         inputs.merge(later.inputs) { _, newer in newer }
         contributions.merge(later.contributions) { _, newer in newer }
         reportedBadgePercents.merge(later.reportedBadgePercents, uniquingKeysWith: max)
+        forgotten.merge(later.forgotten) { ours, _ in ours }
     }
 
     /// Removes inputs, with their contributions, as if they had never been read (the badge
@@ -254,6 +262,27 @@ public struct UnlockLedger: Equatable, Sendable {
             contributions.removeValue(forKey: fingerprint)
         }
     }
+
+    /// Removes inputs as ``forget(_:)`` does and keeps those that were read (not skipped files,
+    /// known by their path only) in ``forgotten``, so that the same content is not read back.
+    public mutating func forgetForGood(_ fingerprints: Set<String>) {
+        for fingerprint in fingerprints {
+            if let record = inputs[fingerprint], record.status != .skipped { forgotten[fingerprint] = record.path }
+        }
+        forget(fingerprints)
+    }
+
+    /// Lifts ``forgetForGood(_:)`` for these fingerprints: the next run reads their content again.
+    /// The records of files skipped as forgotten at their paths go too (the next run lists them anew).
+    public mutating func unforget(_ fingerprints: Set<String>) {
+        let paths = Set(fingerprints.compactMap { forgotten.removeValue(forKey: $0) })
+        for (key, record) in inputs where record.skipReason == Self.forgottenReason && paths.contains(record.path) {
+            inputs.removeValue(forKey: key)
+        }
+    }
+
+    /// The reason a file skipped as forgotten is listed with (the intake's `SkipReason.forgotten`).
+    public static let forgottenReason = "forgotten; bring it back with 'unlocks forget --undo'"
 }
 
 /// A sum of two ledgers that does not fit in 64 bits: reported, never wrapped or trapped.

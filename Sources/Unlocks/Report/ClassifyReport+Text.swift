@@ -35,13 +35,14 @@ extension ClassifyReport {
         out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
-        out += "\(fixed(m.totalDurationHours, 1)) h over \(m.recordedDays) days; streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
-        out += "Unlocked (\(worldview.rawValue) worldview): \(m.countryCount) countries, \(m.chinaProvinceCount) provinces, \(m.cityUnlockCount) cities, \(m.countyUnlockCount) counties"
+        out += "\(fixed(m.totalDurationHours, 1)) h over \(counted(m.recordedDays, "day", "days")); streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
+        out += "Unlocked (\(worldview.rawValue) worldview): " + [counted(m.countryCount, "country", "countries"), counted(m.chinaProvinceCount, "province", "provinces"),
+                              counted(m.cityUnlockCount, "city", "cities"), counted(m.countyUnlockCount, "county", "counties")].joined(separator: ", ")
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
-        out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(m.exploredCellCount) cells), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
+        out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(counted(m.exploredCellCount, "cell", "cells"))), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
         for t in tiles {
-            out += "Tiles z\(t.zoom): \(t.visited) visited, \(t.clusterTiles) cluster tiles, largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
+            out += "Tiles z\(t.zoom): \(t.visited) visited, \(counted(t.clusterTiles, "cluster tile", "cluster tiles")), largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
         }
         out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (at \(options.familiarityLevels.lit), \(options.familiarityLevels.bright) and \(options.familiarityLevels.gold) effective passes)\n"
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
@@ -68,6 +69,11 @@ extension ClassifyReport {
             }
         }
         return out
+    }
+
+    /// `count` and the noun that agrees with it ("1 country", "0 countries", "2 countries").
+    func counted<Count: BinaryInteger>(_ count: Count, _ singular: String, _ plural: String) -> String {
+        "\(count) " + (count == 1 ? singular : plural)
     }
 
     /// A number as short as it reads: whole numbers without decimals, others to three.

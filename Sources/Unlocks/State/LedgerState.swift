@@ -152,13 +152,18 @@ public enum LedgerState {
             }
             return .object(members)
         }
-        let document: JSONValue = .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("rules", .object(ruleValues(options, worldview: tables.worldview))),
             ("countries", .array(countries.map { .string(world.region($0).code) })),
             ("chinaRegions", .array(chinaRegions.map { let r = china.region($0); return .string("\(r.level.rawValue):\(r.code)") })),
             ("inputs", .array(inputs)),
             ("badgesReported", .object(ledger.reportedBadgePercents.sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })),
-        ])
+        ]
+        // Absent when nothing was forgotten: states without it read as before.
+        if !ledger.forgotten.isEmpty {
+            members.append(("forgotten", .object(ledger.forgotten.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
+        let document: JSONValue = .object(members)
         let json = Array(document.compactRendered().utf8)
         var bytes = magic
         append(UInt64(json.count), to: &bytes)
@@ -299,6 +304,15 @@ public enum LedgerState {
                     throw fail("bad badgesReported entry \"\(id)\": \(percent.compactRendered()) (a whole percent 0–100 per badge id, each once)")
                 }
                 ledger.reportedBadgePercents[id] = Int(number)
+            }
+            if let forgotten = document["forgotten"] {
+                guard case let .object(entries) = forgotten else { throw fail("forgotten is not an object") }
+                for (fingerprint, path) in entries {
+                    guard !fingerprint.isEmpty, ledger.forgotten[fingerprint] == nil, let path = path.stringValue else {
+                        throw fail("bad forgotten entry \"\(fingerprint)\" (a path per fingerprint, each once)")
+                    }
+                    ledger.forgotten[fingerprint] = path
+                }
             }
             /// A whole number within ±2^53 (0 or more unless `signed`); `nil` reads as 0 where a
             /// member may be absent.

@@ -42,3 +42,9 @@ let last = try live.endRecording()
 unlocked += last.unlocks().map(\.code)
 newCells += last.newCells
 print("live: unlocked \(unlocked.joined(separator: ",")); \(newCells) new cells; report \(try live.report().metrics.exploredCellCount) cells")
+
+// The footprint map of the live walk, through `import AdminUnlocks` alone (it re-exports
+// FootprintMap): the page an app shows in a web view.
+let combined = try live.ledger.combined()
+let footprint = Footprint(report: try live.report(), cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
+print("footprint: \(footprint.cellsByPlace.values.reduce(0) { $0 + $1.count }) cells, page \(footprint.html().contains("<!DOCTYPE html>") ? "html" : "not html")")

@@ -1,0 +1,96 @@
+import RegionTables
+import Tracks
+
+// Inputs that are not recordings of a path: a map of explored ground (Fog of World's pixels,
+// ``TrackAnnotation/exploredArea``), each point exploring its 25 m cell and weighed by the
+// footprint rule, with no legs, distance or days (docs/report-format.md, "Footprints"); and
+// photos (``TrackAnnotation/snapshot``), each a visit at a moment: evidence and a day, no cell,
+// no distance ("Photos").
+
+extension TrackClassifier {
+    /// One explored spot of a footprint input, after the filter and the datum conversion.
+    mutating func explore(spot point: TrackPoint) {
+        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else {
+            return drop(.invalidCoordinate)
+        }
+        record.pointsKept += 1
+        let cell = CellVisit(time: .max, country: placement.country.region ?? -1,
+                             chinaRegion: placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
+        // The exact row coordinate (not the row cache's linearised one): a spot is no leg, and its
+        // cell is the one an independent implementation of the grid finds.
+        partCells.explore(rows.key(rowCoordinate: ExploredGrid.rowCoordinate(latitude: point.latitude), longitude: point.longitude), cell)
+        let tile = SlippyTile.tile(tileCoordinates: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom),
+                                   zoom: SlippyTile.storedZoom)
+        partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: .max)
+        let visit = Visit(time: nil, latitude: point.latitude, longitude: point.longitude)
+        var kinds: UInt8 = 0
+        kinds |= weighSpot(.country, placement.country, position: 0, visit: visit)
+        kinds |= weighSpot(.province, placement.province, position: 1, visit: visit)
+        kinds |= weighSpot(.city, placement.city, position: 2, visit: visit)
+        kinds |= weighSpot(.county, placement.county, position: 3, visit: visit)
+        let signature = PlaceSignature(regions: (placement.country.region ?? -1, placement.province.region ?? -1,
+                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: kinds)
+        let place = position(of: signature)
+        useMinute(ofTime: nil)
+        tally.points += 1
+        tally.count(place: place)
+    }
+
+    /// The footprint rule at one level: a spot inside the region at least the assumed accuracy
+    /// from its border (or at a coast nobody else can claim) counts towards it, and
+    /// ``ClassifyOptions/footprintSpotsToConfirm`` of them confirm it (untimed); any other spot
+    /// in or at the edge of it is tentative evidence.
+    mutating func weighSpot(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8, visit: Visit) -> UInt8 {
+        guard let region = placement.region, placement.status != .outside else { return 0 }
+        let key = RegionKey(level: level, index: region)
+        let inside = placement.status == .inside
+        let counts = inside ? (placement.marginMetres ?? .infinity) >= options.assumedAccuracy : placement.uncontested
+        var evidence = part.regions[key, default: RegionEvidence()]
+        evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+        if counts {
+            var tally = footprintSpots[key, default: (0, visit)]
+            tally.count += 1
+            footprintSpots[key] = tally
+            if tally.count >= ClassifyOptions.footprintSpotsToConfirm {
+                evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
+            }
+        }
+        part.regions[key] = evidence
+        let kind: PlaceSignature.Kind = inside ? .inside : .edge
+        return kind.rawValue << (2 * position)
+    }
+}
+
+extension TrackClassifier {
+    /// One photo's position: weighed alone as a place been at its moment (accuracy its
+    /// `GPSHPositioningError`, else ``ClassifyOptions/photoAssumedAccuracy``), its day counted;
+    /// it explores nothing and draws no leg.
+    mutating func visit(photo point: TrackPoint) {
+        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else {
+            return drop(.invalidCoordinate)
+        }
+        record.pointsKept += 1
+        if point.time != nil { sawTimed = true } else { untimedTrackKept += 1 }
+        let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
+        let accuracy = point.accuracy ?? ClassifyOptions.photoAssumedAccuracy
+        segmentInside.removeAll(keepingCapacity: true)
+        var kinds: UInt8 = 0
+        kinds |= weigh(.country, placement.country, position: 0, visit: visit, accuracy: accuracy, been: true)
+        kinds |= weigh(.province, placement.province, position: 1, visit: visit, accuracy: accuracy, been: true)
+        kinds |= weigh(.city, placement.city, position: 2, visit: visit, accuracy: accuracy, been: true)
+        kinds |= weigh(.county, placement.county, position: 3, visit: visit, accuracy: accuracy, been: true)
+        let signature = PlaceSignature(regions: (placement.country.region ?? -1, placement.province.region ?? -1,
+                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: kinds)
+        let place = position(of: signature)
+        useMinute(ofTime: point.time)
+        tally.points += 1
+        tally.count(place: place)
+        if let time = point.time {
+            let day = dayClock.day(of: time)
+            if day != lastDay {
+                part.days.insert(day)
+                lastDay = day
+            }
+        }
+    }
+}
