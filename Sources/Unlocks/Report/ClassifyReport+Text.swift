@@ -36,7 +36,8 @@ extension ClassifyReport {
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
         out += "\(fixed(m.totalDurationHours, 1)) h over \(counted(m.recordedDays, "day", "days")); streak \(m.currentStreakDays) (longest \(m.longestStreakDays))\n"
-        out += "Unlocked (\(worldview.rawValue) worldview): " + [counted(m.countryCount, "country", "countries"), counted(m.chinaProvinceCount, "province", "provinces"),
+        out += "Worldview: \(worldview.rawValue) (whose borders the countries follow)\n"
+        out += "Unlocked: " + [counted(m.countryCount, "country", "countries"), counted(m.chinaProvinceCount, "province", "provinces"),
                               counted(m.cityUnlockCount, "city", "cities"), counted(m.countyUnlockCount, "county", "counties")].joined(separator: ", ")
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
