@@ -9,7 +9,7 @@ public enum ExplorerTileFiles {
     /// into one rectangle (a tile's edges are a meridian and a parallel, so a run is a rectangle in
     /// longitude and latitude too). Features in key order; coordinates to 7 decimals.
     public static func visitedGeoJSON(_ tiles: TileList, zoom: Int) -> String {
-        var out = "{\"type\":\"FeatureCollection\",\"features\":["
+        var out = "{\"type\":\"FeatureCollection\",\"generator\":\"adminunlocks-map\",\"features\":["
         var first = true
         var k = 0
         let keys = tiles.keys
@@ -33,9 +33,9 @@ public enum ExplorerTileFiles {
     /// The square to complete (its outline, `kind` `nextSquare`) and each missing tile
     /// (`missingTile`); no feature without a visited tile.
     public static func frontierGeoJSON(_ frontier: SquareFrontier?) -> String {
-        guard let frontier else { return "{\"type\":\"FeatureCollection\",\"features\":[]}\n" }
+        guard let frontier else { return "{\"type\":\"FeatureCollection\",\"generator\":\"adminunlocks-map\",\"features\":[]}\n" }
         let z = frontier.zoom, side = Int64(frontier.side)
-        var out = "{\"type\":\"FeatureCollection\",\"features\":[\n"
+        var out = "{\"type\":\"FeatureCollection\",\"generator\":\"adminunlocks-map\",\"features\":[\n"
         out += feature(.object([("kind", .string("nextSquare")), ("zoom", .number(Double(z))), ("side", .number(Double(side))),
                                 ("x", .number(Double(frontier.origin.x))), ("y", .number(Double(frontier.origin.y))),
                                 ("missing", .number(Double(frontier.missing.count)))]),
@@ -53,7 +53,7 @@ public enum ExplorerTileFiles {
     /// a visited tile.
     public static func frontierGPX(_ frontier: SquareFrontier?) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<gpx version=\"1.1\" creator=\"AdminUnlocks unlocks map\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        out += "<gpx version=\"1.1\" creator=\"adminunlocks-map\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
         guard let frontier else { return out + "</gpx>\n" }
         let z = frontier.zoom
         out += "<metadata><name>Tiles to grow the z\(z) max square to \(frontier.side) × \(frontier.side)</name></metadata>\n"

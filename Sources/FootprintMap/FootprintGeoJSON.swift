@@ -20,7 +20,7 @@ extension Footprint {
     /// bright or gold), the cells merged into polygons (``CellPolygons``); for every unlock one
     /// `outline` feature, its region's pieces simplified for display. Coordinates to 7 decimals.
     public func geoJSON() -> String {
-        var out = "{\"type\":\"FeatureCollection\",\"features\":["
+        var out = "{\"type\":\"FeatureCollection\",\"generator\":\"adminunlocks-map\",\"features\":["
         var first = true
         func feature(_ properties: [(String, JSONValue)], _ polygons: [CellPolygons.Polygon]) {
             out += first ? "\n" : ",\n"

@@ -16,6 +16,9 @@ public struct IntakeSource: Sendable {
     /// A file or folder by the path the user gave.
     public static func path(_ path: String) -> IntakeSource { IntakeSource(kind: .path(InputPath(path), name: nil)) }
 
+    /// A file or folder by its path's bytes (a name that is not UTF-8, shown escaped).
+    public static func path(bytes: [UInt8]) -> IntakeSource { IntakeSource(kind: .path(InputPath(bytes: bytes), name: nil)) }
+
     /// A file URL (a folder or a file an app was handed).
     public static func url(_ url: URL) -> IntakeSource { .path(url.path) }
 
@@ -53,6 +56,8 @@ public struct IntakeError: Error, CustomStringConvertible, Equatable, Sendable {
     public enum Kind: Sendable, Equatable {
         case notFound
         case cannotList
+        /// An output file (`--out`, `--state`, a map's or audit's file) is one of the inputs.
+        case outputIsInput
     }
     public let kind: Kind
     public let path: String

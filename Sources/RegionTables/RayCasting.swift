@@ -98,8 +98,37 @@ final class UnitLookup {
     /// `jump[j << d | i]`: node index << 8 | its depth, for the cell (i, j) of the jump grid;
     /// empty without a jump table.
     let jump: [UInt64]
+    /// The leaves' sub-cell grids (nil: every leaf casts its ray).
+    let grids: LeafGrids?
+
+    /// A lookup with a jump table of `jumpDepth` levels (nil: none) and, with `leafGrids`, the
+    /// leaves' sub-cell grids (built over a lookup without them: the same answers, by ray casting).
+    convenience init(_ table: RegionTable, jumpDepth: Int?, leafGrids: Bool) {
+        let base = UnitLookup(table, jumpDepth: jumpDepth)
+        self.init(base, grids: leafGrids ? LeafGrids(base) : nil)
+    }
+
+    private init(_ base: UnitLookup, grids: LeafGrids?) {
+        table = base.table
+        vertices = base.vertices
+        chunkStart = base.chunkStart
+        chunkSegments = base.chunkSegments
+        chunkArc = base.chunkArc
+        chunkBoxes = base.chunkBoxes
+        arcLeft = base.arcLeft
+        arcRight = base.arcRight
+        nodes = base.nodes
+        leaves = base.leaves
+        originX = base.originX
+        originY = base.originY
+        rootLog2 = base.rootLog2
+        jumpDepth = base.jumpDepth
+        jump = base.jump
+        self.grids = grids
+    }
 
     init(_ table: RegionTable, jumpDepth: Int?) {
+        grids = nil
         self.table = table
         vertices = table.vertices
         chunkStart = table.chunkStart
@@ -159,7 +188,7 @@ final class UnitLookup {
     }
 
     /// Bytes held beyond the table's own arrays: the jump table and the chunk boxes.
-    var byteCount: Int { 8 * jump.count + 4 * chunkBoxes.count }
+    var byteCount: Int { 8 * jump.count + 4 * chunkBoxes.count + (grids?.byteCount ?? 0) }
 
     /// The unit containing the quantised point (x, y), with the clearance of a uniform cell.
     @inline(__always)
@@ -194,6 +223,21 @@ final class UnitLookup {
                 let clear = qx == x
                 return UnitLookupResult(unit: payload == 0 ? nil : Int32(payload - 1),
                                         clearanceX: clear ? min(x - ox, ox + size - 1 - x) : 0, clearanceY: clear ? min(y - oy, oy + size - 1 - y) : 0)
+            }
+            if let grids {
+                let grid = Int(grids.gridOfNode[node])
+                if grid >= 0 {
+                    let subLog2 = Int64(size.trailingZeroBitCount) - LeafGrids.sideLog2
+                    let column = (qx - ox) >> subLog2, row = (y - oy) >> subLog2
+                    let unit = grids.cells[grid &* LeafGrids.cellsPerLeaf &+ Int(row << 3 | column)]
+                    if unit != LeafGrids.unknown {
+                        // A clear sub-cell: no arc meets its closed square.
+                        let cx = ox + column << subLog2, cy = oy + row << subLog2, sub = Int64(1) << subLog2
+                        let clear = qx == x
+                        return UnitLookupResult(unit: unit < 0 ? nil : unit,
+                                                clearanceX: clear ? min(x - cx, cx + sub - 1 - x) : 0, clearanceY: clear ? min(y - cy, cy + sub - 1 - y) : 0)
+                    }
+                }
             }
             let limitX = ox + size
             if let crossing = nearestCrossing(leaf: Int(raw & IndexNode.payloadMask), px: qx, py: y, limitX: limitX) {

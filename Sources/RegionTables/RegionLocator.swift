@@ -92,9 +92,9 @@ public final class RegionLocator: @unchecked Sendable {
         /// or one side is outside the coverage). Bit 7: one side is outside the coverage.
         let arcBorders: [UInt8]
 
-        init(_ table: RegionTable) {
+        init(_ table: RegionTable, leafGrids: Bool) {
             self.table = table
-            lookup = UnitLookup(table, jumpDepth: Self.jumpDepth)
+            lookup = UnitLookup(table, jumpDepth: Self.jumpDepth, leafGrids: leafGrids)
             levelCount = table.levels.count
             var regions = [Int32](repeating: -1, count: table.unitCount * table.levels.count)
             for unit in 0..<table.unitCount {
@@ -125,7 +125,13 @@ public final class RegionLocator: @unchecked Sendable {
         }
     }
 
-    public init(tables: TableSet, marginRadius: Double = 300) throws {
+    public convenience init(tables: TableSet, marginRadius: Double = 300) throws {
+        try self.init(tables: tables, marginRadius: marginRadius, leafGrids: true)
+    }
+
+    /// `leafGrids: false` answers every leaf by casting its ray (the locator before the leaves'
+    /// grids): the reference the tests compare the grids' answers with.
+    public init(tables: TableSet, marginRadius: Double, leafGrids: Bool) throws {
         let world = tables.world, china = tables.china
         guard world.datum == .wgs84, world.levels == [.country] else {
             throw LocatorError(reason: "\(world.path): expected a WGS-84 country table")
@@ -139,8 +145,8 @@ public final class RegionLocator: @unchecked Sendable {
         self.tables = tables
         self.marginRadius = marginRadius
         self.chinaCountry = chinaCountry
-        worldView = TableView(world)
-        chinaView = TableView(china)
+        worldView = TableView(world, leafGrids: leafGrids)
+        chinaView = TableView(china, leafGrids: leafGrids)
         bordersChina = (0..<world.arcCount).map { arc in
             [world.arcLeft[arc], world.arcRight[arc]].contains { $0 >= 0 && world.region(ofUnit: $0, at: .country) == chinaCountry }
         }
@@ -246,7 +252,15 @@ public final class RegionLocator: @unchecked Sendable {
         return (region(0), region(1), region(2))
     }
 
-    /// True when a world arc that bounds China lies within the gate radius of (x, y).
+    /// The world table's country at a WGS-84 point by one unit lookup: no China gate, no edge
+    /// zone, no margins (the benchmark's country-only figure). Invalid coordinates are in none.
+    public func worldCountry(latitude: Double, longitude: Double) -> Int32? {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180,
+              let unit = worldView.lookup.find(x: quantise(longitude), y: quantise(latitude)).unit else { return nil }
+        let r = worldView.region(ofUnit: unit, slot: 0)
+        return r < 0 ? nil : r
+    }
+
     /// Whether every point within `metres` of this one that stays farther than its margins from
     /// its placement's borders gets the same placement (what lets a track reuse a lookup). Not so
     /// for a point in China missing a province, city or county (off the China table's coast, in
@@ -264,6 +278,7 @@ public final class RegionLocator: @unchecked Sendable {
         return worldView.lookup.nearestSegment(toX: quantise(longitude), y: quantise(latitude), radius: radius, accept: { bordersChina[$0] }) == nil
     }
 
+    /// True when a world arc that bounds China lies within the gate radius of (x, y).
     private func nearChina(x: Int64, y: Int64) -> Bool {
         worldView.lookup.nearestSegment(toX: x, y: y, radius: gateRadius, accept: { bordersChina[$0] }) != nil
     }

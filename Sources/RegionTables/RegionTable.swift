@@ -245,8 +245,8 @@ public final class RegionTable: @unchecked Sendable {
         try validateRegions()
         try validateUnits()
         try decodeArcs()
-        try decodeRings()
-        try validateIndex()
+        (ringStart, ringHole, arcReferences) = try decodeRings()
+        (indexOriginX, indexOriginY, indexRootLog2, indexDepth) = try validateIndex()
     }
 
     @inline(__always)
@@ -262,7 +262,7 @@ public final class RegionTable: @unchecked Sendable {
     @inline(__always)
     func section(_ section: TableFormat.Section) -> Range<Int> { sectionRanges[Int(section.rawValue)] }
 
-    private func error(_ offset: Int?, _ reason: String) -> TableError {
+    func error(_ offset: Int?, _ reason: String) -> TableError {
         TableError(path: path, offset: offset, reason: reason)
     }
 
@@ -540,141 +540,6 @@ public final class RegionTable: @unchecked Sendable {
             let left = arcLeft[arc] < 0 ? nil : region(ofUnit: arcLeft[arc], at: level)
             let right = arcRight[arc] < 0 ? nil : region(ofUnit: arcRight[arc], at: level)
             return left != right
-        }
-    }
-
-    // MARK: Rings
-
-    /// Decodes the ring structure: where each unit's rings start (checked), each ring's
-    /// references and hole flag, and the references themselves (each a valid arc).
-    private func decodeRings() throws {
-        let unitRings = section(.unitRings), rings = section(.rings), references = section(.arcReferences)
-        guard unitRings.count == (unitCount + 1) * 4 else { throw error(unitRings.lowerBound, "unit ring table has \(unitRings.count) bytes for \(unitCount) units") }
-        var previous: UInt32 = 0
-        for unit in 0...unitCount {
-            let value: UInt32 = Self.load(bytes, unitRings.lowerBound + unit * 4)
-            guard value >= previous, unit > 0 || value == 0 else { throw error(unitRings.lowerBound + unit * 4, "unit ring offsets not increasing") }
-            previous = value
-        }
-        // Every ring takes at least one byte, and so does every reference.
-        let ringCount = Int(previous)
-        guard ringCount <= rings.count else { throw error(unitRings.lowerBound + unitCount * 4, "\(ringCount) rings in \(rings.count) bytes") }
-        var ringStart = [UInt32](repeating: 0, count: ringCount + 1)
-        var ringHole = [Bool](repeating: false, count: ringCount)
-        var position = rings.lowerBound
-        var total = 0
-        for ring in 0..<ringCount {
-            let record = position
-            guard let value = UnsignedVarint.read(bytes, &position, end: rings.upperBound) else { throw error(record, "ring \(ring) runs past the section") }
-            let count = value >> 1
-            guard count >= 1, count <= UInt64(references.count - total) else { throw error(record, "ring \(ring): \(count) references") }
-            ringHole[ring] = value & 1 == 1
-            ringStart[ring] = UInt32(total)
-            total += Int(count)
-        }
-        guard position == rings.upperBound else { throw error(position, "unused bytes after the last ring") }
-        ringStart[ringCount] = UInt32(total)
-        var arcReferences = [Int32](repeating: 0, count: total)
-        position = references.lowerBound
-        var reference: Int64 = 0
-        for k in 0..<total {
-            let record = position
-            guard let delta = UnsignedVarint.read(bytes, &position, end: references.upperBound) else { throw error(record, "reference \(k) runs past the section") }
-            reference += ZigZag.decode(delta)
-            guard delta >> 40 == 0, reference >= -Int64(arcCount), reference < Int64(arcCount) else {
-                throw error(record, "reference \(k): arc \(reference < 0 ? ~reference : reference) out of range")
-            }
-            arcReferences[k] = Int32(reference)
-        }
-        guard position == references.upperBound else { throw error(position, "unused bytes after the last reference") }
-        self.ringStart = ringStart
-        self.ringHole = ringHole
-        self.arcReferences = arcReferences
-    }
-
-    /// The polygons of `unit`: each an outer ring then its holes, each ring closed, quantised.
-    package func unitPolygons(_ unit: Int32) -> [[[(x: Int32, y: Int32)]]] {
-        var polygons: [[[(x: Int32, y: Int32)]]] = []
-        for ring in unitRings(unit) {
-            let points = Self.assemble(ring.arcs) { arcVertices($0) }
-            if !ring.hole || polygons.isEmpty { polygons.append([points]) } else { polygons[polygons.count - 1].append(points) }
-        }
-        return polygons
-    }
-
-    /// A unit's rings in order (an outer ring, then its holes, then the next outer ring): whether
-    /// each is a hole, and its arcs as references (an arc index, or ~index for the arc reversed).
-    /// For callers that compute something once per arc and reuse it across the units that share it.
-    package func unitRings(_ unit: Int32) -> [(hole: Bool, arcs: ArraySlice<Int32>)] {
-        let unitRings = section(.unitRings)
-        let first = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4) as UInt32)
-        let end = Int(Self.load(bytes, unitRings.lowerBound + Int(unit) * 4 + 4) as UInt32)
-        return (first..<end).map { ring in (ringHole[ring], arcReferences[Int(ringStart[ring])..<Int(ringStart[ring + 1])]) }
-    }
-
-    /// A ring's points from its arc references, each arc's points given by `points(arc)` (in the
-    /// arc's direction): reversed arcs reversed, each arc's first point dropped after the first
-    /// arc (it repeats the previous arc's last). The ring ends on its first point.
-    @inlinable
-    package static func assemble<Point>(_ references: ArraySlice<Int32>, _ points: (Int) -> [Point]) -> [Point] {
-        var ring: [Point] = []
-        for reference in references {
-            var arc = points(Int(reference < 0 ? ~reference : reference))
-            if reference < 0 { arc.reverse() }
-            ring.append(contentsOf: ring.isEmpty ? arc[...] : arc.dropFirst())
-        }
-        return ring
-    }
-
-    // MARK: Index
-
-    private func validateIndex() throws {
-        let meta = section(.indexMeta)
-        guard meta.count == 16 else { throw error(meta.lowerBound, "index meta has \(meta.count) bytes, expected 16") }
-        indexOriginX = Int64(Self.load(bytes, meta.lowerBound) as Int32)
-        indexOriginY = Int64(Self.load(bytes, meta.lowerBound + 4) as Int32)
-        indexRootLog2 = Int(Self.load(bytes, meta.lowerBound + 8) as UInt32)
-        indexDepth = Int(Self.load(bytes, meta.lowerBound + 12) as UInt32)
-        guard indexRootLog2 <= 31, indexDepth <= indexRootLog2 else { throw error(meta.lowerBound, "index root 2^\(indexRootLog2), depth \(indexDepth)") }
-        let nodes = section(.indexNodes), leaves = section(.indexLeaves)
-        guard nodes.count % 4 == 0, nodes.count >= 4 else { throw error(nodes.lowerBound, "index nodes misaligned or empty") }
-        let nodeCount = nodes.count / 4
-        // Depth at which the descent from the root reaches each node (−1: not reached). Parents come
-        // before their children, so it is final when the loop gets to the node.
-        let depth = UnsafeMutablePointer<Int8>.allocate(capacity: nodeCount)
-        defer { depth.deallocate() }
-        depth.initialize(repeating: -1, count: nodeCount)
-        depth[0] = 0
-        let chunkCount = UInt64(chunkStart.count), unitCount = UInt32(self.unitCount), indexDepth = self.indexDepth, bytes = self.bytes
-        for node in 0..<nodeCount {
-            let raw: UInt32 = Self.load(bytes, nodes.lowerBound + node * 4)
-            let payload = raw & IndexNode.payloadMask
-            switch raw >> 30 {
-            case 0:
-                if payload > unitCount { throw error(nodes.lowerBound + node * 4, "index node \(node): unit \(Int64(payload) - 1) out of range") }
-            case 1:
-                // Children come after their parent, so descending always terminates.
-                let first = Int(payload)
-                guard first > node, first + 4 <= nodeCount else { throw error(nodes.lowerBound + node * 4, "index node \(node): children at \(first)") }
-                // No cell below the depth (≤ root log2) is narrower than a quantum, so the walk east always advances.
-                if depth[node] >= 0 {
-                    guard Int(depth[node]) < indexDepth else { throw error(nodes.lowerBound + node * 4, "index node \(node): split deeper than the index depth \(indexDepth)") }
-                    for child in first..<first + 4 { depth[child] = max(depth[child], depth[node] + 1) }
-                }
-            default:
-                var position = leaves.lowerBound + Int(payload)
-                guard position < leaves.upperBound, let count = UnsignedVarint.read(bytes, &position, end: leaves.upperBound), count <= chunkCount else {
-                    throw error(nodes.lowerBound + node * 4, "index node \(node): leaf at \(payload) is out of range")
-                }
-                var chunk: UInt64 = 0
-                for _ in 0..<count {
-                    guard let delta = UnsignedVarint.read(bytes, &position, end: leaves.upperBound) else {
-                        throw error(position, "index leaf at \(payload) runs past the section")
-                    }
-                    chunk &+= delta
-                    guard delta < chunkCount, chunk < chunkCount else { throw error(position, "index leaf at \(payload): chunk out of range") }
-                }
-            }
         }
     }
 }

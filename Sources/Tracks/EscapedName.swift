@@ -22,6 +22,27 @@ package enum EscapedName {
         return out
     }
 
+    /// `text` safe to print on a terminal: control characters (C0 but `keep`, DEL, C1), which
+    /// could cut a line (NUL), forge one or drive the terminal (ESC), as `\xNN` (`\u{NN}` for C1).
+    package static func printable(_ text: String, keep: Set<Unicode.Scalar> = ["\t"]) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) && !keep.contains($0) }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if !isControl(scalar) || keep.contains(scalar) {
+                out.append(scalar)
+            } else {
+                let escape = scalar.value < 0x80 ? "\\x" + hex(UInt8(scalar.value >> 4)) + hex(UInt8(scalar.value & 0xF))
+                                                 : "\\u{" + hex(UInt8(scalar.value >> 4)) + hex(UInt8(scalar.value & 0xF)) + "}"
+                out.append(contentsOf: escape.unicodeScalars)
+            }
+        }
+        return String(out)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// Length of the well-formed UTF-8 sequence at `i` (RFC 3629: no overlongs, no surrogates,
     /// nothing above U+10FFFF), or 0 when there is none.
     static func validSequenceLength(_ bytes: [UInt8], at i: Int) -> Int {

@@ -219,7 +219,7 @@ public enum Timestamp {
         pad(magnitude % 60, 2)
     }
 
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
+    package static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -197,6 +197,30 @@ public enum TrackCSVReader {
         return summary
     }
 
+    /// True when `text` (a file's first bytes) begins like a CSV of coordinates: its first line that
+    /// is not blank is a header naming a latitude and a longitude column, or a line whose fields
+    /// read as a point. UTF-16 (a byte order mark) is left to the reader. What a `.txt` found in a
+    /// folder must show to be read as CSV rather than skipped as text (a README, notes).
+    package static func beginsWithCoordinates(_ text: ArraySlice<UInt8>) -> Bool {
+        if text.starts(with: [0xFF, 0xFE]) || text.starts(with: [0xFE, 0xFF]) { return true }
+        var start = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.startIndex + 3 : text.startIndex
+        while start < text.endIndex {
+            let end = text[start...].firstIndex { $0 == 0x0A || $0 == 0x0D } ?? text.endIndex
+            let line = Array(text[start..<end])
+            if !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                return line.withUnsafeBytes { line in
+                    let separator = detectSeparator(line)
+                    if CoordinateCSV.isHeader(line, separator: separator), !startsWithHemisphereNumber(line, separator: separator) {
+                        return Columns(header: line, separator: separator) != nil
+                    }
+                    return (try? parse(line, Columns(separator: separator), zone: .utc)) != nil
+                }
+            }
+            start = end + 1
+        }
+        return false
+    }
+
     /// Whether the first field is a number with a hemisphere letter (`25.2736N`): data, though
     /// it holds a letter.
     static func startsWithHemisphereNumber(_ line: UnsafeRawBufferPointer, separator: UInt8) -> Bool {

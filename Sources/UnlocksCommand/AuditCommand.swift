@@ -60,9 +60,10 @@ enum AuditCommand {
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: within + Self.radiusBeyondWithin)
         let check = try Self.sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
-        // Walked before the output folder gets its body files (`audit .` writes inside the
-        // archive); finished outputs of earlier audits are recognised by content and skipped.
-        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
+        // Walked before the output folder gets its body files (`audit .` writes inside the archive; earlier
+        // audits' files are skipped by content); read in path order, so the files number segments alike in any argument order.
+        let files = try CommandIntake.walk(arguments.positionals, outputs: OutputFileSet.auditNames.map { ("--out", out + "/" + $0) })
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out)
         var documents: [AuditDocumentFile] = []

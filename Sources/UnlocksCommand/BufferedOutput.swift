@@ -1,3 +1,5 @@
+import Tracks
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -104,8 +106,9 @@ struct OutputError: Error, CustomStringConvertible {
     var description: String { "output: \(reason)" }
 }
 
-/// Prints `unlocks: message` on standard error.
+/// Prints `unlocks: message` on standard error, one line: control characters from the inputs
+/// (a NUL would cut it, ESC drive the terminal) escaped.
 func reportError(_ message: String) {
-    let line = "unlocks: \(message)\n"
+    let line = "unlocks: \(EscapedName.printable(message))\n"
     _ = line.withCString { fputs($0, stderr) }
 }

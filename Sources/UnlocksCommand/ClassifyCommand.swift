@@ -10,7 +10,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--worldview NAME] [--jobs N]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--worldview NAME] [--jobs N]",
         options: RuleOptions.classifyOptionSpecs,
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
@@ -22,8 +22,9 @@ enum ClassifyCommand {
         --time-zone), Google Takeout Records.json and Semantic Location History, Google Timeline
         exports, the app backup JSON and GeoJSON (docs/input-formats.md). In folders and archives
         names ending in .gpx, .fit, .tcx, .kml, .nmea, .csv, .json or .geojson (optionally .gz) are
-        read, .txt and .log files by their content, .zip, .kmz, .tar and .tgz opened. Strava bulk exports, Garmin
-        "Export Your Data" and Apple Health exports are recognised by their layout: their tracks
+        read, .txt and .log files by their content (a .txt without coordinates is skipped as text), .zip,
+        .kmz, .tar and .tgz opened. Strava bulk exports, Garmin "Export Your Data", Apple Health
+        exports and Google Takeout are recognised by their layout: their tracks
         are read (Strava's labelled from activities.csv, virtual activities skipped), their
         metadata files skipped. Every other file is listed as skipped with the reason; the tool's
         own outputs (audit folders, reports, states) are recognised by content and skipped.
@@ -62,22 +63,34 @@ enum ClassifyCommand {
 
         let statePath = arguments.value("state")
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
+        let files = try CommandIntake.walk(arguments.positionals, outputs: [("--out", arguments.value("out")), ("--state", statePath)])
         // Held from reading the state to replacing it, so a concurrent run waits instead of
         // replacing the state with one that lacks this run's inputs.
         let lock = try statePath.map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
-        let files = try IntakeRun.walk(try CommandIntake.sources(arguments.positionals))
         options.jobs = try RuleOptions.jobCount(arguments)
         let progress = ProgressLine()
         // The state's ledger goes straight into the run: a second reference to it would make the
         // first new cell copy every stored one.
+        let includePassedThrough = arguments.flags.contains("include-passed-through")
+        var baseline: ClassifyReport.Baseline?
         var run = IntakeRun(locator: locator, options: options,
-                            ledger: try statePath.flatMap(StateFile.read).map {
-                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
+                            ledger: try statePath.map { path in
+                                let ledger = try StateFile.read(path).map {
+                                    try LedgerState.decode($0, path: path, options: options.classify, tables: locator.tables)
+                                } ?? UnlockLedger()
+                                // What the state counted, for the report's `changes`.
+                                var before = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options.classify, lenient: lenient,
+                                                                includePassedThrough: includePassedThrough)
+                                var sent = ledger.reportedBadgePercents
+                                if let badges { before.badges = badges.progress(in: before, reported: &sent) }
+                                baseline = ClassifyReport.Baseline(before)
+                                return ledger
                             } ?? UnlockLedger(), events: CommandIntake.events(progress))
         var outcome = CommandIntake.take(files, into: &run, progress: progress)
         var report = try ClassifyReport(ledger: outcome.ledger, tables: locator.tables, options: options.classify, lenient: lenient,
-                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
+                                        includePassedThrough: includePassedThrough)
         if let badges { report.badges = badges.progress(in: report, reported: &outcome.ledger.reportedBadgePercents) }
+        if let baseline { report.changes = ClassifyReport.Changes(from: baseline, to: report) }
 
         if let statePath {
             try AtomicFile.write(LedgerState.encode(outcome.ledger, options: options.classify, tables: locator.tables), to: statePath)

@@ -12,10 +12,19 @@ enum CommandIntake {
     static func sources(_ positionals: [String]) throws -> [IntakeSource] {
         guard positionals.filter({ $0 == "-" }).count <= 1 else { throw UsageError(message: "'-' (standard input) given more than once") }
         return try positionals.map { text in
-            guard text == "-" else { return .path(text) }
+            guard text == "-" else { return CommandLineBytes.source(text) }
             let copy = try StandardInputCopy.make()
             return .file(copy.path, name: "-")
         }
+    }
+
+    /// The files of `positionals` (``sources(_:)``), standard output's file marked the tool's own;
+    /// refused (nothing written) when one of `outputs` (option, path) is an input or a file `named` (``OutputClash``).
+    static func walk(_ positionals: [String], outputs: [(String, String?)], named: [String] = []) throws -> [WalkedFile] {
+        var files = try IntakeRun.walk(try sources(positionals))
+        OutputClash.skipStandardOutput(in: &files)
+        try ReportFiles.refuseInputs(outputs, files: files, named: named)
+        return files
     }
 
     /// The intake's options from the command line: the rules, `--datum`, `--datum-for`, `--include-virtual`.

@@ -52,6 +52,7 @@ enum ForgetCommand {
         let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
+        try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)
         let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
         let tables = try TableSearch.tables(arguments)
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }

@@ -43,6 +43,7 @@ enum MergeCommand {
         let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
         let options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
+        try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", arguments.value("state"))], named: arguments.positionals)
         // The state written is locked as classify locks it, so a classify run on it waits.
         let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
         let tables = try TableSearch.tables(arguments)

@@ -24,9 +24,11 @@ enum RuleOptions {
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
             .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
             .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
+            .value("since", "DATE", "Count only the moments from local day DATE (YYYY-MM-DD, in the run's zone) on; untimed points are left out. Not with --state (a state keeps every moment)."),
+            .value("until", "DATE", "Count only the moments up to local day DATE (YYYY-MM-DD, inclusive) in the run's zone; untimed points are left out. Not with --state."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; the first match wins; docs/datum.md)."),
-            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
+            .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added, and content forgotten from it ('unlocks forget') stays skipped. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("badges", "FILE", "Report each badge of FILE (JSON: id, track, metric, target; docs/badges.md) with its percent, and the highest percent ever reported through --state (for Game Center, which drops lower values)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
             TableSearch.worldviewOption,
@@ -44,6 +46,14 @@ enum RuleOptions {
             options.exploreMaxSpeed = kmh / 3.6
         }
         options.includePlans = arguments.flags.contains("include-plans")
+        options.since = try day(arguments, "since")
+        options.until = try day(arguments, "until")
+        if let since = options.since, let until = options.until, since > until {
+            throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
+        }
+        if options.selectsDates, arguments.value("state") != nil {
+            throw UsageError(message: "--since and --until select the moments of this run's inputs; a state keeps every moment of its inputs: give the tracks without --state")
+        }
         if let text = arguments.value("familiarity-levels") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 3, let lit = parts[0], let bright = parts[1], let gold = parts[2],
@@ -80,6 +90,18 @@ enum RuleOptions {
             return .fixed(minutesEast: minutes)
         }
         return .china
+    }
+
+    /// `--NAME YYYY-MM-DD` as days since 1970-01-01; nil when not given.
+    static func day(_ arguments: ParsedArguments, _ name: String) throws -> Int64? {
+        guard let text = arguments.value(name) else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]), (1...12).contains(month),
+              day >= 1, day <= Timestamp.daysIn(month: month, year: year)
+        else { throw UsageError(message: "--\(name) '\(text)' is not a date YYYY-MM-DD (e.g. 2024-05-01)") }
+        return Timestamp.daysSinceEpoch(year: year, month: month, day: day)
     }
 
     /// `±HH:MM`, `±HHMM` or `±HH` → minutes east of UTC.
@@ -138,9 +160,15 @@ enum ReportFiles {
         }
     }
 
+    /// Refuses outputs (option, path) that are inputs (``OutputClash``): a usage error, nothing written.
+    static func refuseInputs(_ outputs: [(String, String?)], files: [WalkedFile] = [], named: [String] = []) throws {
+        do { try OutputClash.check(outputs, files: files, named: named) } catch { throw UsageError(message: error.description) }
+    }
+
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.
     static func emit(_ report: ClassifyReport, format: Format, to out: String?) throws {
-        let text = format == .json ? report.json().rendered() + "\n" : report.text()
+        // The text report names files and their errors: control characters from them escaped.
+        let text = format == .json ? report.json().rendered() + "\n" : EscapedName.printable(report.text(), keep: ["\t", "\n"])
         if let out {
             try AtomicFile.write(text, to: out)
         } else {

@@ -24,6 +24,10 @@ struct StandardInputCopy {
     let path: InputPath
     let size: Int64
 
+    /// The most standard input copied (8 GiB; `$ADMINUNLOCKS_STDIN_LIMIT` bytes), so a stream of
+    /// zeros never fills the disk: beyond it the run fails, saying to name the file instead.
+    static let limit = ProcessInfo.processInfo.environment["ADMINUNLOCKS_STDIN_LIMIT"].flatMap { Int64($0) } ?? 8 << 30
+
     static func make() throws -> StandardInputCopy {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((folder + "/unlocks-stdin-XXXXXX").utf8CString)
@@ -46,6 +50,7 @@ struct StandardInputCopy {
             if n < 0, errno == EINTR { continue }
             guard n >= 0 else { throw InputError(path: "-", reason: "read failed at byte \(total): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
+            guard total + Int64(n) <= limit else { throw InputError(path: "-", reason: "standard input is larger than \(limit) bytes (the copy's limit); name the file instead") }
             var written = 0
             while written < n {
                 let w = block.withUnsafeBytes { write(fd, $0.baseAddress! + written, n - written) }

@@ -1,3 +1,4 @@
+import Intake
 import Tracks
 
 #if canImport(Glibc)
@@ -45,7 +46,7 @@ enum Unlocks {
 
     static func main() {
         signal(SIGPIPE, SIG_IGN)
-        exit(run(Array(CommandLine.arguments.dropFirst())).rawValue)
+        exit(run(Array(CommandLineBytes.text.dropFirst())).rawValue)
     }
 
     static func run(_ arguments: [String]) -> ExitCode {

@@ -14,7 +14,9 @@ final class IntakeRulesTests: XCTestCase {
     func testTheFormatIsDecidedByNameThenContent() {
         let nmea = "Start log\n$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A\n"
         XCTAssertEqual(decide("a.txt", nmea, explicit: false), "nmea", "a .txt holding NMEA is NMEA")
-        XCTAssertEqual(decide("a.txt", "lat,lon\n1,2\n", explicit: false), "csv", "any other .txt is CSV")
+        XCTAssertEqual(decide("a.txt", "lat,lon\n1,2\n", explicit: false), "csv", "a .txt that begins like a CSV of coordinates is CSV")
+        XCTAssertNil(decide("notes.txt", "Buy milk, eggs\n1,2\n", explicit: false), "a found .txt of other text is no track")
+        XCTAssertEqual(decide("notes.txt", "Buy milk, eggs\n", explicit: true), "csv", "named by the caller: read as CSV")
         XCTAssertEqual(decide("a.log.gz", nmea, explicit: false), "nmea")
         XCTAssertNil(decide("a.log", "lat,lon\n", explicit: false), "a found .log that is not NMEA is no track")
         XCTAssertEqual(decide("a.log", "<gpx>", explicit: true), "gpx", "named by the caller: its content decides")
@@ -24,7 +26,10 @@ final class IntakeRulesTests: XCTestCase {
         XCTAssertEqual(decide("-", " [1]", explicit: true), "json")
         XCTAssertNil(decide("image.png", "\u{FF}", explicit: false))
         XCTAssertEqual(decide("Sync/3551iitsowe", "\u{78}\u{01}", explicit: false), "fogofworld", "a tile by its name and zlib content")
-        XCTAssertEqual(decide("photo.jpg", "\u{FF}", explicit: false), "photo", "a photo is read by its name (its EXIF position)")
+        XCTAssertEqual(FormatTable.decide(name: "photo.jpg", prefix: ContentPrefix([0xFF, 0xD8, 0xFF, 0xE1]), explicit: false)?.name, "photo",
+                       "a photo is read by its name and content")
+        XCTAssertNil(decide("photo.jpg", "not a photo", explicit: false), "a .jpg that is no JPEG is no track")
+        XCTAssertNil(decide("photo.jpg", "not a photo", explicit: true))
         XCTAssertNil(decide("3551iitsowe", "lat,lon", explicit: false), "a Fog of World tile's name on non-zlib bytes")
         XCTAssertEqual(FormatTable.recordFormat(of: "x.fit.gz"), "fit")
         XCTAssertEqual(FormatTable.recordFormat(of: "x.KMZ"), "kmz")

@@ -95,6 +95,23 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertEqual(left.filter { $0.contains(".body-") || $0.contains(".tmp-") }, [])
     }
 
+    /// The three files are the same bytes whatever order the inputs are named in (inputs are
+    /// read in path order: segments were numbered in argument order).
+    func testTheFilesDoNotDependOnTheArgumentOrder() throws {
+        let dir = try temporaryDirectory()
+        let walk = Self.samples + "/2024-05-01-beijing-walk.gpx"
+        var rows = ["latitude,longitude,time"]
+        for i in 0..<200 { rows.append(String(format: "%.6f,%.6f,%d", 39.93 + Double(i) * 0.00005, 116.40, 1_700_000_000 + i * 5)) }
+        try (rows.joined(separator: "\n") + "\n").write(toFile: dir + "/b.csv", atomically: true, encoding: .utf8)
+        for (out, inputs) in [("one", [walk, dir + "/b.csv"]), ("two", [dir + "/b.csv", walk])] {
+            let result = try CommandRunner.run(["audit"] + inputs + ["--tables", Self.tables, "--out", dir + "/" + out, "--source", ""])
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        for name in ["audit.json", "audit.geojson", "audit.html"] {
+            XCTAssertEqual(FileManager.default.contents(atPath: dir + "/one/" + name), FileManager.default.contents(atPath: dir + "/two/" + name), name)
+        }
+    }
+
     func testBadInputBehavesAsInClassify() throws {
         let dir = try temporaryDirectory()
         try "<gpx><trk><trkseg><trkpt lat=\"39.94\" lon=\"116.77\"><time>2024-05-01T01:00:00Z</time></trkpt><trkpt lat=".write(toFile: dir + "/broken.gpx", atomically: false, encoding: .utf8)

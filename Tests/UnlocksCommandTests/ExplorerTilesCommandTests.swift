@@ -192,7 +192,7 @@ final class ExplorerTilesCommandTests: XCTestCase {
         let state = dir + "/state"
         var last = ""
         for i in [2, 0, 1] { last = try classify([paths[i], "--state", state]) }
-        XCTAssertEqual(last, reference)
+        XCTAssertEqual(ReportText.withoutChanges(last), reference)
         // Shards merged.
         _ = try classify([paths[1], "--state", dir + "/a"])
         _ = try classify([paths[2], paths[0], "--state", dir + "/b"])
@@ -203,7 +203,7 @@ final class ExplorerTilesCommandTests: XCTestCase {
         let forgot = try CommandRunner.run(["forget", "--tables", Self.tables, paths[2], "--state", state])
         XCTAssertEqual(forgot.status, 0, forgot.stderr)
         let fresh = try classify([paths[0], paths[1], "--state", dir + "/fresh"])
-        XCTAssertEqual(forgot.stdout, fresh)
+        XCTAssertEqual(forgot.stdout, ReportText.withoutChanges(fresh))
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: state)), try Data(contentsOf: URL(fileURLWithPath: dir + "/fresh")))
         let f = try tiles(fresh)
         XCTAssertEqual(figures(f[14]), [n * 4, (n - 2) * 2, (n - 2) * 2, 4])

@@ -140,7 +140,7 @@ final class FamiliarityCommandTests: XCTestCase {
         for (first, second) in [(a, b), (b, a)] {
             let state = dir + "/\(UUID().uuidString).state"
             _ = try run(["classify", first, "--state", state] + levels)
-            XCTAssertEqual(try run(["classify", second, "--state", state] + levels), one)
+            XCTAssertEqual(ReportText.withoutChanges(try run(["classify", second, "--state", state] + levels)), one)
         }
         let sa = dir + "/sa.state", sb = dir + "/sb.state"
         _ = try run(["classify", a, "--state", sa] + levels)
@@ -152,7 +152,7 @@ final class FamiliarityCommandTests: XCTestCase {
         let forgotten = try run(["forget", b, "--state", both] + levels)
         let fresh = try run(["classify", a, "--state", alone] + levels)
         try assertLevels(fresh, passes: 1, levels: (1, 2, 3))
-        XCTAssertEqual(forgotten, fresh)
+        XCTAssertEqual(forgotten, ReportText.withoutChanges(fresh))
         XCTAssertEqual(FileManager.default.contents(atPath: both), FileManager.default.contents(atPath: alone))
         // A state refuses other levels, like the other rules.
         let refused = try CommandRunner.run(["classify", b, "--state", both, "--familiarity-levels", "1,5,20", "--tables", Self.tables])

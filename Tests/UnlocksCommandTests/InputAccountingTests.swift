@@ -3,7 +3,8 @@ import XCTest
 import UnlocksTestSupport
 
 /// Every file a run meets is accounted for: the walk (links, loops, names that are not UTF-8),
-/// zip names and nesting, export bundles, the tool's own outputs, and the exit code.
+/// zip names and nesting, the tool's own outputs, and the exit code. (Export bundles' rules are
+/// IntakeTests/ExportLayoutTests, in-process.)
 final class InputAccountingTests: XCTestCase {
     static let root = Repository.root
     static let tables = Repository.tables
@@ -55,71 +56,8 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0, "python failed")
     }
 
-    /// `csv(n, lat, lon, start)`: a timed CSV track of n points 1 s apart walking north;
-    /// `gpx(n, lat, lon, start, waypoints)`; `fit(points)`: a minimal valid FIT activity (file
-    /// header with CRC, file_id, record messages with timestamp and position, file CRC; checked
-    /// with fitdecode 0.10.0); `tcx(points)`; `gz(bytes)`.
-    static let pythonHelpers = """
-    import gzip, io, struct, zipfile
-    def csv(n, lat, lon, start=1714525200):
-        import datetime
-        rows = ["lat,lon,time"]
-        for i in range(n):
-            t = datetime.datetime.fromtimestamp(start + i, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            rows.append("%.6f,%.6f,%s" % (lat + i * 0.00001, lon, t))
-        return ("\\n".join(rows) + "\\n").encode()
-    def gpx(n, lat, lon, start=1714525200, waypoints=0):
-        import datetime
-        out = ['<?xml version="1.0"?>\\n<gpx version="1.1" creator="test">']
-        for k in range(waypoints):
-            out.append('<wpt lat="%.6f" lon="%.6f"><name>pin %d</name></wpt>' % (lat, lon, k))
-        out.append('<trk><type>cycling</type><trkseg>')
-        for i in range(n):
-            t = datetime.datetime.fromtimestamp(start + i, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            out.append('<trkpt lat="%.6f" lon="%.6f"><time>%s</time></trkpt>' % (lat + i * 0.00001, lon, t))
-        out.append('</trkseg></trk></gpx>\\n')
-        return "\\n".join(out).encode()
-    TABLE = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401, 0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
-    def crc16(data, crc=0):
-        for b in data:
-            t = TABLE[crc & 0xF]; crc = (crc >> 4) & 0x0FFF; crc = crc ^ t ^ TABLE[b & 0xF]
-            t = TABLE[crc & 0xF]; crc = (crc >> 4) & 0x0FFF; crc = crc ^ t ^ TABLE[(b >> 4) & 0xF]
-        return crc
-    def fit(points):
-        body = bytes([0x40, 0, 0]) + struct.pack('<HB', 0, 1) + bytes([0, 1, 0x00]) + bytes([0x00, 4])
-        body += bytes([0x41, 0, 0]) + struct.pack('<HB', 20, 3) + bytes([253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85])
-        for t, lat, lon in points:
-            body += bytes([0x01]) + struct.pack('<Iii', t - 631065600, round(lat / 180 * 2**31), round(lon / 180 * 2**31))
-        header = struct.pack('<BBHI4s', 14, 0x20, 2132, len(body), b'.FIT')
-        header += struct.pack('<H', crc16(header))
-        data = header + body
-        return data + struct.pack('<H', crc16(data))
-    def tcx(points):
-        import datetime
-        out = ['<?xml version="1.0" encoding="UTF-8"?>',
-               '<TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">',
-               '<Activities><Activity Sport="Running"><Id>2024-05-01T01:00:00Z</Id><Lap StartTime="2024-05-01T01:00:00Z"><Track>']
-        for t, lat, lon in points:
-            when = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            out.append('<Trackpoint><Time>%s</Time><Position><LatitudeDegrees>%.6f</LatitudeDegrees><LongitudeDegrees>%.6f</LongitudeDegrees></Position></Trackpoint>' % (when, lat, lon))
-        out.append('</Track></Lap></Activity></Activities></TrainingCenterDatabase>\\n')
-        return "\\n".join(out).encode()
-    def gz(data):
-        return gzip.compress(data, mtime=0)
-    def zipped(entries):
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-            for name, data in entries:
-                z.writestr(name, data)
-        return buffer.getvalue()
-
-    """
-
-    /// The points a FIT or TCX entry of a bundle adds: it must have been read.
-    func pointsOfBundledTrack(_ entry: [String: Any], points: Int, file: StaticString = #filePath, line: UInt = #line) -> Int {
-        XCTAssertEqual(entry["status"] as? String, "read", "\(entry)", file: file, line: line)
-        return points
-    }
+    /// The track writers of ``PythonTracks/helpers`` (`csv`, `gpx`, `fit`, `tcx`, `gz`, `zipped`).
+    static let pythonHelpers = PythonTracks.helpers
 
     // MARK: The walk
 
@@ -151,14 +89,14 @@ final class InputAccountingTests: XCTestCase {
     func testADanglingLinkIsRejectedAndTheRestIsRead() throws {
         try python("open('a.csv','wb').write(csv(5, 39.90, 116.40))")
         XCTAssertEqual(symlink("nowhere.gpx", directory + "/gone.gpx"), 0)
-        XCTAssertEqual(symlink("nowhere.jpg", directory + "/gone.jpg"), 0)
+        XCTAssertEqual(symlink("nowhere.png", directory + "/gone.png"), 0)
         let result = try classify([directory])
         XCTAssertEqual(result.status, 3, result.stderr)
         let report = try report(result)
         let gone = try file("/gone.gpx", in: report)
         XCTAssertEqual(gone["status"] as? String, "rejected")
         XCTAssertTrue((gone["error"] as? String)?.hasPrefix("cannot open") == true, "\(gone)")
-        XCTAssertEqual(try file("/gone.jpg", in: report)["reason"] as? String, "not a track format")
+        XCTAssertEqual(try file("/gone.png", in: report)["reason"] as? String, "not a track format")
         XCTAssertEqual(pointsRead(report), 5)
     }
 
@@ -256,6 +194,33 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(summary["inputsSkipped"] as? Int, 3, "audit.json, audit.geojson and audit.html of the first audit, nothing of its own run")
     }
 
+    /// `unlocks map DIR --out DIR/map`: the next classify of DIR reads the walk alone: every
+    /// file the map wrote is the tool's own output or no track format (its GeoJSON files were
+    /// read as tracks and its GPX waypoints as pins), and a second map writes the same bytes.
+    func testTheMapsOutputInsideTheArchiveIsSkipped() throws {
+        let walk = "2024-05-01-beijing-walk.gpx"
+        try FileManager.default.copyItem(atPath: Self.root + "/Data/samples/" + walk, toPath: directory + "/" + walk)
+        let alone = try report(try classify([directory]))
+        let map = try CommandRunner.run(["map", "--tables", Self.tables, directory, "--out", directory + "/map"])
+        XCTAssertEqual(map.status, 0, map.stderr)
+        let written = try FileManager.default.contentsOfDirectory(atPath: directory + "/map").sorted()
+        XCTAssertEqual(written.count, 9)
+        let geojson = try String(contentsOfFile: directory + "/map/footprint.geojson", encoding: .utf8)
+
+        let result = try classify([directory])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try report(result)
+        XCTAssertEqual(pointsRead(report), pointsRead(alone))
+        XCTAssertEqual(try files(report).filter { $0["status"] as? String != "skipped" }.count, 1, "only the walk is read")
+        for name in written {
+            let expected = name.hasSuffix(".html") || name.hasSuffix(".svg") ? "not a track format" : "the tool's own output"
+            XCTAssertEqual(try file("/map/" + name, in: report)["reason"] as? String, expected, name)
+        }
+        let again = try CommandRunner.run(["map", "--tables", Self.tables, directory, "--out", directory + "/map"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory + "/map/footprint.geojson", encoding: .utf8), geojson)
+    }
+
     /// A file none of whose points is readable is rejected, not "ok" (exit 0).
     func testAFileWithOnlyUnreadablePointsIsRejected() throws {
         try write("lat,lon,time\n39.9,abc,2024-05-01T01:00:00Z\nx,y,z\n39.9,,2024-05-01T01:00:02Z\n", to: "bad.csv")
@@ -276,7 +241,7 @@ final class InputAccountingTests: XCTestCase {
         try write("<?xml version=\"1.0\"?><gpx><wpt lat=\"39.9\" lon=\"116.4\"/></gpx>", to: "pins.gpx")
         let result = try classify([directory])
         XCTAssertEqual(result.status, 3, result.stderr)
-        XCTAssertTrue(result.stderr.contains("no track points found in any input (1 read, 1 skipped, 1 pins"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("no track points found in any input (1 read, 1 skipped, 1 pin;"), result.stderr)
         let report = try report(result)
         XCTAssertEqual(try file("/pins.gpx", in: report)["pins"] as? Int, 1)
         XCTAssertEqual(try file("/photo.jpg", in: report)["reason"] as? String, "not a track format")
@@ -316,9 +281,9 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(try file("/two/c.csv", in: try report(all))["reason"] as? String, "duplicate")
         XCTAssertEqual(try classify([one, "--state", directory + "/s"]).status, 0)
         let resumed = try classify([two, "--state", directory + "/s"])
-        XCTAssertEqual(resumed.stdout, all.stdout)
+        XCTAssertEqual(ReportText.withoutChanges(resumed.stdout), all.stdout)
         let again = try classify([one, two, "--state", directory + "/s"])
-        XCTAssertEqual(again.stdout, all.stdout)
+        XCTAssertEqual(ReportText.withoutChanges(again.stdout), all.stdout)
         XCTAssertEqual(try classify([one, "--state", directory + "/a"]).status, 0)
         XCTAssertEqual(try classify([two, "--state", directory + "/b"]).status, 0)
         // c.csv is b's own input in its shard, and a.csv's bytes: the copies rule decides in the
@@ -335,131 +300,5 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(shards.status, 0, shards.stderr)
         XCTAssertEqual(shards.stdout, withoutCopy.stdout)
         XCTAssertEqual(try file("/one/notes.pdf", in: try report(shards))["status"] as? String, "skipped")
-    }
-
-    // MARK: Export bundles
-
-    /// A Strava bulk export, zipped and unpacked: GPX and GPX.gz read and labelled from
-    /// activities.csv, FIT.gz and TCX.gz accounted, the VirtualRide skipped (read with
-    /// --include-virtual), every metadata CSV skipped (they were rejected: exit 3), planned
-    /// routes skipped. Every track point is counted and the exit code is 0.
-    func testAStravaExportIsReadWithEveryFileAccounted() throws {
-        try python("""
-        activities = (
-            'Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Elapsed Time,Distance,Filename,Distance\\r\\n'
-            '101,"May 1, 2024, 9:00:00 AM","Morning ""Hutong"" Ride",Ride,"Through the lanes,\\nthen home",600,2.1,activities/101.gpx,2100\\r\\n'
-            '102,"May 2, 2024, 9:00:00 AM",Lunch Run,Run,,300,1.0,activities/102.gpx.gz,1000\\r\\n'
-            '103,"May 3, 2024, 9:00:00 AM",Garmin Ride,Ride,,300,1.0,activities/103.fit.gz,1000\\r\\n'
-            '104,"May 4, 2024, 9:00:00 AM",Old Run,Run,,300,1.0,activities/104.tcx.gz,1000\\r\\n'
-            '105,"May 5, 2024, 7:00:00 PM",Zwift - Watopia,VirtualRide,,1800,15.0,activities/105.gpx,15000\\r\\n'
-            '106,"May 6, 2024, 7:00:00 PM",Manual entry,Workout,,1800,0,,0\\r\\n')
-        entries = [
-            ("activities.csv", activities.encode()),
-            ("activities/101.gpx", gpx(40, 39.93, 116.39, 1714525200, waypoints=2)),
-            ("activities/102.gpx.gz", gz(gpx(25, 39.95, 116.40, 1714611600))),
-            ("activities/103.fit.gz", gz(fit([(1714698000 + i, 39.96 + i * 0.00001, 116.41) for i in range(12)]))),
-            ("activities/104.tcx.gz", gz(tcx([(1714784400 + i, 39.97 + i * 0.00001, 116.42) for i in range(8)]))),
-            ("activities/105.gpx", gpx(30, -11.63, 166.95, 1714906800)),
-            ("profile.csv", b"Athlete ID,Email Address,First Name\\n1,a@b.c,A\\n"),
-            ("bikes.csv", b"Bike Name,Bike Brand\\nRoad,Giant\\n"),
-            ("shoes.csv", b"Shoe Name,Shoe Brand\\nFast,Asics\\n"),
-            ("routes.csv", b"Route ID,Route Name,Filename\\n9,Loop,routes/9.gpx\\n"),
-            ("segments.csv", b"Segment ID,Segment Name\\n7,Hill\\n"),
-            ("comments.csv", b"Comment Date,Comment\\n2024,nice\\n"),
-            ("media/abc.jpg", b"\\xff\\xd8\\xff"),
-            ("routes/9.gpx", gpx(15, 39.99, 116.30)),
-            ("my own/walk.gpx", gpx(11, 39.98, 116.31, 1715000000)),
-        ]
-        open("export_12345.zip", "wb").write(zipped(entries))
-        import os
-        os.makedirs("unpacked")
-        for name, data in entries:
-            os.makedirs(os.path.dirname("unpacked/" + name) or "unpacked", exist_ok=True)
-            open("unpacked/" + name, "wb").write(data)
-        """)
-        for (input, prefix) in [(directory + "/export_12345.zip", directory + "/export_12345.zip:"), (directory + "/unpacked", directory + "/unpacked/")] {
-            let result = try classify([input])
-            XCTAssertEqual(result.status, 0, result.stderr)
-            let report = try report(result)
-            let ride = try file(prefix + "activities/101.gpx", in: report)
-            XCTAssertEqual(ride["status"] as? String, "read")
-            XCTAssertEqual(ride["activityType"] as? String, "Ride")
-            XCTAssertEqual(ride["activityName"] as? String, "Morning \"Hutong\" Ride")
-            XCTAssertEqual(ride["pins"] as? Int, 2)
-            XCTAssertEqual(try file(prefix + "activities/102.gpx.gz", in: report)["activityType"] as? String, "Run")
-            // A folder Strava does not write is read as usual.
-            XCTAssertEqual(try file(prefix + "my own/walk.gpx", in: report)["pointsRead"] as? Int, 11)
-            var expected = 40 + 25 + 11
-            expected += pointsOfBundledTrack(try file(prefix + "activities/103.fit.gz", in: report), points: 12)
-            expected += pointsOfBundledTrack(try file(prefix + "activities/104.tcx.gz", in: report), points: 8)
-            XCTAssertEqual(pointsRead(report), expected)
-            let virtual = try file(prefix + "activities/105.gpx", in: report)
-            XCTAssertEqual(virtual["status"] as? String, "skipped")
-            XCTAssertEqual(virtual["reason"] as? String, "virtual activity")
-            XCTAssertEqual(virtual["activityType"] as? String, "VirtualRide")
-            for name in ["activities.csv", "profile.csv", "bikes.csv", "shoes.csv", "routes.csv", "segments.csv", "comments.csv", "media/abc.jpg"] {
-                XCTAssertEqual(try file(prefix + name, in: report)["reason"] as? String, "metadata of a Strava export", name)
-            }
-            XCTAssertEqual(try file(prefix + "routes/9.gpx", in: report)["reason"] as? String, "planned route (not a recorded track)")
-            XCTAssertFalse(try files(report).contains { $0["status"] as? String == "rejected" || $0["status"] as? String == "partial" })
-
-            let withVirtual = try classify([input, "--include-virtual"])
-            XCTAssertEqual(withVirtual.status, 0, withVirtual.stderr)
-            XCTAssertEqual(pointsRead(try self.report(withVirtual)), expected + 30)
-        }
-    }
-
-    /// Garmin "Export Your Data": the FIT uploads sit in a zip inside the zip (skipped with
-    /// "unpack it"); it is read as a stream, a zip one level deeper is skipped with a reason,
-    /// the JSON files are metadata.
-    func testAGarminExportWithAZipInsideIsRead() throws {
-        try python("""
-        deeper = zipped([("deep.csv", csv(3, 39.90, 116.40))])
-        uploads = zipped([
-            ("u1.fit", fit([(1714525200 + i, 39.92 + i * 0.00001, 116.40) for i in range(10)])),
-            ("u2.gpx", gpx(20, 39.93, 116.41, 1714611600)),
-            ("u3.csv", csv(6, 39.94, 116.42, 1714698000)),
-            ("too-deep.zip", deeper),
-        ])
-        open("garmin.zip", "wb").write(zipped([
-            ("DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip", uploads),
-            ("DI_CONNECT/DI-Connect-Fitness/user_summarizedActivities.json", b'[{"summarizedActivitiesExport": []}]'),
-            ("DI_CONNECT/DI-Connect-User/user_profile.json", b'{"userName": "a"}'),
-            ("DI_CONNECT/DI-Connect-Wellness/sleep.csv", b"date,minutes\\n2024-05-01,480\\n"),
-        ]))
-        """)
-        let result = try classify([directory + "/garmin.zip"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let report = try report(result)
-        let inner = directory + "/garmin.zip:DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip:"
-        XCTAssertEqual(try file(inner + "u2.gpx", in: report)["pointsRead"] as? Int, 20)
-        XCTAssertEqual(try file(inner + "u3.csv", in: report)["pointsRead"] as? Int, 6)
-        let fit = pointsOfBundledTrack(try file(inner + "u1.fit", in: report), points: 10)
-        XCTAssertEqual(pointsRead(report), 26 + fit)
-        XCTAssertEqual(try file(inner + "too-deep.zip", in: report)["reason"] as? String, "nested archive too deep")
-        for name in ["user_summarizedActivities.json", "user_profile.json", "sleep.csv"] {
-            XCTAssertEqual(try file(name, in: report)["reason"] as? String, "metadata of a Garmin export", name)
-        }
-    }
-
-    /// Apple Health's export.zip: workout routes read, export.xml and the ECG CSVs skipped as
-    /// metadata (the CSVs were rejected: exit 3).
-    func testAnAppleHealthExportReadsItsWorkoutRoutes() throws {
-        try python("""
-        open("export.zip", "wb").write(zipped([
-            ("apple_health_export/export.xml", b'<?xml version="1.0"?><HealthData locale="en_US"></HealthData>'),
-            ("apple_health_export/export_cda.xml", b'<?xml version="1.0"?><ClinicalDocument/>'),
-            ("apple_health_export/workout-routes/route_2024-05-01_9.30am.gpx", gpx(33, 39.90, 116.40)),
-            ("apple_health_export/electrocardiograms/ecg_2024-05-01.csv", b"Name,Test\\nDate of Birth,1990-01-01\\nRecorded Date,2024-05-01 09:00:00 +0800\\n\\n-12.3\\n-11.9\\n"),
-        ]))
-        """)
-        let result = try classify([directory + "/export.zip"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let report = try report(result)
-        XCTAssertEqual(pointsRead(report), 33)
-        XCTAssertEqual(try file("workout-routes/route_2024-05-01_9.30am.gpx", in: report)["status"] as? String, "read")
-        for name in ["export.xml", "export_cda.xml", "ecg_2024-05-01.csv"] {
-            XCTAssertEqual(try file(name, in: report)["reason"] as? String, "metadata of an Apple Health export", name)
-        }
     }
 }

@@ -83,7 +83,7 @@ final class PlansAndMovementCommandTests: XCTestCase {
             let state = dir + "/state\(extra.count)"
             XCTAssertEqual(try CommandRunner.run(["classify", "--tables", tables, names[0], "--state", state] + extra).status, 0)
             let resumed = try CommandRunner.run(["classify", "--tables", tables] + names + ["--state", state] + extra)
-            XCTAssertEqual(resumed.stdout, all.stdout)
+            XCTAssertEqual(ReportText.withoutChanges(resumed.stdout), all.stdout)
             XCTAssertEqual(try CommandRunner.run(["classify", "--tables", tables, names[2], "--state", state + "a"] + extra).status, 0)
             XCTAssertEqual(try CommandRunner.run(["classify", "--tables", tables, names[0], names[1], "--state", state + "b"] + extra).status, 0)
             let merged = try CommandRunner.run(["merge", "--tables", tables, state + "b", state + "a"] + extra)

@@ -10,6 +10,10 @@ import Glibc
 //   UnlocksBench datum [POINTS]     datum conversion throughput (default 4,000,000 points)
 //   UnlocksBench tables [DIR]       table sizes and load times (default Data/regions)
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
+//   UnlocksBench locate-points FILE [DIR]
+//                                   the locator on a `lat,lon` file: all four levels, with margins, country only
+//   UnlocksBench make-points KIND COUNT SEED OUT [DIR]
+//                                   seeded point sets: china-box, world, china (inside), counties (around centres)
 //   UnlocksBench readers [POINTS]   the GPX, CSV and FIT track readers alone (default 2,000,000 points)
 //   UnlocksBench locate-profile [DIR]
 //                                   the locator alone on real-place-like points (for profiling with perf)
@@ -41,6 +45,11 @@ case "tables":
     print(try TableBenchmark.run(directory: arguments.count > 1 ? arguments[1] : "Data/regions").joined(separator: "\n"))
 case "locate":
     print(try LocatorBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 3).joined(separator: "\n"))
+case "locate-points":
+    print(try LocatePointsBenchmark.run(file: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 5).joined(separator: "\n"))
+case "make-points":
+    try LocatePointsBenchmark.makePoints(kind: arguments[1], count: Int(arguments[2]) ?? 1_000_000, seed: UInt64(arguments[3]) ?? 1,
+                                         out: arguments[4], tables: arguments.count > 5 ? arguments[5] : "Data/regions")
 case "locate-profile":
     print(try LocatorProfile.run(tables: arguments.count > 1 ? arguments[1] : "Data/regions", repeats: 5).joined(separator: "\n"))
 case "agreement":
@@ -81,6 +90,6 @@ case "world":
     try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
                             buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] [--fit] | fuzz [COUNT [SEED [PART]]]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | locate-points FILE [DIR] | make-points KIND COUNT SEED OUT [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] [--fit] | fuzz [COUNT [SEED [PART]]]")
     exit(2)
 }

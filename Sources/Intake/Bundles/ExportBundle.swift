@@ -14,19 +14,26 @@ import Tracks
 ///   `D/workout-routes/` folder. `workout-routes/` files are tracks; the files directly in `D`
 ///   (`export.xml`, `export_cda.xml`) and in `electrocardiograms/` and `clinical-records/` are
 ///   metadata; other subfolders are read as usual.
+/// - **Google Takeout**: a `D/Takeout/` folder holding `archive_browser.html`, `Fit/` or
+///   `Location History/` (`Location History (Timeline)/`). `archive_browser.html` and every file
+///   under `Fit/` but `Fit/Activities/` (the TCX tracks) — the daily metrics CSVs, the sessions'
+///   and data sources' JSON — are metadata; everything else (location history, other products'
+///   files) is read as usual.
 public struct ExportBundle: Sendable {
     public enum Kind: String, Sendable {
         case strava = "a Strava export"
         case garmin = "a Garmin export"
         case appleHealth = "an Apple Health export"
+        case googleTakeout = "a Google Takeout export"
     }
 
     /// What a file in a bundle is.
     enum Role: Equatable {
         /// A track, with its label when the bundle gives one.
         case track(ActivityLabel?)
-        /// Strava's `activities.csv`: read for the labels, then skipped as metadata.
-        case activityTable
+        /// Strava's `activities.csv`: read for the labels, then skipped as metadata; with the
+        /// error when its labels could not be read (the table is then rejected).
+        case activityTable(InputError?)
         case plannedRoute
         case metadata(Kind)
         /// Nothing the bundle says: read as any file would be.
@@ -38,6 +45,8 @@ public struct ExportBundle: Sendable {
     let root: String
     /// Strava: labels by the `Filename` column (`activities/123.gpx.gz`).
     var labels: [String: ActivityLabel] = [:]
+    /// Strava: why `activities.csv` could not be read, when it could not.
+    var labelProblem: InputError?
 
     /// The bundles among `names` (slash-separated paths: a walk's paths or a zip's entry names).
     static func recognise(_ names: [String]) -> [ExportBundle] {
@@ -67,6 +76,10 @@ public struct ExportBundle: Sendable {
         }
         for prefix in prefixes {
             if let root = folder(prefix, endingIn: "DI_CONNECT/") { found.append(ExportBundle(kind: .garmin, root: root)) }
+            if let root = folder(prefix, endingIn: "Takeout/"),
+               nameSet.contains(prefix + "archive_browser.html") || Self.takeoutProducts.contains(where: { prefixes.contains(prefix + $0) }) {
+                found.append(ExportBundle(kind: .googleTakeout, root: root))
+            }
         }
         // The innermost bundle decides for its files.
         return found.sorted { ($0.root.count, $0.root) > ($1.root.count, $1.root) }
@@ -83,7 +96,7 @@ public struct ExportBundle: Sendable {
         let lower = member.lowercased()
         switch kind {
         case .strava:
-            if member == "activities.csv" { return .activityTable }
+            if member == "activities.csv" { return .activityTable(labelProblem) }
             if member.hasPrefix("activities/") { return .track(labels[member]) }
             if member.hasPrefix("routes/") { return .plannedRoute }
             return isExportOwn(member, folders: Self.stravaFolders) ? .metadata(kind) : .ordinary
@@ -93,8 +106,14 @@ public struct ExportBundle: Sendable {
         case .appleHealth:
             if member.hasPrefix("workout-routes/") { return .track(nil) }
             return isExportOwn(member, folders: Self.appleHealthFolders) ? .metadata(kind) : .ordinary
+        case .googleTakeout:
+            if member == "Takeout/archive_browser.html" { return .metadata(kind) }
+            return member.hasPrefix("Takeout/Fit/") && !member.hasPrefix("Takeout/Fit/Activities/") ? .metadata(kind) : .ordinary
         }
     }
+
+    /// The Takeout folders that make a `Takeout/` folder Google's (with `archive_browser.html`).
+    static let takeoutProducts = ["Fit/", "Location History/", "Location History (Timeline)/"]
 
     /// Strava's and Apple Health's own folders besides the tracks' (photos, club images; ECGs,
     /// clinical records): their files are metadata.

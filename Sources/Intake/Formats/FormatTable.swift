@@ -132,10 +132,16 @@ enum FormatTable {
         readsByContent(name) || format(named: name) != nil || isFogOfWorldTile(name) || isHiTrackName(name)
     }
 
+    /// True for `.txt` (after a `.gz`): text read as CSV only when it begins like one.
+    static func isText(_ name: String) -> Bool {
+        innerName(name).hasSuffix(".txt")
+    }
+
     /// The format of a stream named `name` that begins with `prefix`: the name's, except that a
     /// `.txt` or `.log` whose content a format claims is that format; by the content when the
     /// name says nothing and the input was named by the caller. Nil for an input found in a
-    /// folder or archive whose name and content say it is no track (a `.log` that is not NMEA).
+    /// folder or archive whose name and content say it is no track (a `.log` that is not NMEA, a
+    /// `.txt` that does not begin like a CSV of coordinates: a README, notes).
     static func decide(name: String, prefix: ContentPrefix, explicit: Bool) -> TrackFormat? {
         let sniffed = formats.first { $0.recognizes(prefix) }!
         // A zlib stream (CMF 0x78: deflate, 32 KiB window) under a tile's name.
@@ -143,10 +149,16 @@ enum FormatTable {
         if isHiTrackName(name), sniffed.name == "hitrack" { return sniffed }
         if readsByContent(name) {
             if sniffed.claimsTextFiles { return sniffed }
+            if isText(name), !explicit, !TrackCSVReader.beginsWithCoordinates(prefix.bytes[...]) { return nil }
             if let named = format(named: name) { return named }
             return explicit ? sniffed : nil
         }
-        if let named = format(named: name) { return named }
+        if let named = format(named: name) {
+            // A `.jpg` that is no JPEG or HEIF (a renamed file, a web page saved as one) is no
+            // photo, and no track either: listed as such, not rejected.
+            if named.name == "photo", !named.recognizes(prefix) { return nil }
+            return named
+        }
         return explicit ? sniffed : nil
     }
 

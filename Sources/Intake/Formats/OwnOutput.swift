@@ -6,12 +6,17 @@
 /// - a JSON object whose `report` member (the first member of every report: classify, audit,
 ///   table audit) or `generator` member (audit.geojson's second) is a string starting with
 ///   `adminunlocks-`. The app backup format's `"format": "adminunlocks-backup"` is a track
-///   format and is not matched.
+///   format and is not matched (the map's GeoJSON files carry `"generator":"adminunlocks-map"`);
+/// - the map's GPX waypoint files: a `<gpx` element with `creator="adminunlocks-map"`.
 enum OwnOutput {
     static let stateMagic = Array("AUSTATE".utf8)
+    static let mapGPXCreator = Array("creator=\"adminunlocks-map\"".utf8)
 
     static func recognises(_ prefix: [UInt8]) -> Bool {
         if prefix.starts(with: stateMagic) { return true }
+        if let gpx = firstIndex(of: Array("<gpx ".utf8), in: prefix, from: 0),
+           let creator = firstIndex(of: mapGPXCreator, in: prefix, from: gpx),
+           !prefix[gpx..<creator].contains(UInt8(ascii: ">")) { return true }
         guard prefix.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") else { return false }
         for key in ["\"report\"", "\"generator\""] {
             var start = prefix.startIndex

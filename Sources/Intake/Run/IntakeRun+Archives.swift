@@ -19,7 +19,7 @@ extension IntakeRun {
         }
         let open = { () throws -> ArchiveWalk in try Self.openArchive(file, kind: kind) }
         var names: [String] = []
-        var tables: [String: [String: ActivityLabel]] = [:]
+        var tables: [String: ([String: ActivityLabel], InputError?)] = [:]
         do {
             // A survey that stops at damage still names what came before it; the walk reports it.
             try? open().forEachEntry { entry in
@@ -30,7 +30,7 @@ extension IntakeRun {
             }
             var bundles = ExportBundle.recognise(names)
             for index in bundles.indices where bundles[index].kind == .strava {
-                bundles[index].labels = tables[bundles[index].root] ?? [:]
+                (bundles[index].labels, bundles[index].labelProblem) = tables[bundles[index].root] ?? ([:], nil)
             }
             walk(try open(), path: path, kind: kind, fingerprint: fingerprint, depth: 1, bundles: bundles)
         } catch {
@@ -87,6 +87,8 @@ extension IntakeRun {
         switch plan(name: entry.name, role: ExportBundle.role(of: entry.name, in: bundles), explicit: false, depth: depth) {
         case let .skip(reason, label):
             skip(entry.path, reason, label: label)
+        case let .reject(problem):
+            record(InputRecord(path: entry.path, fingerprint: InputRecord.pathKey(path: entry.path), format: "csv"), failure: problem)
         case let .container(kind):
             do {
                 walk(try Self.openArchive(entry, kind: kind), path: entry.path, kind: kind, fingerprint: fingerprint, depth: depth + 1, bundles: [])

@@ -44,7 +44,7 @@ extension IntakeRun {
         if replay.prefix.isEmpty { return skip(path, .empty, label: label) }
         if OwnOutput.recognises(replay.prefix) { return skip(path, .ownOutput) }
         guard let format = FormatTable.decide(name: name, prefix: ContentPrefix(replay.prefix), explicit: explicit) else {
-            return skip(path, .notATrackFormat)
+            return skip(path, FormatTable.isText(name) ? .textWithoutCoordinates : .notATrackFormat)
         }
         read(replay, format: format, path: path, fingerprint: fingerprint, explicit: explicit, label: label, replacing: replacing)
     }

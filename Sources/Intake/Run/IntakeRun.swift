@@ -73,7 +73,7 @@ public struct IntakeRun {
         bundles = ExportBundle.recognise(found.filter { !$0.explicit && $0.skipReason == nil }.map(\.path))
         for (index, bundle) in bundles.enumerated() where bundle.kind == .strava {
             guard let table = found.first(where: { $0.path == bundle.root + "activities.csv" }) else { continue }
-            bundles[index].labels = labels(from: { try Self.open(table) }, path: table.path)
+            (bundles[index].labels, bundles[index].labelProblem) = labels(from: { try Self.open(table) }, path: table.path)
         }
         if options.jobs > 1, let locator {
             take(found, jobs: options.jobs, locator: locator)
@@ -98,6 +98,8 @@ public struct IntakeRun {
         /// Named by the caller, its name saying nothing: an archive, gzip or a track by content.
         case sniff(ActivityLabel?)
         case container(ContainerKind)
+        /// Rejected with the error: Strava's `activities.csv` whose labels could not be read.
+        case reject(InputError)
     }
 
     /// Decides from the name (lower-cased suffixes) and the bundle's role; `depth` is how many
@@ -109,7 +111,7 @@ public struct IntakeRun {
         var label: ActivityLabel?
         switch role {
         case let .metadata(kind): return .skip(.metadata(kind))
-        case .activityTable: return .skip(.metadata(.strava))
+        case let .activityTable(problem): return problem.map { .reject($0) } ?? .skip(.metadata(.strava))
         case .plannedRoute: return .skip(.plannedRoute)
         case let .track(given): label = given
         case .ordinary: break
@@ -131,6 +133,8 @@ public struct IntakeRun {
         switch plan(name: file.name, role: role, explicit: file.explicit, depth: 0) {
         case let .skip(reason, label):
             skip(file.path, reason, label: label)
+        case let .reject(problem):
+            record(InputRecord(path: file.path, fingerprint: InputRecord.pathKey(path: file.path), format: "csv"), failure: problem)
         case let .container(kind):
             takeArchive(file, kind: kind)
         case let .read(label):
@@ -178,13 +182,12 @@ public struct IntakeRun {
     }
 
     /// Strava's labels from the `activities.csv` that `open` gives; a table that cannot be read
-    /// is named in a note and labels nothing.
-    func labels(from open: () throws -> any ByteSource, path: String) -> [String: ActivityLabel] {
+    /// labels nothing and gives the error, for which the table is rejected when its turn comes.
+    func labels(from open: () throws -> any ByteSource, path: String) -> ([String: ActivityLabel], InputError?) {
         do {
-            return try StravaActivityTable.labels(AnySource(try open()), path: path)
+            return (try StravaActivityTable.labels(AnySource(try open()), path: path), nil)
         } catch {
-            sink.messages.say("note: \(error)")
-            return [:]
+            return ([:], Self.inputError(error, path: path))
         }
     }
 

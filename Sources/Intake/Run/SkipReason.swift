@@ -7,6 +7,9 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     case notATrackFormat
     /// A JSON file found in a folder or archive whose structure is none of the track formats.
     case notATrackJSON
+    /// A `.txt` found in a folder or archive that is neither NMEA nor a CSV of coordinates (a
+    /// README, notes, Huawei's `description.txt`).
+    case textWithoutCoordinates
     /// Part of an export bundle that is not a track (``ExportBundle/Kind``).
     case metadata(ExportBundle.Kind)
     /// A route planned in Strava (`routes/`): where one meant to go, not where one went.
@@ -43,6 +46,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notATrackFormat: "not a track format"
         case .notATrackJSON: "not a known JSON track format"
+        case .textWithoutCoordinates: "not a track (text without coordinates)"
         case let .metadata(kind): "metadata of \(kind.rawValue)"
         case .plannedRoute: "planned route (not a recorded track)"
         case .virtualActivity: "virtual activity"

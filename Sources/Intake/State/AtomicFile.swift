@@ -1,3 +1,5 @@
+import Tracks
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,6 +23,7 @@ public enum AtomicFile {
     /// A target that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
     /// is written in place: renaming over it would replace the device with a file.
     public static func write(_ bytes: [UInt8], to path: String) throws {
+        let path = try target(of: path)
         var status = stat()
         if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
             guard (status.st_mode & S_IFMT) != S_IFDIR else { throw WriteError(path: path, reason: "is a directory") }
@@ -37,6 +40,7 @@ public enum AtomicFile {
     /// file descriptor of a temporary file in the same folder; on success the temporary file is
     /// flushed to disk and renamed over `path`, on failure removed.
     public static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
+        let path = try target(of: path)
         removeStaleTemporaries(of: path, marker: temporaryMarker)
         let temporary = path + temporaryMarker + "\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -57,6 +61,23 @@ public enum AtomicFile {
             unlink(temporary)
             throw WriteError(path: path, reason: "cannot rename into place: \(reason)")
         }
+    }
+
+    /// Where writing `path` lands: a symbolic link is written through to its final target (as the
+    /// shell's `>` writes), so the link stays a link; any other path is itself. A link that leads
+    /// nowhere (its target missing, a loop) is refused, naming the target and the reason.
+    public static func target(of path: String) throws -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK else { return path }
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let reason = String(cString: strerror(errno))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+        let link = n > 0 ? EscapedName.string(from: Array(buffer[0..<n])) : "?"
+        throw WriteError(path: path, reason: "is a symbolic link to \(link), which cannot be written through: \(reason)")
     }
 
     /// What a temporary file's name adds to its target's: `.tmp-PID`.

@@ -8,7 +8,8 @@ import Unlocks
 /// The `--state` file on disk: read only when it is a regular file whose header is a state of
 /// this version, and updated under a lock so concurrent runs never lose each other's inputs.
 public enum StateFile {
-    /// An exclusive advisory lock (`flock`) on `STATE.lock` beside the state, held from before the
+    /// An exclusive advisory lock (`flock`) on `STATE.lock` beside the state (beside a link's
+    /// target, which is what is replaced: ``AtomicFile/target(of:)``), held from before the
     /// state is read until after it is replaced (the state itself cannot carry the lock: it is
     /// replaced by rename, and a second run would lock the new file while the first still holds
     /// the old one). Released when the value is dropped or the process ends, however it ends, so
@@ -22,7 +23,7 @@ public enum StateFile {
 
         public init(statePath: String, waiting: (String) -> Void) throws {
             try StateFile.refuseNonState(statePath)
-            path = statePath + ".lock"
+            path = try AtomicFile.target(of: statePath) + ".lock"
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 throw StateError(path: path, reason: "cannot create the state's lock file: \(String(cString: strerror(errno)))")

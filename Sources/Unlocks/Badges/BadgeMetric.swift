@@ -52,7 +52,8 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         for zoom in SlippyTile.reportedZooms {
             for figure in TileFigure.allCases { table["explorer.tiles[\(zoom)].\(figure.rawValue)"] = .tiles(zoom: zoom, figure) }
         }
-        for reason in DropReason.allCases { table["points.dropped.\(reason.rawValue)"] = .pointsDropped(reason) }
+        // Not outsideDates: only a run that selects days has it, and a badge follows the whole history.
+        for reason in DropReason.allCases where reason != .outsideDates { table["points.dropped.\(reason.rawValue)"] = .pointsDropped(reason) }
         return table
     }()
 

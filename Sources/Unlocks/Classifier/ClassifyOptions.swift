@@ -22,6 +22,13 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// The zone of local days, streaks and printed times (`--time-zone`, `--utc-offset`; +08:00,
     /// China's clock, by default).
     public var timeZone = LocalTimeZone.china
+    /// The first and last local days (days since 1970-01-01 in ``timeZone``, inclusive) whose
+    /// moments count (`--since`, `--until`); nil: no bound. When either is set, points outside
+    /// and untimed points (they have no day) are dropped as ``DropReason/outsideDates``.
+    public var since: Int64?
+    public var until: Int64?
+    /// Whether `--since` or `--until` selects days.
+    public var selectsDates: Bool { since != nil || until != nil }
     /// The datum of the input coordinates, unless an input's record names its own
     /// (``InputRecord/datum``, from `--datum-for`).
     public var inputDatum: Datum = .wgs84

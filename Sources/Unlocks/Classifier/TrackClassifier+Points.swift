@@ -47,6 +47,11 @@ extension TrackClassifier {
             return drop(.invalidCoordinate)
         }
         guard point.latitude != 0 || point.longitude != 0 else { return drop(.nullIsland) }
+        if options.selectsDates {
+            guard let time = point.time else { return drop(.outsideDates) }
+            let day = dayClock.day(of: time)
+            if day < options.since ?? .min || day > options.until ?? .max { return drop(.outsideDates) }
+        }
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
         if inputDatum != .wgs84 {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
@@ -177,8 +182,10 @@ extension TrackClassifier {
             passChain = false
             let key = rows.key(rowCoordinate: located.row, longitude: point.longitude)
             partCells.explore(key, located.cell)
-            let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
-            partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
+            if !located.beyondTiles {
+                let tile = SlippyTile.tile(tileCoordinates: located.tile, zoom: SlippyTile.storedZoom)
+                partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: located.cell.time)
+            }
         } else if hasLeg {
             // The anchor is still the leg's start here.
             let fromTime = anchor.point.time, fromRow = anchor.row, fromLongitude = anchor.point.longitude
@@ -213,6 +220,12 @@ extension TrackClassifier {
                 let fromTileKey = anchor.tileKey
                 if fromTileKey >= 0, fromTileKey == located.tileKey {
                     partTiles.visit(fromTileKey, time: time)
+                } else if anchor.beyondTiles || located.beyondTiles {
+                    // A leg across Mercator's edge visits only its inside end's tile; beyond, none.
+                    for end in [anchor, located] where !end.beyondTiles {
+                        let tile = SlippyTile.tile(tileCoordinates: end.tile, zoom: SlippyTile.storedZoom)
+                        partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: time)
+                    }
                 } else {
                     let fromTile = anchor.tile
                     SlippyTile.supercover(from: fromTile, to: located.tile, zoom: SlippyTile.storedZoom) { key in

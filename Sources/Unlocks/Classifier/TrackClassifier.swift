@@ -149,6 +149,8 @@ public struct TrackClassifier: TrackSink {
         /// The key of the z17 tile whose interior holds it; -1 on a tile's edge (or beyond the last
         /// column), where the leg's supercover decides.
         var tileKey: Int64 = -1
+        /// Beyond Web Mercator's ±85.0511°, where no tile is (``SlippyTile/maximumLatitude``).
+        var beyondTiles = false
 
         init() {}
 
@@ -157,6 +159,7 @@ public struct TrackClassifier: TrackSink {
             self.cell = cell
             self.row = row
             self.tile = tile
+            beyondTiles = abs(point.latitude) > SlippyTile.maximumLatitude
             // Tile coordinates are finite and at least 0 (x from a longitude ≥ −180°, y clamped),
             // so truncation is the floor; the checks keep the rule for any other value.
             let size = Int64(1) << SlippyTile.storedZoom

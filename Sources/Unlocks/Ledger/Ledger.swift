@@ -114,6 +114,8 @@ public enum DropReason: String, CaseIterable, Sendable {
     case duplicateTime
     /// Inside a run of legs faster than any vehicle: a position glitch.
     case implausibleSpeed
+    /// Outside the local days `--since`/`--until` select, or untimed while they select (no day).
+    case outsideDates
 }
 
 /// How one input fared: every file a run meets gets a record, the ones it reads and the ones it

@@ -67,6 +67,22 @@ extension ClassifyReport {
             }
         }
 
+        /// The per-year table: the series' days summed by their year, recorded days counted.
+        static func years(_ days: [Day], recorded: Set<Int64>) -> [Year] {
+            var years: [Int64: Year] = [:]
+            for d in days {
+                let year = Timestamp.civilDate(daysSinceEpoch: d.day).year
+                var y = years[year] ?? Year(year: year)
+                if recorded.contains(d.day) { y.recordedDays += 1 }
+                y.distanceMillimetres += d.distanceMillimetres
+                y.newCells += d.newCells
+                y.newSquareMetres += d.newSquareMetres
+                for (level, n) in d.newUnlocks { y.newUnlocks[level, default: 0] += n }
+                years[year] = y
+            }
+            return years.values.sorted { $0.year < $1.year }
+        }
+
         /// The longest run of consecutive days, and the run that ends on the last day.
         static func streaks(_ days: Set<Int64>) -> (longest: Int, current: Int) {
             let sorted = days.sorted()

@@ -49,6 +49,8 @@ extension ClassifyReport {
                         ("latitude", .number(rounded(u.firstVisit.latitude, 7))),
                         ("longitude", .number(rounded(u.firstVisit.longitude, 7))),
                     ])),
+                    ("visitDays", .number(Double(u.visitDays))),
+                    ("lastVisit", u.lastVisitDay.map { .string(Self.dateText($0)) } ?? .null),
                     ("insidePoints", .number(Double(u.insidePoints))),
                     ("edgePoints", .number(Double(u.edgePoints))),
                     ("passedPoints", .number(Double(u.passedPoints))),
@@ -70,6 +72,8 @@ extension ClassifyReport {
             ("worldview", .string(worldview.rawValue)),
             ("timeZone", .string(zone.description)),
             ("utcOffset", zone.fixedMinutes.map { .string(LocalTimeZone.offsetText($0)) } ?? .null),
+            ("since", self.options.since.map { .string(Self.dateText($0)) } ?? .null),
+            ("until", self.options.until.map { .string(Self.dateText($0)) } ?? .null),
             ("inputDatum", .string(self.options.inputDatum.rawValue)),
             ("maximumAccuracyMetres", .number(self.options.maximumAccuracy)),
             ("segmentGapMinutes", .number(Double(self.options.segmentGap) / 60_000)),
@@ -90,7 +94,8 @@ extension ClassifyReport {
             ("pins", .number(Double(inputTotals.pins))),
             ("files", .array(inputsJSON)),
         ])
-        let dropped: [(key: String, value: JSONValue)] = DropReason.allCases.map { ($0.rawValue, .number(Double(totals.dropped[$0] ?? 0))) }
+        // `outsideDates` only when --since/--until select days (no other run drops any).
+        let dropped: [(key: String, value: JSONValue)] = DropReason.allCases.filter { $0 != .outsideDates || self.options.selectsDates }.map { ($0.rawValue, .number(Double(totals.dropped[$0] ?? 0))) }
         let points: JSONValue = .object([
             ("read", .number(Double(totals.read))),
             ("kept", .number(Double(totals.kept))),
@@ -126,6 +131,16 @@ extension ClassifyReport {
                 ("newTiles", .object(SlippyTile.reportedZooms.map { (String($0), .number(Double(d.newTiles[$0] ?? 0))) })),
             ])
         })
+        let yearsJSON: JSONValue = .array(years.map { y in
+            .object([
+                ("year", .number(Double(y.year))),
+                ("distanceKilometers", .number(rounded(Double(y.distanceMillimetres) / 1e6, 3))),
+                ("recordedDays", .number(Double(y.recordedDays))),
+                ("newUnlocks", .object(levels.map { name, level in (name, .number(Double(y.newUnlocks[level] ?? 0))) })),
+                ("newKm2", .number(rounded(y.newSquareMetres / 1e6, 4))),
+                ("newCells", .number(Double(y.newCells))),
+            ])
+        })
         func localDate(_ time: Int64?) -> JSONValue {
             guard let time else { return .null }
             var clock = LocalDayClock(zone: zone)
@@ -150,11 +165,16 @@ extension ClassifyReport {
             ("report", .string("adminunlocks-classify")),
             ("version", .number(2)),
             ("options", options),
+        ]
+        if let changes { members.append(("changes", changes.json())) }
+        members += [
             ("inputs", inputSummary),
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
             ("explorer", .object([("tiles", tilesJSON), ("cells", Self.familiarityJSON(m.familiarCells))])),
+            ("progress", progressJSON(levels)),
+            ("years", yearsJSON),
             ("days", daysJSON),
         ]
         if let badges {
@@ -167,10 +187,47 @@ extension ClassifyReport {
         return .object(members)
     }
 
+    /// The `progress` object.
+    private func progressJSON(_ levels: [(String, RegionLevel)]) -> JSONValue {
+        let p = progress
+        func named(_ code: String, _ name: String, _ englishName: String) -> [(key: String, value: JSONValue)] {
+            [("code", .string(code)), ("name", .string(name))] + (englishName.isEmpty ? [] : [("englishName", .string(englishName))])
+        }
+        return .object([
+            ("mostExplored", .object(levels.map { name, level in
+                (name, .array((p.mostExplored[level] ?? []).map { r in
+                    .object(named(r.code, r.name, r.englishName) + [("exploredPercent", .number(rounded(r.exploredPercent, 6)))])
+                }))
+            })),
+            ("children", .array(p.children.map { c in
+                .object(named(c.code, c.name, c.englishName) + [
+                    ("level", .string(c.level.name)), ("childLevel", .string(c.childLevel.name)),
+                    ("unlocked", .number(Double(c.unlocked))), ("total", .number(Double(c.total))),
+                ])
+            })),
+            ("from", p.from.map { v in
+                .object([("time", v.time.map { .string(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0))) } ?? .null),
+                         ("latitude", .number(rounded(v.latitude, 7))), ("longitude", .number(rounded(v.longitude, 7)))])
+            } ?? .null),
+            ("nearest", .object([RegionLevel.city, .county].map { level in
+                (level.name, p.nearest[level].map { n in
+                    .object(named(n.code, n.name, n.englishName) + (n.parentCode.map { [("parent", .string($0))] } ?? [])
+                            + [("distanceKm", .number(rounded(n.distanceMetres / 1000, 3)))])
+                } ?? .null)
+            })),
+        ])
+    }
+
     /// `{lit, bright, gold}`: cells that reached each level.
     static func familiarityJSON(_ counts: FamiliarityCounts) -> JSONValue {
         .object([("lit", .number(Double(counts.lit))), ("bright", .number(Double(counts.bright))), ("gold", .number(Double(counts.gold)))])
     }
 
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
+
+    /// A local day (days since 1970-01-01) as `YYYY-MM-DD`.
+    static func dateText(_ day: Int64) -> String {
+        let date = Timestamp.civilDate(daysSinceEpoch: day)
+        return String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day)
+    }
 }

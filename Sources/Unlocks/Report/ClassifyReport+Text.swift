@@ -8,7 +8,7 @@ extension ClassifyReport {
     /// A summary for a terminal: inputs, points, metrics, and a table of unlocks per level.
     public func text() -> String {
         let totals = pointTotals
-        var out = ""
+        var out = changes?.text() ?? ""
         out += "Inputs: \(count(.read)) read in full"
         for (status, words) in [(InputRecord.Status.partial, "in part"), (.rejected, "rejected"), (.skipped, "skipped"), (.planned, "planned (unlocking nothing)")] where count(status) > 0 {
             out += ", \(count(status)) \(words)"
@@ -46,6 +46,15 @@ extension ClassifyReport {
             out += "Tiles z\(t.zoom): \(t.visited) visited, \(counted(t.clusterTiles, "cluster tile", "cluster tiles")), largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
         }
         out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (at \(options.familiarityLevels.lit), \(options.familiarityLevels.bright) and \(options.familiarityLevels.gold) effective passes)\n"
+        if !years.isEmpty {
+            out += "\nYear  distance    days  new countries, provinces, cities, counties    explored\n"
+            for y in years {
+                let new = [RegionLevel.country, .province, .city, .county].map { String(y.newUnlocks[$0] ?? 0) }.joined(separator: ", ")
+                out += "\(y.year)" + leftPad(fixed(Double(y.distanceMillimetres) / 1e6, 1) + " km", 12) + leftPad("\(y.recordedDays)", 6)
+                out += "  " + new + String(repeating: " ", count: max(0, 42 - new.count)) + leftPad(fixed(y.newSquareMetres / 1e6, 3) + " km²", 12) + "\n"
+            }
+        }
+        out += progressText()
         for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }
@@ -55,7 +64,7 @@ extension ClassifyReport {
                 let name = label(u)
                 let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
                 out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
-                out += date + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
+                out += date + leftPad("\(u.visitDays) d", 7) + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
                 out += " of " + leftPad(fixed(u.areaSquareMetres / 1e6, 0), 8) + " km² " + leftPad(u.exploredPercent.map { fixed($0, 4) + "%" } ?? "-", 9)
                 out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
             }
@@ -67,6 +76,32 @@ extension ClassifyReport {
                 out += "  " + b.id + String(repeating: " ", count: idWidth - b.id.count + 2) + (b.track.rawValue + "            ").prefix(13)
                 out += leftPad("\(b.percent)%", 4) + (b.reportedPercent > b.percent ? " (reported \(b.reportedPercent)%)" : "")
                 out += "  \(b.metric) \(compact(b.value)) of \(compact(b.target))" + (b.achieved ? "  achieved\n" : "\n")
+            }
+        }
+        return out
+    }
+
+    /// The progress section: most explored, children unlocked, nearest not unlocked.
+    private func progressText() -> String {
+        let p = progress
+        var out = ""
+        let plural: [RegionLevel: String] = [.country: "countries", .province: "provinces", .city: "cities", .county: "counties"]
+        func label(_ name: String, _ english: String) -> String { english.isEmpty || english == name ? name : "\(name) \(english)" }
+        let ranked = RegionLevel.allCases.compactMap { level in
+            p.mostExplored[level].map { list in
+                "  \(plural[level]!): " + list.prefix(3).map { label($0.name, $0.englishName) + " " + fixed($0.exploredPercent, 4) + "%" }.joined(separator: ", ")
+            }
+        }
+        if !ranked.isEmpty { out += "\nMost explored\n" + ranked.joined(separator: "\n") + "\n" }
+        if !p.children.isEmpty {
+            out += "Unlocked within\n"
+            for c in p.children { out += "  \(label(c.name, c.englishName)): \(c.unlocked) of \(c.total) \(plural[c.childLevel]!)\n" }
+        }
+        if let from = p.from, !p.nearest.isEmpty {
+            out += "Nearest not unlocked, from \(fixed(from.latitude, 5)), \(fixed(from.longitude, 5)) (the newest explored cell, in China if any)\n"
+            for level in [RegionLevel.city, .county] {
+                guard let n = p.nearest[level] else { continue }
+                out += "  \(level.name): \(label(n.name, n.englishName)) \(fixed(n.distanceMetres / 1000, 1)) km\n"
             }
         }
         return out

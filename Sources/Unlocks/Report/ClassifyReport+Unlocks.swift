@@ -2,10 +2,10 @@ import RegionTables
 
 extension ClassifyReport {
     /// Every region with evidence, per level, earliest first visit first (ties by code): its
-    /// names, evidence and points, explored area and familiar cells (``CellFigures``), its whole
+    /// names, evidence and points, days visited (`days`), explored area and familiar cells (``CellFigures``), its whole
     /// area, and its explorer tiles at z14 (every level) and z17 (cities and counties).
     static func unlocks(_ regions: [RegionKey: RegionEvidence], tables: TableSet, cells: CellFigures,
-                        visitedTiles: [Int: TileList], lenient: Bool) -> [RegionLevel: [Unlock]] {
+                        visitedTiles: [Int: TileList], days: [RegionKey: Set<Int64>], lenient: Bool) -> [RegionLevel: [Unlock]] {
         let world = tables.world, china = tables.china
         let worldAreas = world.areas(ofRegions: regions.keys.filter { $0.level == .country }.map(\.index))
         let chinaAreas = china.areas(ofRegions: regions.keys.filter { $0.level != .country }.map(\.index))
@@ -33,6 +33,8 @@ extension ClassifyReport {
                                 areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
                                 tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
             unlock.familiarCells = cells.familiarByRegion[key] ?? FamiliarityCounts()
+            unlock.visitDays = days[key]?.count ?? 0
+            unlock.lastVisitDay = days[key]?.max()
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {

@@ -22,6 +22,10 @@ public struct ClassifyReport {
         /// Only vehicle-speed points reached it (``RegionEvidence/isPassedThroughOnly``).
         public var passedThrough: Bool
         public var firstVisit: Visit
+        /// Local days with a timed ground point placed in it, inside or at its edge (``UnlockLedger/visitDays(zone:standing:)``).
+        public var visitDays = 0
+        /// The last of those days (days since 1970-01-01 in the report's zone); nil when none.
+        public var lastVisitDay: Int64?
         public var insidePoints: Int64
         public var edgePoints: Int64
         /// Points that only passed it at vehicle speed.
@@ -57,6 +61,18 @@ public struct ClassifyReport {
         public var durationMilliseconds: Int64 = 0
         /// Explorer tiles first visited on the day, by zoom.
         public var newTiles: [Int: Int] = [:]
+    }
+
+    /// One local year of the series: its days summed.
+    public struct Year: Equatable {
+        public var year: Int64
+        /// Days with a recorded point.
+        public var recordedDays = 0
+        public var distanceMillimetres: Int64 = 0
+        public var newCells = 0
+        public var newSquareMetres: Double = 0
+        /// Unlocks (those the metrics count) first visited in the year, per level.
+        public var newUnlocks: [RegionLevel: Int] = [:]
     }
 
     public struct Metrics: Equatable {
@@ -111,12 +127,18 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// The series by local year, in order.
+    public let years: [Year]
+    /// The regions most explored, children unlocked, the nearest city and county not unlocked.
+    public let progress: Progress
     /// The explorer tiles' figures at zoom 14 and 17 (``TileMetrics``).
     public let tiles: [TileMetrics]
     /// The visited tiles of each reported zoom (keys of that zoom).
     public let visitedTiles: [Int: TileList]
     /// Each badge's progress, when a catalog was given (``BadgeCatalog/progress(in:reported:)``).
     public var badges: [BadgeProgress]?
+    /// What this run added to the state it read (``Changes``); nil when no state was given.
+    public var changes: Changes?
 
     /// The levels whose regions' z17 tiles are counted: a country's or a province's would cost a
     /// scan of up to 883 million tiles' rows (Russia) for a share of a few millionths.
@@ -145,18 +167,22 @@ public struct ClassifyReport {
         let visitedTiles = SlippyTile.reportedZooms.reduce(into: [Int: TileList]()) { tiles, zoom in
             tiles[zoom] = zoom == SlippyTile.storedZoom ? combined.tiles : combined.tiles.parents(from: SlippyTile.storedZoom, to: zoom)
         }
-        let unlocks = Self.unlocks(combined.regions, tables: tables, cells: cells, visitedTiles: visitedTiles, lenient: lenient)
+        let regionDays = ledger.visitDays(zone: options.timeZone, standing: combined.standing)
+        let unlocks = Self.unlocks(combined.regions, tables: tables, cells: cells, visitedTiles: visitedTiles, days: regionDays, lenient: lenient)
         self.unlocks = unlocks
         for (level, list) in unlocks {
             for unlock in list where unlock.counts(lenient: lenient, includePassedThrough: includePassedThrough) {
                 series.addUnlock(at: unlock.firstVisit.time, level: level)
             }
         }
+        progress = Self.progress(unlocks: unlocks, counts: { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) },
+                                 cells: combined.cells, tables: tables)
         for zoom in SlippyTile.reportedZooms { series.addTiles(visitedTiles[zoom]!, zoom: zoom) }
         self.visitedTiles = visitedTiles
         tiles = SlippyTile.reportedZooms.map { TileMetrics(tiles: visitedTiles[$0]!, zoom: $0) }
         series.addCountedMinutes(combined.countedMinutes)
         days = series.days
+        years = DaySeries.years(days, recorded: combined.days)
 
         let streaks = DaySeries.streaks(combined.days)
         func count(_ level: RegionLevel) -> Int {

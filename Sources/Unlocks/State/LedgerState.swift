@@ -73,7 +73,12 @@ public enum LedgerState {
         if prefix.starts(with: versionThreeMagic) {
             return "a state of version 3 (without explorer tiles, cell passes and reported badge percents), which this version cannot complete without the tracks; classify the inputs again into a new state"
         }
-        return "not an unlocks state file (bad magic)"
+        // `AUSTATE` and a later version (digits, as this version writes its own).
+        let version = prefix.dropFirst(7).prefix(while: { $0 >= 0x30 && $0 <= 0x39 })
+        if prefix.starts(with: magic.prefix(7)), !version.isEmpty, let number = Int(String(decoding: version, as: UTF8.self)), number > 4 {
+            return "a state of version \(number), newer than this unlocks reads (version 4); use the unlocks that wrote it, or a newer one"
+        }
+        return "not an unlocks state file (it does not start with AUSTATE)"
     }
 
     /// The options a state's evidence depends on; a run with different ones would mix rules.

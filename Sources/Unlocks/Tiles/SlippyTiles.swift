@@ -12,6 +12,11 @@ public enum SlippyTile {
     public static let reportedZooms = [14, 17]
     /// The zoom each input keeps (the z14 tiles are their parents, see ``parentKey(_:from:to:)``).
     public static let storedZoom = 17
+    /// Web Mercator's edge, atan(sinh π) ≈ 85.0511°: the tiles end there, so a point beyond it
+    /// visits no tile (clamped to the edge row, a 1 km circle round the pole would cross every
+    /// column of it).
+    public static let maximumLatitude = atan(sinh(Double.pi)) * 180 / .pi
+
     /// A point this close (in world units, 1 = the whole width) to a tile's east or south edge is
     /// in the next tile: mercantile's rule, so a tile's own corner read back from its bounds lands in it.
     static let epsilon = 1e-14
