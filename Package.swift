@@ -78,7 +78,7 @@ let package = Package(
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in the benchmarks package (Benchmarks/, `Scripts/bench fuzz`).
-        .target(name: "TrackFuzzing", dependencies: ["CZlib", "SeededRandom"], swiftSettings: swift5),
+        .target(name: "TrackFuzzing", dependencies: ["CZlib", "SeededRandom", "RegionTables"], swiftSettings: swift5),
 
         // What the tests share (docs/testing.md): the track-event recorder, the reader verifier
         // (bytes fed whole, one at a time, in random chunks), seeded random, temporary folders,

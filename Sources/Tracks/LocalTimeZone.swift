@@ -1,7 +1,7 @@
 import Foundation
 
-/// The zone local times are in: a fixed offset (`--utc-offset ±HH:MM`, the default +08:00, which
-/// is Asia/Shanghai's clock since 1991) or an IANA zone (`--time-zone America/New_York`), whose
+/// The zone local times are in: a fixed offset (`--utc-offset ±HH:MM`) or an IANA zone
+/// (`--time-zone America/New_York`; by default the system's, ``system``), whose
 /// offset follows its daylight-saving rules through Foundation's `TimeZone` (the system's tz
 /// database: /usr/share/zoneinfo, Debian's `tzdata`, on Linux; the OS's on Apple platforms).
 ///
@@ -22,8 +22,27 @@ public struct LocalTimeZone: Equatable, Hashable, Sendable, CustomStringConverti
     /// UTC.
     public static let utc = LocalTimeZone.fixed(minutesEast: 0)
 
-    /// The default of every command: +08:00, China's clock.
+    /// +08:00, China's clock (Asia/Shanghai's since 1991).
     public static let china = LocalTimeZone.fixed(minutesEast: 480)
+
+    /// The person's own clock, the default of every command and of ``ClassifyOptions``: the zone
+    /// `TZ` names (`Europe/Paris`, `:Europe/Paris`, or a path ending `zoneinfo/Europe/Paris`), else
+    /// the system's setting (`/etc/localtime` on Linux, the OS's on Apple platforms, through
+    /// Foundation's `TimeZone.current`), else UTC. A `TZ` that names no zone of the tz database (a
+    /// POSIX rule such as `CET-1CEST`) leaves the choice to Foundation, which reads it as UTC.
+    public static var system: LocalTimeZone { system(environment: ProcessInfo.processInfo.environment) }
+
+    /// ``system`` for the environment `environment` (tests pass their own).
+    public static func system(environment: [String: String]) -> LocalTimeZone {
+        if var name = environment["TZ"], !name.isEmpty {
+            if name.hasPrefix(":") { name.removeFirst() }
+            if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
+            if let zone = LocalTimeZone(identifier: name) { return zone }
+        }
+        let current = TimeZone.current
+        if let zone = LocalTimeZone(identifier: current.identifier) { return zone }
+        return .fixed(minutesEast: current.secondsFromGMT() / 60)
+    }
 
     private init(rule: Rule) { self.rule = rule }
 

@@ -30,9 +30,9 @@ import TextFormats
 /// The file is one segment: no ``TrackSink/segmentBreak()`` is sent (the pipeline's time-gap
 /// rule splits it).
 public enum TrackCSVReader {
-    /// The zone of times written without an offset when none is given: +08:00, as
-    /// `unlocks classify` defaults.
-    public static let defaultTimeZone = LocalTimeZone.china
+    /// The zone of times written without an offset when none is given: the system's
+    /// (``LocalTimeZone/system``), as `unlocks classify` defaults.
+    public static var defaultTimeZone: LocalTimeZone { .system }
 
     /// What one file held.
     public struct Summary: Equatable, Sendable {

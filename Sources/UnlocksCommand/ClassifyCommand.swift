@@ -42,11 +42,19 @@ enum ClassifyCommand {
         and evidence, and the badge metrics. A file that cannot be read, or none of whose points
         is readable, is reported as 'unlocks: FILE:LINE: reason' (the points before an error are
         kept); every other file is still read. Days, streaks and printed times are in --time-zone
-        (daylight saving included; default +08:00, China's clock). Each input is read in --datum
+        (daylight saving included; default: the state's zone, else the system's, printed in the
+        report). Each input is read in --datum
         unless a --datum-for pattern matches its path; a file whose creator names a Chinese map app
         (GCJ-02 or BD-09) gets a note and a datumHint in the report, never a silent switch. Exit
         code 3 when a track file was rejected or read in part, or when no input held a single
         track point; skipped files never fail a run.
+
+        A run through --state reports first what it added to the state ('changes': regions
+        newly unlocked and newly confirmed, explored area, tiles, familiar cells, badges). Each
+        unlock has visitDays (local days with a ground point there; flights and vehicle
+        crossings count none) and lastVisit; 'years' sums the days per year; 'progress' ranks
+        regions by explored share, counts children unlocked and names the nearest city and
+        county not unlocked. --since/--until DATE count only those local days' moments.
         """
     )
 
@@ -71,11 +79,13 @@ enum ClassifyCommand {
         let progress = ProgressLine()
         // The state's ledger goes straight into the run: a second reference to it would make the
         // first new cell copy every stored one.
+        var stateBytes = try statePath.flatMap(StateFile.read)
+        RuleOptions.takeZone(of: stateBytes, into: &options.classify, arguments)
         let includePassedThrough = arguments.flags.contains("include-passed-through")
         var baseline: ClassifyReport.Baseline?
         var run = IntakeRun(locator: locator, options: options,
                             ledger: try statePath.map { path in
-                                let ledger = try StateFile.read(path).map {
+                                let ledger = try stateBytes.map {
                                     try LedgerState.decode($0, path: path, options: options.classify, tables: locator.tables)
                                 } ?? UnlockLedger()
                                 // What the state counted, for the report's `changes`.
@@ -86,6 +96,7 @@ enum ClassifyCommand {
                                 baseline = ClassifyReport.Baseline(before)
                                 return ledger
                             } ?? UnlockLedger(), events: CommandIntake.events(progress))
+        stateBytes = nil
         var outcome = CommandIntake.take(files, into: &run, progress: progress)
         var report = try ClassifyReport(ledger: outcome.ledger, tables: locator.tables, options: options.classify, lenient: lenient,
                                         includePassedThrough: includePassedThrough)

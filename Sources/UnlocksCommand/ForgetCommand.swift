@@ -20,8 +20,8 @@ enum ForgetCommand {
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text."),
             .flag("lenient", "Count tentative unlocks too."),
-            .value("time-zone", "NAME", "The IANA zone the state was made with (default: +08:00)."),
-            .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default +08:00)."),
+            .value("time-zone", "NAME", "The IANA zone the state was made with (default: the state's)."),
+            .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default: the state's)."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
             .flag("include-plans", "The state was made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
@@ -50,12 +50,13 @@ enum ForgetCommand {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, or files)") }
         guard let statePath = arguments.value("state") else { throw UsageError(message: "give the state to edit with --state FILE") }
         let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
-        let options = try RuleOptions.parse(arguments)
+        var options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)
         let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
         let tables = try TableSearch.tables(arguments)
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
+        RuleOptions.takeZone(of: bytes, into: &options, arguments)
         var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
 
         let undo = arguments.flags.contains("undo")

@@ -44,7 +44,7 @@ enum LocateCommand {
         let displayName = path == "-" ? "<stdin>" : path
         let output = BufferedOutput()
         if format == .csv { try output.write("lat,lon,country,province,city,county,status\n") }
-        var rejected = 0
+        var rejected = 0, antarctic = 0  // points south of 60°S in no country: Antarctica (docs/report-format.md)
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
         var columns = CoordinateColumns()
@@ -59,6 +59,7 @@ enum LocateCommand {
                 var wgs = Coordinate(latitude: parsed.latitude, longitude: parsed.longitude)
                 if datum == .gcj02 { wgs = DatumConverter().wgs84(fromGCJ02: wgs) }
                 let placement = try locator.locate(latitude: wgs.latitude, longitude: wgs.longitude)
+                antarctic += placement.country.region == nil && wgs.latitude < -60 ? 1 : 0
                 switch format {
                 case .csv: try writeCSV(parsed, placement, locator, to: output)
                 case .jsonl: try output.write(json(parsed, placement, locator).compactRendered() + "\n")
@@ -72,6 +73,7 @@ enum LocateCommand {
             }
         }
         try output.flush()
+        if antarctic > 0 { reportError("note: \(antarctic) point\(antarctic == 1 ? " is" : "s are") in Antarctica, south of 60°S, which is in no country (the boundary source draws none there)") }
         return rejected > 0 ? .inputsRejected : .success
     }
 

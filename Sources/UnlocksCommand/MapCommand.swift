@@ -55,10 +55,13 @@ enum MapCommand {
         let statePath = arguments.value("state")
         let files = try CommandIntake.walk(arguments.positionals, outputs: names.map { ("--out", out + "/" + $0) }, named: statePath.map { [$0] } ?? [])
         let progress = ProgressLine()
+        var stateBytes = try statePath.map(readState)
+        RuleOptions.takeZone(of: stateBytes, into: &options.classify, arguments)
         var run = IntakeRun(locator: locator, options: options,
-                            ledger: try statePath.map(readState).map {
+                            ledger: try stateBytes.map {
                                 try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
                             } ?? UnlockLedger(), events: CommandIntake.events(progress))
+        stateBytes = nil
         let outcome = CommandIntake.take(files, into: &run, progress: progress)
         // The combined view once, for the report and the footprint.
         let combined = try outcome.ledger.combined()

@@ -13,8 +13,8 @@ enum MergeCommand {
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             .value("format", "FORMAT", "json (default) or text."),
             .flag("lenient", "Count tentative unlocks too."),
-            .value("time-zone", "NAME", "The IANA zone the states were made with (default: +08:00)."),
-            .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default +08:00)."),
+            .value("time-zone", "NAME", "The IANA zone the states were made with (default: the first state's)."),
+            .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default: the first state's)."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
             .flag("include-plans", "The states were made with --include-plans."),
             .value("explore-max-speed", "KMH", "The --explore-max-speed the states were made with (default 30)."),
@@ -33,15 +33,15 @@ enum MergeCommand {
         first in byte order is read, the other is its duplicate). Each STATE
         must be a regular file of this state version with numbers in range (docs/report-format.md,
         "State and shards"); sums that would overflow are refused. --state and --out must differ. Every state
-        must have been made with the zone given (days are local days): a state made in another zone is
-        an error naming it.
+        must have been made with the zone given, by default the first state's (days are local days): a
+        state made in another zone is an error naming both.
         """
     )
 
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
         let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
-        let options = try RuleOptions.parse(arguments)
+        var options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", arguments.value("state"))], named: arguments.positionals)
         // The state written is locked as classify locks it, so a classify run on it waits.
@@ -52,6 +52,7 @@ enum MergeCommand {
         var owner: [String: String] = [:]
         for path in arguments.positionals {
             guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
+            if path == arguments.positionals.first { RuleOptions.takeZone(of: bytes, into: &options, arguments) }
             let ledger = try LedgerState.decode(bytes, path: path, options: options, tables: tables)
             // An input in two states at one path counts once when both read it alike (a shard
             // given twice, shards that overlap); read differently (another datum, other rules) the

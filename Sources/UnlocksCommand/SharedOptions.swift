@@ -22,8 +22,8 @@ enum RuleOptions {
             .value("explore-max-speed", "KMH", "Fastest leg that explores cells and makes its ends visited places (default 30 km/h: walking, running, cycling)."),
             .value("familiarity-levels", "L,B,G", "Effective passes a cell needs to be lit, bright and gold (default 1,5,20; a pass counts when over 4 h after the last counted one, moving, accuracy under 65 m)."),
             .flag("include-virtual", "Read activities an export labels virtual (Strava VirtualRide, VirtualRun: Zwift and the like), skipped by default."),
-            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: +08:00, China's clock)."),
-            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving; default +08:00)."),
+            .value("time-zone", "NAME", "IANA zone (e.g. America/New_York, daylight saving included) of days, streaks, printed times and CSV times written without an offset (default: the state's zone with --state, else the system's: TZ, else its setting, else UTC)."),
+            .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone (no daylight saving)."),
             .value("since", "DATE", "Count only the moments from local day DATE (YYYY-MM-DD, in the run's zone) on; untimed points are left out. Not with --state (a state keeps every moment)."),
             .value("until", "DATE", "Count only the moments up to local day DATE (YYYY-MM-DD, inclusive) in the run's zone; untimed points are left out. Not with --state."),
             .value("datum", "DATUM", "Datum of the input coordinates: wgs84 (GPS, default), gcj02 or bd09 (Chinese map apps)."),
@@ -75,7 +75,15 @@ enum RuleOptions {
         return jobs
     }
 
-    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else +08:00.
+    /// A run given no `--time-zone` or `--utc-offset` counts in the zone the state `bytes` was
+    /// made with (when readable), so a state keeps its days wherever and whenever it is run.
+    static func takeZone(of bytes: [UInt8]?, into options: inout ClassifyOptions, _ arguments: ParsedArguments) {
+        guard arguments.value("time-zone") == nil, arguments.value("utc-offset") == nil,
+              let bytes, let zone = LedgerState.timeZone(of: bytes) else { return }
+        options.timeZone = zone
+    }
+
+    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else the system's zone.
     static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone {
         let name = arguments.value("time-zone"), offset = arguments.value("utc-offset")
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
@@ -89,7 +97,7 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
-        return .china
+        return .system
     }
 
     /// `--NAME YYYY-MM-DD` as days since 1970-01-01; nil when not given.

@@ -107,3 +107,22 @@ final class FogOfWorldIntakeTests: XCTestCase {
         XCTAssertGreaterThan(original.count, 200)
     }
 }
+
+/// Untimed confirmed evidence (a footprint's) and a photo's visit survive the state: the report of
+/// the decoded ledger is the report of the run, byte for byte.
+final class ColdStartStateTests: XCTestCase {
+    func testFootprintsAndPhotosRoundTripThroughTheState() throws {
+        let sources: [IntakeSource] = [.path(FogOfWorldIntakeTests.folder + "/sync"), .path(Repository.fixtures("TracksTests") + "/photos/written")]
+        let ledger = try IntakeHarness.run(sources).ledger
+        let tables = IntakeHarness.locator.tables
+        let bytes = LedgerState.encode(ledger, options: ClassifyOptions(), tables: tables)
+        let decoded = try LedgerState.decode(bytes, path: "state", options: ClassifyOptions(), tables: tables)
+        func rendered(_ ledger: UnlockLedger) throws -> String {
+            try ClassifyReport(ledger: ledger, tables: tables, options: ClassifyOptions(), lenient: false).json().rendered()
+        }
+        let before = try rendered(ledger), after = try rendered(decoded)
+        XCTAssertEqual(before, after)
+        XCTAssertTrue(before.contains("\"fogofworld\""))
+        XCTAssertTrue(before.contains("\"photo/heif\""))
+    }
+}

@@ -67,6 +67,26 @@ final class LocalTimeZoneTests: XCTestCase {
         XCTAssertEqual(LocalTimeZone.fixed(minutesEast: -330).description, "-05:30")
     }
 
+    /// The default clock is the person's: `TZ` in any of the forms C libraries accept for a tz
+    /// name, else the system's setting (Foundation's current zone), never China's by assumption.
+    func testTheSystemZoneFollowsTZ() {
+        XCTAssertEqual(LocalTimeZone.system(environment: ["TZ": "America/New_York"]).description, "America/New_York")
+        XCTAssertEqual(LocalTimeZone.system(environment: ["TZ": ":Europe/Paris"]).description, "Europe/Paris")
+        XCTAssertEqual(LocalTimeZone.system(environment: ["TZ": "/usr/share/zoneinfo/Asia/Tokyo"]).description, "Asia/Tokyo")
+        // Foundation names UTC "GMT": no offset, ever.
+        XCTAssertEqual(LocalTimeZone.system(environment: ["TZ": "UTC"]).offsetMinutes(at: Self.march31 + 120 * 86_400_000), 0)
+        // 23:00 EDT on 30 June 2024 (03:00Z on 1 July, day 19905) is on 30 June (day 19904) there.
+        let newYork = LocalTimeZone.system(environment: ["TZ": "America/New_York"])
+        var clock = LocalDayClock(zone: newYork)
+        XCTAssertEqual(clock.day(of: 19_905 * 86_400_000 + 3 * Self.hour), 19_904)
+        // No TZ, or one naming no zone: the system's setting, as Foundation reads it.
+        let current = TimeZone.current
+        for environment in [[:], ["TZ": ""]] {
+            let zone = LocalTimeZone.system(environment: environment)
+            XCTAssertEqual(zone.offsetMinutes(at: Self.march31), current.secondsFromGMT(for: Date(timeIntervalSince1970: Double(Self.march31) / 1000)) / 60)
+        }
+    }
+
     func testCSVLocalTimesAreReadInTheZone() throws {
         let newYork = try XCTUnwrap(LocalTimeZone(identifier: "America/New_York"))
         var sink = TrackEventRecorder()

@@ -101,9 +101,9 @@ final class TrackCSVReaderTests: XCTestCase {
             }
             for columns in layouts {
                 line.withUnsafeBytes { bytes in
-                    guard let fast = TrackCSVReader.parseSimple(bytes, columns, zone: TrackCSVReader.defaultTimeZone) else { return }
+                    guard let fast = TrackCSVReader.parseSimple(bytes, columns, zone: LocalTimeZone.china) else { return }
                     simple += 1
-                    XCTAssertEqual(fast, try? TrackCSVReader.parse(bytes, columns, zone: TrackCSVReader.defaultTimeZone), String(decoding: line, as: UTF8.self))
+                    XCTAssertEqual(fast, try? TrackCSVReader.parse(bytes, columns, zone: LocalTimeZone.china), String(decoding: line, as: UTF8.self))
                 }
             }
         }
@@ -116,17 +116,17 @@ final class TrackCSVReaderTests: XCTestCase {
 final class TrackCSVDialectTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/csv")
 
-    func read(_ text: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> TrackEventRecorder {
+    func read(_ text: String, zone: LocalTimeZone = LocalTimeZone.china) throws -> TrackEventRecorder {
         try read(bytes: Array(text.utf8), zone: zone)
     }
 
-    func read(bytes: [UInt8], zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> TrackEventRecorder {
+    func read(bytes: [UInt8], zone: LocalTimeZone = LocalTimeZone.china) throws -> TrackEventRecorder {
         var sink = TrackEventRecorder()
         try TrackCSVReader.read(FedSource(bytes, feeding: .trickle), path: "t.csv", timeZone: zone, into: &sink)
         return sink
     }
 
-    func fixture(_ name: String, zone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> TrackEventRecorder {
+    func fixture(_ name: String, zone: LocalTimeZone = LocalTimeZone.china) throws -> TrackEventRecorder {
         let path = Self.fixtures.appendingPathComponent(name).path
         var sink = TrackEventRecorder()
         try TrackCSVReader.read(try FileSource(path: path), path: path, timeZone: zone, into: &sink)

@@ -157,7 +157,7 @@ final class FamiliarityCommandTests: XCTestCase {
         // A state refuses other levels, like the other rules.
         let refused = try CommandRunner.run(["classify", b, "--state", both, "--familiarity-levels", "1,5,20", "--tables", Self.tables])
         XCTAssertNotEqual(refused.status, 0)
-        XCTAssertTrue(refused.stderr.contains("familiarityLevels"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("the state was made with --familiarity-levels 1,2,3; this run uses 1,5,20"), refused.stderr)
     }
 
     func testBadLevelsAreAUsageError() throws {

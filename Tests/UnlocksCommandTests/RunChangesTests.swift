@@ -9,7 +9,7 @@ final class RunChangesTests: XCTestCase {
     static let tables = Repository.tables
 
     func classify(_ arguments: [String]) throws -> [String: Any] {
-        let result = try CommandRunner.run(["classify", "--tables", Self.tables] + arguments)
+        let result = try CommandRunner.run(["classify", "--tables", Self.tables, "--badges", Repository.path("Data/badges/example.json")] + arguments)
         XCTAssertEqual(result.status, 0, result.stderr)
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -107,6 +107,21 @@ final class RunChangesTests: XCTestCase {
         let c0 = try XCTUnwrap((onlyA["explorer"] as? [String: Any])?["cells"] as? [String: Int])
         let c1 = try XCTUnwrap((withB["explorer"] as? [String: Any])?["cells"] as? [String: Int])
         XCTAssertEqual(changes["cells"] as? [String: Int], c1.merging(c0) { $0 - $1 })
+
+        // Badges: those whose percent rose from the run without B to the run with it.
+        func percents(_ report: [String: Any]) throws -> [String: (Int, Bool)] {
+            Dictionary(uniqueKeysWithValues: try XCTUnwrap(report["badges"] as? [[String: Any]]).map { ($0["id"] as! String, ($0["percent"] as! Int, $0["achieved"] as! Bool)) })
+        }
+        let p0 = try percents(onlyA), p1 = try percents(withB)
+        let rose = try XCTUnwrap(changes["badges"] as? [[String: Any]])
+        XCTAssertEqual(Set(rose.compactMap { $0["id"] as? String }), Set(p1.keys.filter { p1[$0]!.0 > p0[$0]!.0 }))
+        XCTAssertFalse(rose.isEmpty)
+        for b in rose {
+            let id = b["id"] as! String
+            XCTAssertEqual(b["fromPercent"] as? Int, p0[id]!.0, id)
+            XCTAssertEqual(b["toPercent"] as? Int, p1[id]!.0, id)
+            XCTAssertEqual(b["achieved"] as? Bool, p1[id]!.1, id)
+        }
 
         // The first run through a new state: everything is new.
         let all = try codes((firstRun["changes"] as? [String: Any])?["unlocked"])

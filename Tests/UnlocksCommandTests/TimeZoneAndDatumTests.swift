@@ -30,7 +30,7 @@ final class TimeZoneAndDatumTests: XCTestCase {
     static let june30 = Date(timeIntervalSince1970: 19_904 * 86_400)
 
     /// Two walks in Manhattan at 01:00 and 23:00 New York time (EDT, -04:00) on 30 June: one day
-    /// there; at the default +08:00 they fall on 30 June and 1 July.
+    /// there; at +08:00 they fall on 30 June and 1 July.
     func testAWalkAt23hInNewYorkCountsOn30June() throws {
         let dir = try temporaryDirectory()
         try gpx(latitude: 40.7580, longitude: -73.9855, start: Self.june30.addingTimeInterval(5 * 3600)).write(toFile: dir + "/early.gpx", atomically: true, encoding: .utf8)
@@ -41,8 +41,26 @@ final class TimeZoneAndDatumTests: XCTestCase {
         XCTAssertEqual(options["timeZone"] as? String, "America/New_York")
         let first = try XCTUnwrap(((zoned["unlocks"] as? [String: Any])?["countries"] as? [[String: Any]])?.first?["firstVisit"] as? [String: Any])
         XCTAssertEqual(first["time"] as? String, "2024-06-30T01:00:00.000-04:00")
-        let fixed = try report(CommandRunner.run(["classify", "--tables", Self.tables, dir]))
+        let fixed = try report(CommandRunner.run(["classify", "--tables", Self.tables, "--utc-offset", "+08:00", dir]))
         XCTAssertEqual(metric(fixed, "recordedDays"), 2)
+    }
+
+    /// Issue 23: with no flag, days follow the person's own clock (`TZ`). The walk at 23:00 EDT
+    /// on 30 June 2024 is 03:00Z on 1 July (EDT is UTC−4 from 10 March to 3 November 2024, by
+    /// hand from the US rule): it counts on 30 June, and the report names the zone.
+    func testWithNoFlagAWalkAt23hCountsOn30JuneOnNewYorksClock() throws {
+        let dir = try temporaryDirectory()
+        try gpx(latitude: 40.7580, longitude: -73.9855, start: Self.june30.addingTimeInterval(27 * 3600)).write(toFile: dir + "/late.gpx", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["classify", "--tables", Self.tables, dir], environment: ["TZ": "America/New_York"])
+        let zoned = try report(result)
+        let days = try XCTUnwrap(zoned["days"] as? [[String: Any]], result.stdout)
+        XCTAssertEqual(days.compactMap { $0["date"] as? String }, ["2024-06-30"])
+        XCTAssertEqual((zoned["options"] as? [String: Any])?["timeZone"] as? String, "America/New_York")
+        let text = try CommandRunner.run(["classify", "--tables", Self.tables, "--format", "text", dir], environment: ["TZ": "America/New_York"])
+        XCTAssertTrue(text.stdout.contains("days in America/New_York"), text.stdout)
+        // The same walk on UTC's clock (TZ=UTC; also what a system with no zone set uses) is on 1 July.
+        let utc = try report(CommandRunner.run(["classify", "--tables", Self.tables, dir], environment: ["TZ": "UTC"]))
+        XCTAssertEqual((utc["days"] as? [[String: Any]])?.compactMap { $0["date"] as? String }, ["2024-07-01"])
     }
 
     /// Berlin's spring transition (31 March 2024, +01:00 → +02:00 at 01:00Z): 12:00Z and 22:30Z
@@ -67,20 +85,31 @@ final class TimeZoneAndDatumTests: XCTestCase {
         }
     }
 
-    /// A state remembers its zone: another zone through it, or merged with it, is refused by name.
+    /// A state remembers its zone: a run given none takes it (whatever the system's), another
+    /// zone through it, or merged with it, is refused, naming the options that differ.
     func testTheStateKeepsItsZone() throws {
         let dir = try temporaryDirectory()
         try gpx(latitude: 52.5163, longitude: 13.3777, start: Self.june30).write(toFile: dir + "/a.gpx", atomically: true, encoding: .utf8)
         let berlinState = dir + "/berlin.state", chinaState = dir + "/china.state"
         XCTAssertEqual(try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", "Europe/Berlin", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r1"]).status, 0)
-        XCTAssertEqual(try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/a.gpx", "--state", chinaState, "--out", dir + "/r2"]).status, 0)
-        let again = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r3"])
-        XCTAssertNotEqual(again.status, 0)
-        XCTAssertTrue(again.stderr.contains("Europe/Berlin"), again.stderr)
-        let merged = try CommandRunner.run(["merge", "--tables", Self.tables, "--time-zone", "Europe/Berlin", berlinState, chinaState])
+        XCTAssertEqual(try CommandRunner.run(["classify", "--tables", Self.tables, "--utc-offset", "+08:00", dir + "/a.gpx", "--state", chinaState, "--out", dir + "/r2"]).status, 0)
+        let again = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r3"],
+                                          environment: ["TZ": "Europe/Paris"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let options = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/r3"))) as? [String: Any])["options"] as? [String: Any]
+        XCTAssertEqual(options?["timeZone"] as? String, "Europe/Berlin")
+        let other = try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", "Europe/Paris", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r4"])
+        XCTAssertNotEqual(other.status, 0)
+        XCTAssertTrue(other.stderr.contains("the state was made with --time-zone Europe/Berlin; this run uses Europe/Paris"), other.stderr)
+        XCTAssertFalse(other.stderr.contains("metres") || other.stderr.contains("exploreMaxSpeed"), other.stderr)
+        let slower = try CommandRunner.run(["classify", "--tables", Self.tables, "--explore-max-speed", "20", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r5"])
+        XCTAssertTrue(slower.stderr.contains("the state was made with --explore-max-speed 30; this run uses 20"), slower.stderr)
+        XCTAssertFalse(slower.stderr.contains("time-zone"), slower.stderr)
+        let merged = try CommandRunner.run(["merge", "--tables", Self.tables, berlinState, chinaState])
         XCTAssertNotEqual(merged.status, 0)
         XCTAssertTrue(merged.stderr.contains("china.state"), merged.stderr)
-        XCTAssertEqual(try CommandRunner.run(["merge", "--tables", Self.tables, "--time-zone", "Europe/Berlin", berlinState]).status, 0)
+        XCTAssertTrue(merged.stderr.contains("the state was made with --utc-offset +08:00; this run uses Europe/Berlin"), merged.stderr)
+        XCTAssertEqual(try CommandRunner.run(["merge", "--tables", Self.tables, berlinState], environment: ["TZ": "Asia/Tokyo"]).status, 0)
     }
 
     /// Near the border of Dongcheng (110101) and Xicheng (110102): the same numbers are in

@@ -25,10 +25,17 @@ public struct CommandRunner {
         fatalError("cannot find the unlocks executable near \(Bundle.main.bundleURL.path)")
     }()
 
+    /// The clock every run is given unless a test names its own: days and streaks follow the
+    /// system's zone (`TZ`), and the suite's expectations were written for Asia/Shanghai's
+    /// (+08:00), so it is set explicitly rather than taken from the machine running the tests.
+    public static let testZone = "Asia/Shanghai"
+
     /// Runs `unlocks arguments…`, writing `input` `inputRepeats` times to its standard input from
     /// another thread (so inputs far larger than a pipe buffer work).
     /// With `timeout` (seconds), a child still running then is killed (status 128 + SIGKILL).
-    public static func run(_ arguments: [String], input: Data = Data(), inputRepeats: Int = 1, timeout: Double? = nil) throws -> Result {
+    /// `environment` is added to (and overrides) the test process's; `TZ` is ``testZone`` unless given.
+    public static func run(_ arguments: [String], input: Data = Data(), inputRepeats: Int = 1, timeout: Double? = nil,
+                           environment: [String: String] = [:]) throws -> Result {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
         var actions = posix_spawn_file_actions_t()
@@ -40,8 +47,11 @@ public struct CommandRunner {
         for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let settings = ProcessInfo.processInfo.environment.merging(["TZ": testZone].merging(environment) { $1 }) { $1 }
+        let envp = settings.sorted { $0.key < $1.key }.map { strdup($0.key + "=" + $0.value) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
 

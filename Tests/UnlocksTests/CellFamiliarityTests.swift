@@ -119,7 +119,7 @@ final class CellFamiliarityTests: XCTestCase {
         // Other levels are other rules.
         var options = ClassifyOptions()
         options.familiarityLevels = FamiliarityLevels(lit: 1, bright: 2, gold: 3)!
-        XCTAssertThrowsError(try decode(encode(ledger), options: options)) { XCTAssertTrue("\($0)".contains("familiarityLevels"), "\($0)") }
+        XCTAssertThrowsError(try decode(encode(ledger), options: options)) { XCTAssertTrue("\($0)".contains("--familiarity-levels 1,5,20; this run uses 1,2,3"), "\($0)") }
     }
 
     func testAVersionThreeStateIsRefusedWithTheReason() throws {

@@ -176,15 +176,17 @@ final class TrackClassifierTests: XCTestCase {
     /// Days are local days at the UTC offset: 16:30Z is 00:30 the next day at +08:00.
     func testDaysAndStreaksUseTheLocalDay() throws {
         var options = ClassifyOptions()
+        options.timeZone = .china
         let t = Timestamp.parse("2024-05-01T16:30:00Z")!
         let day = 86_400_000 as Int64
         let points = [t, t + day, t + 3 * day].map { TrackPoint(latitude: 39.91, longitude: 116.39, time: $0, accuracy: 5) }
         let c = classify(points, options: options)
         let may2 = Timestamp.daysSinceEpoch(year: 2024, month: 5, day: 2)
         XCTAssertEqual(c.ledger.view.days, [may2, may2 + 1, may2 + 3])
-        options.timeZone = .utc
-        XCTAssertEqual(classify(points, options: options).ledger.view.days, [may2 - 1, may2, may2 + 2])
-        let report = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: ClassifyOptions(), lenient: false)
+        var utc = options
+        utc.timeZone = .utc
+        XCTAssertEqual(classify(points, options: utc).ledger.view.days, [may2 - 1, may2, may2 + 2])
+        let report = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: options, lenient: false)
         XCTAssertEqual(report.metrics.recordedDays, 3)
         XCTAssertEqual(report.metrics.longestStreakDays, 2)
         XCTAssertEqual(report.metrics.currentStreakDays, 1)

@@ -19,9 +19,9 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// Points inside a region within one segment that confirm an unlock even when each alone is too
     /// close to the border for its accuracy.
     public var minimumPointsPerSegment = 3
-    /// The zone of local days, streaks and printed times (`--time-zone`, `--utc-offset`; +08:00,
-    /// China's clock, by default).
-    public var timeZone = LocalTimeZone.china
+    /// The zone of local days, streaks and printed times (`--time-zone`, `--utc-offset`; by
+    /// default the system's, ``LocalTimeZone/system``: `TZ`, else the system's setting, else UTC).
+    public var timeZone = LocalTimeZone.system
     /// The first and last local days (days since 1970-01-01 in ``timeZone``, inclusive) whose
     /// moments count (`--since`, `--until`); nil: no bound. When either is set, points outside
     /// and untimed points (they have no day) are dropped as ``DropReason/outsideDates``.

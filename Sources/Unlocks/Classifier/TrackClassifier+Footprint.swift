@@ -10,9 +10,7 @@ import Tracks
 extension TrackClassifier {
     /// One explored spot of a footprint input, after the filter and the datum conversion.
     mutating func explore(spot point: TrackPoint) {
-        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else {
-            return drop(.invalidCoordinate)
-        }
+        guard let placement = footprintPlacement(point) else { return drop(.invalidCoordinate) }
         record.pointsKept += 1
         let cell = CellVisit(time: .max, country: placement.country.region ?? -1,
                              chinaRegion: placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
@@ -34,6 +32,38 @@ extension TrackClassifier {
         useMinute(ofTime: nil)
         tally.points += 1
         tally.count(place: place)
+    }
+
+    /// The spot's placement: the last lookup's when the spot is near enough that no level can
+    /// change and every margin still exceeds the assumed accuracy (inside at every level, a
+    /// stable placement, moved less than the smallest margin less the accuracy, with 1% and 1 m
+    /// to spare: the rule of `place(_:)`), its margins then nil ("far enough"); else located afresh.
+    /// A tile's pixels come row by row, metres apart: most reuse the lookup.
+    mutating func footprintPlacement(_ point: TrackPoint) -> Placement? {
+        if hasLookup, scale.metres(from: lookupPoint, to: point) * 1.01 + 1 + options.assumedAccuracy <= lookupClearance {
+            return lookupPlacement
+        }
+        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
+        var levels = 0, allInside = true, clearance = 0.0
+        for level in [placement.country, placement.province, placement.city, placement.county] where level.region != nil {
+            if level.status != .inside { allInside = false }
+            let margin = level.marginMetres ?? locator.marginRadius
+            if levels == 0 || margin < clearance { clearance = margin }
+            levels += 1
+        }
+        hasLookup = levels > 0 && allInside
+            && locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius)
+        if hasLookup {
+            var reusable = placement
+            reusable.country.marginMetres = nil
+            reusable.province.marginMetres = nil
+            reusable.city.marginMetres = nil
+            reusable.county.marginMetres = nil
+            lookupPoint = point
+            lookupPlacement = reusable
+            lookupClearance = clearance
+        }
+        return placement
     }
 
     /// The footprint rule at one level: a spot inside the region at least the assumed accuracy

@@ -49,7 +49,8 @@ public struct LiveLedger {
     /// Starts from a state saved by ``encodedState()`` or `unlocks classify --state` (nil: an
     /// empty ledger). The options must be those the state was made with, as on the command
     /// line; a state made with other rules, damaged or of another version is refused
-    /// (``StateError``, naming `statePath`).
+    /// (``StateError``, naming `statePath`). ``LedgerState/timeZone(of:)`` is the zone a state
+    /// was made with, for an app to keep it when the device's zone has changed.
     public init(locator: RegionLocator, options: ClassifyOptions = ClassifyOptions(), state: [UInt8]? = nil,
                 statePath: String = "state") throws {
         self.locator = locator

@@ -286,7 +286,7 @@ public enum LedgerState {
                 throw fail("made in the \(stateView) worldview; this run uses the \(tables.worldview.rawValue) worldview: run with --worldview \(stateView), or use a new state")
             }
             guard let rules = document["rules"], rules == .object(ruleValues(options, worldview: tables.worldview)) else {
-                throw fail("made with other classify options (\(document["rules"]?.compactRendered() ?? "none")); use the same --time-zone (or --utc-offset) and defaults, or a new state")
+                throw fail(ruleMismatch(document["rules"], options, worldview: tables.worldview))
             }
             let worldIndex = Dictionary(world.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
             // China codes repeat across levels (a municipality is its own city), so they carry the level.
