@@ -194,7 +194,8 @@ final class UnitLookup {
     @inline(__always)
     func find(x: Int64, y: Int64) -> UnitLookupResult {
         let rootSize = Int64(1) << rootLog2
-        var qx = x
+        // Longitude −180° is +180° (one meridian; the tables draw it on the east side).
+        var qx = x == -TableFormat.limitX ? TableFormat.limitX : x
         while true {
             // Compared before subtracting: x and y may be any Int64.
             guard qx >= originX, qx < originX + rootSize, y >= originY, y < originY + rootSize else {

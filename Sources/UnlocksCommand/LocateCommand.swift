@@ -11,10 +11,11 @@ enum LocateCommand {
     static let spec = CommandSpec(
         name: "locate",
         abstract: "Assign lat,lon points to country, province, city and county.",
-        usage: "[--datum wgs84|gcj02] [--tables DIR] [--format csv|jsonl] [FILE|-]",
+        usage: "[--datum wgs84|gcj02] [--tables DIR] [--worldview NAME] [--format csv|jsonl] [FILE|-]",
         options: [
             .value("datum", "DATUM", "Datum of the input: wgs84 (GPS, default) or gcj02 (Chinese map apps)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
+            TableSearch.worldviewOption,
             .value("format", "FORMAT", "csv (codes; default) or jsonl (adds names, statuses and margins)."),
         ],
         discussion: """
@@ -38,7 +39,7 @@ enum LocateCommand {
             throw UsageError(message: "expected at most one input file, got \(arguments.positionals.count)")
         }
         // Margins only appear in JSON Lines: CSV output skips their search.
-        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: format == .jsonl ? 300 : 0)
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0)
         let path = arguments.positionals.first ?? "-"
         let displayName = path == "-" ? "<stdin>" : path
         let output = BufferedOutput()
