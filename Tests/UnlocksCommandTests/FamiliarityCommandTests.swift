@@ -153,6 +153,8 @@ final class FamiliarityCommandTests: XCTestCase {
         let fresh = try run(["classify", a, "--state", alone] + levels)
         try assertLevels(fresh, passes: 1, levels: (1, 2, 3))
         XCTAssertEqual(forgotten, ReportText.withoutChanges(fresh))
+        // The state remembers what was forgotten; with that undone it is the fresh run's.
+        _ = try run(["forget", "--undo", b, "--state", both] + levels)
         XCTAssertEqual(FileManager.default.contents(atPath: both), FileManager.default.contents(atPath: alone))
         // A state refuses other levels, like the other rules.
         let refused = try CommandRunner.run(["classify", b, "--state", both, "--familiarity-levels", "1,5,20", "--tables", Self.tables])
