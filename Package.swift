@@ -52,7 +52,7 @@ let package = Package(
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
         .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap"],
-                resources: [.copy("Tables/world.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
+                resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
         // borders, and the tables audited as a whole, as JSON, GeoJSON and one HTML page.
@@ -78,7 +78,7 @@ let package = Package(
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in the benchmarks package (Benchmarks/, `Scripts/bench fuzz`).
-        .target(name: "TrackFuzzing", dependencies: ["CZlib", "SeededRandom"], swiftSettings: swift5),
+        .target(name: "TrackFuzzing", dependencies: ["CZlib", "SeededRandom", "RegionTables"], swiftSettings: swift5),
 
         // What the tests share (docs/testing.md): the track-event recorder, the reader verifier
         // (bytes fed whole, one at a time, in random chunks), seeded random, temporary folders,

@@ -38,7 +38,8 @@ extension RegionLocator {
     /// Opens the bundled tables (memory-mapped, checksummed, validated: about 8 ms and 6 MB
     /// mapped, docs/embedding.md). Open once and share: the locator is immutable and `Sendable`.
     /// `marginRadius` as in ``RegionLocator/init(tables:marginRadius:)``.
-    public static func bundled(marginRadius: Double = 300) throws -> RegionLocator {
-        try RegionLocator(directory: try BundledTables.directory(), marginRadius: marginRadius)
+    /// `worldview`: whose borders the countries follow (`.china` by default; docs/boundaries.md).
+    public static func bundled(worldview: Worldview = .china, marginRadius: Double = 300) throws -> RegionLocator {
+        try RegionLocator(directory: try BundledTables.directory(), worldview: worldview, marginRadius: marginRadius)
     }
 }

@@ -28,6 +28,11 @@ extension AuditReport {
         ("ls", "source, full resolution"), ("lw", "world table (country, WGS-84)"), ("l1", "province"), ("l2", "city"), ("l3", "county"), ("lc", "China table coast / national border"),
     ]
 
+    /// Each line style's swatch in the legend beneath a map (a CSS border, as the line is drawn).
+    static let lineSwatches: [String: String] = [
+        "ls": "1px solid #db2777", "lw": "2px dashed #ea580c", "l1": "2px solid #111827", "l2": "2px solid #4b5563", "l3": "1px dashed #9ca3af", "lc": "2px solid #0369a1",
+    ]
+
     /// The page up to the episodes' sections: styles, summary, shaky unlocks.
     func htmlHead() -> String {
         var out = """
@@ -45,15 +50,18 @@ extension AuditReport {
         .sw{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;vertical-align:-1px}
         section.ep{margin:18px 0;padding:14px;border:1px solid #e5e7eb;border-radius:8px;break-inside:avoid}
         .row{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
-        svg{border:1px solid #cbd5e1;border-radius:4px;background:#f8fafc;flex:none;max-width:100%;height:auto}
+        figure.map{margin:0;flex:none;max-width:100%}
+        svg{display:block;border:1px solid #cbd5e1;border-radius:4px;background:#f8fafc;max-width:100%;height:auto}
+        .key{display:flex;flex-wrap:wrap;gap:2px 14px;max-width:560px;margin-top:6px;font-size:12px;color:#374151}
+        .key i{display:inline-block;width:18px;height:0;margin-right:5px;vertical-align:middle}.key i.kg{width:8px;height:8px;border:1px solid #dc2626;border-radius:50%}
         svg path{fill:none;stroke-linejoin:round;stroke-linecap:round}
         .lw{stroke:#ea580c;stroke-width:2;stroke-dasharray:6 3}.l1{stroke:#111827;stroke-width:2.4}.l2{stroke:#4b5563;stroke-width:1.5}
         .l3{stroke:#9ca3af;stroke-width:1;stroke-dasharray:4 3}.lc{stroke:#0369a1;stroke-width:2}.ls{stroke:#db2777;stroke-width:1;stroke-opacity:.8}
-        svg text{font:11px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
+        svg text{font:12px system-ui,sans-serif;fill:#1f2937}.lg{fill:#fff;fill-opacity:.88;stroke:#cbd5e1}
         svg circle.g{fill:none;stroke:#dc2626;stroke-width:.9}
         \(Self.palette.enumerated().map { ".r\($0.offset){stroke:\($0.element.1);stroke-width:5}" }.joined())
         .facts{flex:1;min-width:min(320px,100%)}.facts td{overflow-wrap:anywhere}.facts td:first-child{color:#6b7280;white-space:nowrap}.tag{display:inline-block;padding:0 6px;margin:1px;border-radius:9px;color:#fff;font-size:12px}
-        @media (max-width:600px){body{margin:12px auto;padding:0 10px}section.ep{padding:10px}h3{overflow-wrap:anywhere}}
+        @media (max-width:600px){body{margin:12px auto;padding:0 10px}section.ep{padding:10px}h3{overflow-wrap:anywhere}svg text{font-size:20px}}
         </style></head><body>
         <h1>Border audit</h1>
 
@@ -105,7 +113,7 @@ extension AuditReport {
         func project(_ lat: Double, _ lon: Double) -> (Double, Double) {
             (offsetX + (lon - f.west) * metresPerDegreeLon * pxPerMetre, offsetY + (f.north - lat) * metresPerDegreeLat * pxPerMetre)
         }
-        var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.mapWidth))\" height=\"\(Int(Self.mapHeight))\" viewBox=\"0 0 \(Int(Self.mapWidth)) \(Int(Self.mapHeight))\">"
+        var out = "<figure class=\"map\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.mapWidth))\" height=\"\(Int(Self.mapHeight))\" viewBox=\"0 0 \(Int(Self.mapWidth)) \(Int(Self.mapHeight))\">"
         var styles = Set<String>()
         // The source's borders first, under the table's (drawn over them, so where the two agree
         // the table's line shows and the source's peeks out where they part).
@@ -142,22 +150,13 @@ extension AuditReport {
         var hollow = Self.thin(ghosts.map { (0, $0.0, $0.1) }, spacing: spacing)
         if hollow.count > Self.maximumCircles { hollow = stride(from: 0, to: hollow.count, by: hollow.count / Self.maximumCircles + 1).map { hollow[$0] } }
         for (_, x, y) in hollow { out += "<circle class=\"g\" cx=\"\(Self.px(x))\" cy=\"\(Self.px(y))\" r=\"3\"/>" }
-        // Legend (top left): the colours and line styles on this map.
-        // Each entry: a line's CSS class (or "g", the hollow circle) and its description.
-        let entries = Self.palette.indices.filter { used.contains($0) }.map { ("r\($0)", Self.palette[$0].0.rawValue) }
-            + (hollow.isEmpty ? [] : [("g", "datum-flip point without the shift")])
-            + Self.lineStyles.filter { styles.contains($0.0) }
-        let legendHeight = Double(entries.count) * 15 + 8
-        out += "<rect class=\"lg\" x=\"6\" y=\"6\" width=\"218\" height=\"\(Int(legendHeight))\" rx=\"4\"/>"
-        for (i, entry) in entries.enumerated() {
-            let y = 18 + Double(i) * 15
-            if entry.0 == "g" {
-                out += "<circle class=\"g\" cx=\"18\" cy=\"\(Int(y - 4))\" r=\"3\"/>"
-            } else {
-                out += "<path class=\"\(entry.0)\" d=\"M10 \(Int(y - 4))h16\"/>"
-            }
-            out += "<text x=\"32\" y=\"\(Int(y))\">\(escape(entry.1))</text>"
-        }
+        // Legend (beneath the map, in the page's text, so a phone's shrunk map leaves it legible):
+        // the colours and line styles on this map.
+        // Each entry: its swatch (a CSS border, or the hollow circle's class) and its description.
+        let entries = Self.palette.indices.filter { used.contains($0) }.map { ("style=\"border-top:5px solid \(Self.palette[$0].1)\"", Self.palette[$0].0.rawValue) }
+            + (hollow.isEmpty ? [] : [("class=\"kg\"", "datum-flip point without the shift")])
+            + Self.lineStyles.filter { styles.contains($0.0) }.map { ("style=\"border-top:\(Self.lineSwatches[$0.0] ?? "1px solid")\"", $0.1) }
+        let key = entries.map { "<span><i \($0.0)></i>\(escape($0.1))</span>" }.joined()
         // Scale bar (bottom left): a round length near a quarter of the width.
         let target = Self.mapWidth / 4 / pxPerMetre
         let magnitude = pow(10, floor(log10(target)))
@@ -165,10 +164,10 @@ extension AuditReport {
         let barPx = length * pxPerMetre
         let label = length >= 1000 ? "\(fixed(length / 1000, length >= 10_000 ? 0 : 1)) km" : "\(Int(length)) m"
         let y = Self.mapHeight - 14
-        out += "<rect class=\"lg\" x=\"6\" y=\"\(Int(y - 18))\" width=\"\(Int(barPx + 60))\" height=\"26\" rx=\"4\"/>"
+        out += "<rect class=\"lg\" x=\"6\" y=\"\(Int(y - 22))\" width=\"\(Int(barPx + 92))\" height=\"30\" rx=\"4\"/>"
         out += "<path d=\"M12 \(Int(y - 4))v6h\(Self.px(barPx))v-6\" style=\"stroke:#111827;stroke-width:1.5\"/>"
         out += "<text x=\"\(Int(barPx + 18))\" y=\"\(Int(y + 2))\">\(label)</text>"
-        out += "</svg>"
+        out += "</svg><figcaption class=\"key\">" + key + "</figcaption></figure>"
         return out
     }
 

@@ -32,6 +32,9 @@ public struct BoundaryBuilder {
     public var allowUnpinned = false
     /// The English names of the Chinese regions (``EnglishNames``).
     public var englishNamesPath = EnglishNames.defaultPath
+    /// The international worldview's source (``NaturalEarthSource``): when given, `international.bin`
+    /// is built from it too.
+    public var naturalEarth: String?
 
     public init(source: String, outputDirectory: String, tolerance: Double = defaultTolerance, buffer: Double = defaultBuffer) {
         self.source = source
@@ -50,15 +53,21 @@ public struct BoundaryBuilder {
         let englishNames = try EnglishNames(contentsOf: englishNamesPath)
         try englishNames.apply(to: &catalog)
         log("catalog: \(catalog.china.count) Chinese regions, \(catalog.countries.count) countries (\(rounded(Stopwatch.seconds() - started, 1)) s)")
-        // The two tables are independent: build them on both cores (each with its own GEOS context).
+        let international = try naturalEarth.map { try NaturalEarthSource(location: $0, allowUnpinned: allowUnpinned) }
+        if let international { log("international: \(international.location) (sha256 \(international.sha256)), \(international.countries.count) countries") }
+        // The tables are independent: build them side by side (each with its own GEOS context).
         let results = Results()
-        DispatchQueue.concurrentPerform(iterations: 2) { job in
+        let worldBuilder = WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer)
+        DispatchQueue.concurrentPerform(iterations: international == nil ? 2 : 3) { job in
             do {
                 if job == 0 {
                     results.china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
-                } else {
-                    results.world = try WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance,
-                                                              buffer: Self.defaultWorldBuffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+                } else if job == 1 {
+                    results.world = try worldBuilder.build(catalog, sourceSHA256: archive.sha256, log: log)
+                } else if let international {
+                    let built = try worldBuilder.build(countries: international.countries, seamCountry: nil, name: "international",
+                                                       sourceSHA256: international.sha256, log: log)
+                    results.international = (built.bytes, built.report)
                 }
             } catch {
                 results.fail(error)
@@ -70,10 +79,13 @@ public struct BoundaryBuilder {
         report.file = "china.bin"
         var worldReport = world.report
         worldReport.file = "world.bin"
+        var internationalReport = results.international?.report
+        internationalReport?.file = "international.bin"
 
         // Check what we wrote by reading it back exactly as an app would.
         _ = try RegionTable(bytes: china.bytes, path: report.file)
         _ = try RegionTable(bytes: world.bytes, path: worldReport.file)
+        if let built = results.international { _ = try RegionTable(bytes: built.bytes, path: "international.bin") }
 
         let manifest = JSONValue.object([
             ("format", .string("AdminUnlocks region tables, format version \(TableFormat.version) (docs/region-table-format.md)")),
@@ -81,7 +93,7 @@ public struct BoundaryBuilder {
                 ("release", .string(SourceArchive.pinnedRelease)),
                 ("sha256", .string(archive.sha256)),
                 ("chinaEnglishNamesSHA256", .string(englishNames.sha256)),
-            ])),
+            ] + (international.map { [("internationalRelease", .string(NaturalEarthSource.pinnedRelease)), ("internationalSHA256", .string($0.sha256))] } ?? []))),
             ("parameters", .object([
                 ("toleranceMetres", .number(tolerance)),
                 ("worldToleranceMetres", .number(worldTolerance)),
@@ -91,12 +103,13 @@ public struct BoundaryBuilder {
                 ("chinaProjection", .string(ChinaTableBuilder.projection)),
                 ("quantumDegrees", .number(TableFormat.quantum)),
             ])),
-            ("tables", .array([Self.json(report), Self.json(worldReport)])),
+            ("tables", .array([Self.json(report), Self.json(worldReport)] + (internationalReport.map { [Self.json($0)] } ?? []))),
             ("datumSeamBeforeRepair", .object(world.seam.keys.sorted().map { ($0, .number(rounded(world.seam[$0]!, 2))) })),
             ("buildSeconds", .number(rounded(Stopwatch.seconds() - started, 1))),
         ])
-        try Self.writeAtomically([(report.file, china.bytes), (worldReport.file, world.bytes),
-                                  ("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
+        try Self.writeAtomically([(report.file, china.bytes), (worldReport.file, world.bytes)]
+                                 + (results.international.map { [("international.bin", $0.bytes)] } ?? [])
+                                 + [("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
         return manifest
     }
 
@@ -104,6 +117,7 @@ public struct BoundaryBuilder {
     private final class Results: @unchecked Sendable {
         var china: (bytes: [UInt8], report: TableReport)?
         var world: (bytes: [UInt8], report: TableReport, seam: [String: Double])?
+        var international: (bytes: [UInt8], report: TableReport)?
         private(set) var error: Error?
         private let lock = NSLock()
         func fail(_ error: Error) {

@@ -20,7 +20,11 @@ public struct SourceOutlines {
     private var cells: [Int64: [Int32]] = [:]
 
     public init(_ catalog: SourceCatalog) {
-        let countries = WorldTableBuilder.sourceCountries(catalog)
+        self.init(countries: WorldTableBuilder.sourceCountries(catalog))
+    }
+
+    /// The outlines of `countries` (WGS-84), indexed in their order.
+    public init(countries: [SourceRegion]) {
         codes = countries.map(\.code)
         for (c, country) in countries.enumerated() {
             for polygon in country.polygons {

@@ -45,22 +45,44 @@ struct GeometryRepair {
          context: GEOSContext, toDegrees: ([Double]) throws -> (lon: [Double], lat: [Double]), freeingIslandsLargerThan islandsLargerThan: Double? = nil) throws {
         var refined = [Int](repeating: 0, count: contents.arcs.count)
         var freed: [Int: Int] = [:]
+        // Each arc's original bounds (lon/lat), to find the coasts near a misplaced ring.
+        let originalBounds = simplifier.originalArcs.map { arc -> (Double, Double, Double, Double) in
+            let xs = stride(from: 0, to: arc.count, by: 2).map { arc[$0] }, ys = stride(from: 1, to: arc.count, by: 2).map { arc[$0] }
+            return (xs.min() ?? 0, ys.min() ?? 0, xs.max() ?? 0, ys.max() ?? 0)
+        }
         while true {
             let check = Self.check(contents)
             // An island or lake that a coast's coarse form passes over (the ring lies in the wrong
             // unit): that coast is simplified again near it, a quarter as coarsely each round.
             var nearIslands: [Int] = []
-            for problem in check.misplaced where problem.metArc >= 0 && freed[problem.arc, default: 0] <= Self.refinements {
+            for problem in check.misplaced where freed[problem.arc, default: 0] <= Self.refinements {
                 // A small island at sea is the small islands' step's; lakes, and islands in them, are not.
                 guard let islandsLargerThan, problem.expected >= 0 || SmallIslands.disc(simplifier.originalArcs[problem.arc]).radius > islandsLargerThan else { continue }
-                freed[problem.arc, default: 0] += 1
+                // The coast that passed over the ring: the one the westward ray met, or, for a lake
+                // left at sea (its unit's coast simplified inland past it, the Hudson Bay shore at
+                // 58.69 N 78.54 W: the ray then meets whatever lies west, far off), the coasts of
+                // the lake's unit near it.
+                var coasts = problem.metArc >= 0 ? [problem.metArc] : []
                 let ring = simplifier.originalArcs[problem.arc]
                 let xs = stride(from: 0, to: ring.count, by: 2).map { ring[$0] }, ys = stride(from: 1, to: ring.count, by: 2).map { ring[$0] }
-                let margin = 2 * simplifier.largestTolerance(problem.metArc)
-                let box = (minX: xs.min()! - margin, minY: ys.min()! - margin, maxX: xs.max()! + margin, maxY: ys.max()! + margin)
+                if problem.expected >= 0, problem.found < 0 {
+                    let reach = 2 * islandsLargerThan / WorldTableBuilder.metresPerDegree
+                    for (arc, b) in originalBounds.enumerated() where arc != problem.arc && !coasts.contains(arc) {
+                        let a = contents.arcs[arc]
+                        guard (a.leftUnit == problem.expected && a.rightUnit < 0) || (a.rightUnit == problem.expected && a.leftUnit < 0) else { continue }
+                        guard b.0 <= xs.max()! + reach / 0.3, xs.min()! - reach / 0.3 <= b.2, b.1 <= ys.max()! + reach, ys.min()! - reach <= b.3 else { continue }
+                        coasts.append(arc)
+                    }
+                }
+                guard !coasts.isEmpty else { continue }
+                freed[problem.arc, default: 0] += 1
                 let scale = freed[problem.arc]! > Self.refinements ? 0 : 0.25
-                if try simplifier.refine(problem.metArc, within: box, scale: scale, topology: topology, context: context) {
-                    nearIslands.append(problem.metArc)
+                for coast in coasts {
+                    let margin = 2 * simplifier.largestTolerance(coast)
+                    let box = (minX: xs.min()! - margin, minY: ys.min()! - margin, maxX: xs.max()! + margin, maxY: ys.max()! + margin)
+                    if try simplifier.refine(coast, within: box, scale: scale, topology: topology, context: context) {
+                        nearIslands.append(coast)
+                    }
                 }
             }
             if !nearIslands.isEmpty {

@@ -64,6 +64,17 @@ public struct SourceArchive {
     }
 
     private static func unzip(_ wheel: [UInt8], name: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for (path, bytes) in try zipEntries(wheel, name: name, accept: { $0.hasPrefix(dataPrefix) }) {
+            files[String(path.dropFirst(dataPrefix.count))] = bytes
+        }
+        return files
+    }
+
+    /// The regular files of a zip archive in memory whose paths `accept` takes, by path (read with
+    /// libarchive; `name` names the archive in errors).
+    static func zipEntries(_ zip: [UInt8], name: String, accept: (String) -> Bool) throws -> [String: [UInt8]] {
+        let wheel = zip
         guard let archive = archive_read_new() else { throw SourceError(path: name, reason: "libarchive: out of memory") }
         defer { archive_read_free(archive) }
         archive_read_support_format_zip(archive)
@@ -80,7 +91,7 @@ public struct SourceArchive {
                     throw SourceError(path: name, reason: "corrupt zip: \(String(cString: archive_error_string(archive)))")
                 }
                 let path = String(cString: archive_entry_pathname(entry))
-                guard path.hasPrefix(dataPrefix), archive_entry_filetype(entry) == 0o100000 /* AE_IFREG */ else { continue }
+                guard accept(path), archive_entry_filetype(entry) == 0o100000 /* AE_IFREG */ else { continue }
                 let size = Int(archive_entry_size(entry))
                 guard size >= 0, size < 1 << 30 else { throw SourceError(path: "\(name):\(path)", reason: "implausible size \(size)") }
                 var bytes = [UInt8](repeating: 0, count: size)
@@ -88,7 +99,7 @@ public struct SourceArchive {
                 guard read == size else {
                     throw SourceError(path: "\(name):\(path)", reason: "read \(read) of \(size) bytes: \(String(cString: archive_error_string(archive)))")
                 }
-                files[String(path.dropFirst(dataPrefix.count))] = bytes
+                files[path] = bytes
             }
         }
         return files

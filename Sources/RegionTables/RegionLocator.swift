@@ -74,6 +74,11 @@ public final class RegionLocator: @unchecked Sendable {
     private let chinaLandBorder: [Bool]
     /// The gate's search radius in quanta (the world table's buffer).
     private let gateRadius: Int64
+    /// In the international worldview: the China table's regions (province and county indices)
+    /// that are not China's there, Taiwan (710000), Hong Kong (810000), Macau (820000) and
+    /// Kinmen (金门县 350527): a point the country table puts in China but the China table in one of
+    /// them gets no province, city or county.
+    private let notChina: Set<Int32>
 
     /// A table's units and arcs, flattened for the per-point path (a class: passed without copying).
     final class TableView {
@@ -151,6 +156,9 @@ public final class RegionLocator: @unchecked Sendable {
             return (world.region(ofUnit: left, at: .country) == chinaCountry) != (world.region(ofUnit: right, at: .country) == chinaCountry)
         }
         gateRadius = Int64((world.buffer / Self.metresPerQuantum).rounded(.up))
+        notChina = tables.worldview == .china ? [] : Set(china.regions.filter {
+            ($0.level == .province && ["710000", "810000", "820000"].contains($0.code)) || ($0.level == .county && $0.code == "350527")
+        }.map(\.index))
     }
 
     /// Bytes the locator holds beyond the tables themselves: both tables' jump tables and chunk
@@ -159,24 +167,36 @@ public final class RegionLocator: @unchecked Sendable {
         worldView.lookup.byteCount + chinaView.lookup.byteCount
     }
 
-    /// Loads `world.bin` and `china.bin` from a directory.
-    public convenience init(directory: String, marginRadius: Double = 300) throws {
-        try self.init(tables: try TableSet(directory: directory), marginRadius: marginRadius)
+    /// Loads the worldview's country table and `china.bin` from a directory.
+    public convenience init(directory: String, worldview: Worldview = .china, marginRadius: Double = 300) throws {
+        try self.init(tables: try TableSet(directory: directory, worldview: worldview), marginRadius: marginRadius)
     }
 
     /// Metres per quantum north–south (and east–west at the equator).
     static let metresPerQuantum = 111_320 * TableFormat.quantum
 
+    /// Longitude −180° as +180°: one meridian, which the tables draw on their east edge, so that
+    /// both spellings of a point on it get one answer (Taveuni, Fiji, at 16.8 S).
+    @inline(__always)
+    static func canonicalLongitude(_ longitude: Double) -> Double {
+        longitude == -180 ? 180 : longitude
+    }
+
     /// Locates a WGS-84 point. Latitudes beyond ±90 and longitudes beyond ±180 are rejected, not
     /// wrapped: in GPS data they are corruption, and wrapping would place them confidently wrong.
+    /// Longitude −180 is located as +180 (the same meridian).
     public func locate(latitude: Double, longitude: Double) throws -> Placement {
         guard latitude.isFinite, longitude.isFinite else { throw LocatorError(reason: "coordinate is not a finite number") }
         guard abs(latitude) <= 90 else { throw LocatorError(reason: "latitude \(latitude) is outside -90…90") }
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
+        let longitude = Self.canonicalLongitude(longitude)
         var placement = Placement()
         let x = quantise(longitude), y = quantise(latitude)
         let found = worldView.lookup.find(x: x, y: y)
         placement.country = place(worldView, x: x, y: y, found: found).0
+        // In the international worldview the country table alone decides the country (no gate:
+        // the China table draws Taiwan, Hong Kong, Macau and Arunachal Pradesh as China).
+        if placement.country.region != chinaCountry, tables.worldview == .international { return placement }
         if placement.country.region != chinaCountry {
             // Not China by the world table. At sea (no country, not even at an edge), or near a
             // world arc that bounds China, the China table decides (only within the datum's
@@ -189,6 +209,10 @@ public final class RegionLocator: @unchecked Sendable {
         placement.gcj02 = gcj
         let gx = quantise(gcj.longitude), gy = quantise(gcj.latitude)
         (placement.province, placement.city, placement.county, _) = place(chinaView, x: gx, y: gy, found: chinaView.lookup.find(x: gx, y: gy))
+        if !notChina.isEmpty, [placement.province.region, placement.county.region].contains(where: { $0.map(notChina.contains) == true }) {
+            (placement.province, placement.city, placement.county) = (.outside, .outside, .outside)
+            return placement
+        }
         // The China table's outer arcs are its coast and its land border: an edge beside the land
         // border is between two regions (a province and the neighbouring country).
         if placement.county.uncontested || placement.city.uncontested || placement.province.uncontested,
@@ -244,6 +268,7 @@ public final class RegionLocator: @unchecked Sendable {
     /// another country within the datum gate's reach of China's border (the China table could
     /// take over there).
     public func placementIsStable(_ placement: Placement, latitude: Double, longitude: Double, within metres: Double) -> Bool {
+        let longitude = Self.canonicalLongitude(longitude)
         guard let country = placement.country.region, placement.country.status == .inside else { return false }
         if country == chinaCountry {
             return [placement.province, placement.city, placement.county].allSatisfy { $0.region != nil && $0.status == .inside }
@@ -376,6 +401,7 @@ extension RegionLocator {
     /// `reach` metres; nil when the answer is not inside at every level it has, or came through
     /// the China gate, or lies outside the datum's rectangle for a point in China.
     public func neighbourhood(latitude: Double, longitude: Double, placement: Placement, reach: Double) -> MarginNeighbourhood? {
+        let longitude = Self.canonicalLongitude(longitude)
         guard let country = placement.country.region, placement.country.status == .inside else { return nil }
         let inChina = country == chinaCountry
         guard !inChina || (placement.gcj02 != nil && [placement.province, placement.city, placement.county].allSatisfy({ $0.status == .inside })) else { return nil }
@@ -419,6 +445,7 @@ extension RegionLocator {
     /// regions at every level (the caller knows: e.g. it reused the same lookup): the regions,
     /// and margins as a fresh lookup gives them. Nil beyond the reach.
     public func placement(latitude: Double, longitude: Double, in neighbourhood: MarginNeighbourhood) -> Placement? {
+        let longitude = Self.canonicalLongitude(longitude)
         let dy = (latitude - neighbourhood.latitude) * 111_320
         let dx = (longitude - neighbourhood.longitude) * 111_320 * cosineOfLatitude(latitude)
         guard (dx * dx + dy * dy).squareRoot() * 1.01 + 1 <= neighbourhood.reach else { return nil }

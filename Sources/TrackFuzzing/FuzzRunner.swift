@@ -15,6 +15,8 @@ public struct FuzzRunner: Sendable {
     public var memoryLimitBytes: Int
     /// 0 (read), 1 (an error before the report) and 3 (an input rejected or read in part).
     public var allowedStatuses: Set<Int32> = [0, 1, 3]
+    /// The subcommand run over the files (`classify`; `merge` for state mutants).
+    public var command = "classify"
 
     public init(executable: String, tables: String, timeLimit: Double = 20, memoryLimitBytes: Int = 300 << 20) {
         self.executable = executable
@@ -38,7 +40,7 @@ public struct FuzzRunner: Sendable {
         public var standardError = ""
     }
 
-    /// Runs `classify` over `files` (in `directory`, which holds its output files).
+    /// Runs ``command`` over `files` (in `directory`, which holds its output files).
     public func run(_ files: [String], in directory: String) -> Outcome {
         var outcome = Outcome()
         let stdoutPath = directory + "/stdout.json", stderrPath = directory + "/stderr.txt"
@@ -48,7 +50,7 @@ public struct FuzzRunner: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let arguments = [executable, "classify"] + files + ["--format", "json", "--tables", tables]
+        let arguments = [executable, command] + files + ["--format", "json", "--tables", tables]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()

@@ -24,6 +24,8 @@ public enum JSONTrackFormat: String, Sendable {
     case huaweiMotionPaths
     /// Google Photos' Takeout sidecar of a photo (`IMG_1234.jpg.json`): `geoData`, `photoTakenTime`.
     case photoSidecar
+    /// Polar Flow's account export, `training-session-*.json`: `exercises[].samples.recordedRoute`.
+    case polarTrainingSession
 }
 
 /// Reads the JSON-family track files: Google Takeout `Records.json` and Semantic Location
@@ -50,16 +52,20 @@ public enum JSONTrackReader {
     /// that is none of the known formats, an unsupported backup version — throw an ``InputError``
     /// whose reason starts with `byte N:` (0-based offset) and whose line is that byte's line.
     /// Points delivered before the error stay delivered.
+    /// Times written without an offset (Polar Flow's) are read in `timeZone` unless the file
+    /// gives their offset.
     @discardableResult
-    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> JSONTrackFormat {
-        try read(source, path: path, into: &sink, recordBytes: maximumRecordBytes, featureBytes: maximumFeatureBytes)
+    public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, timeZone: LocalTimeZone = TrackCSVReader.defaultTimeZone,
+                                                                 into sink: inout Sink) throws -> JSONTrackFormat {
+        try read(source, path: path, into: &sink, recordBytes: maximumRecordBytes, featureBytes: maximumFeatureBytes, timeZone: timeZone)
     }
 
-    /// ``read(_:path:into:)`` with other record size caps (tests use small ones).
+    /// ``read(_:path:timeZone:into:)`` with other record size caps (tests use small ones).
     static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink,
-                                                          recordBytes: Int, featureBytes: Int) throws -> JSONTrackFormat {
+                                                          recordBytes: Int, featureBytes: Int,
+                                                          timeZone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> JSONTrackFormat {
         var reader = JSONStreamReader(source)
-        let context = RecordContext(path: path, recordBytes: recordBytes, featureBytes: featureBytes)
+        let context = RecordContext(path: path, recordBytes: recordBytes, featureBytes: featureBytes, timeZone: timeZone)
         do {
             let format = try readDocument(&reader, context, &sink)
             let end = try reader.next()
@@ -83,7 +89,7 @@ public enum JSONTrackReader {
         }
     }
 
-    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup, GeoJSON, Overland, Polarsteps, Huawei Health or a Google Photos sidecar)"
+    public static let unknownStructure = "not a known JSON track format (expected Takeout Records.json, a Google Timeline export, an app backup, GeoJSON, Overland, Polarsteps, Huawei Health, Polar Flow or a Google Photos sidecar)"
     /// A Google Photos sidecar without a position (its `geoData` and `geoDataExif` are (0, 0)).
     public static let photoWithoutLocation = "photo sidecar without a location (geoData and geoDataExif are 0, 0)"
 
@@ -120,6 +126,7 @@ public enum JSONTrackReader {
         var tracksBeforeHeader: JSONStreamError?
         var timelineOverlap = TimelineOverlap()
         var sidecar = PhotoSidecar()
+        var polarOffset: Int?
         while true {
             let event = try reader.next()
             if event == .objectEnd { break }
@@ -149,6 +156,11 @@ public enum JSONTrackReader {
                 // Not (yet) known to be a backup: another format may have a member of this name.
                 tracksBeforeHeader = tracksBeforeHeader ?? AppBackup.Header.tracksBeforeHeader(reader)
                 try reader.skip(from: value)
+            case ("exercises", .arrayStart):
+                try PolarTrainingSession.readExercises(&reader, context, sessionOffset: polarOffset, &sink)
+                format = format ?? .polarTrainingSession
+            case ("timeZoneOffset", .number), ("timezoneOffset", .number):
+                polarOffset = PolarTrainingSession.offsetMinutes(reader, value)
             case ("features", .arrayStart):
                 try GeoJSONTracks.readFeatures(&reader, context, &sink)
                 format = format ?? .geoJSON
@@ -192,6 +204,8 @@ struct RecordContext {
     let recordBytes: Int
     /// Largest GeoJSON feature, in input bytes.
     let featureBytes: Int
+    /// The zone of times written without an offset (Polar Flow's `dateTime`).
+    var timeZone: LocalTimeZone = TrackCSVReader.defaultTimeZone
 
     /// An unreadable-record report for the record that starts at `start`.
     func problem(_ reason: String, at start: RecordStart) -> InputError {

@@ -12,11 +12,12 @@ enum AuditCommand {
     static let spec = CommandSpec(
         name: "audit",
         abstract: "Find the shaky points and unlocks near borders (or audit the tables); write JSON, GeoJSON and HTML.",
-        usage: "PATH...|- [--within M] [--out DIR] [--tables DIR] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
+        usage: "PATH...|- [--within M] [--out DIR] [--tables DIR] [--worldview NAME] [--time-zone NAME | --utc-offset ±HH:MM] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--source WHEEL]\n       unlocks audit --tables [DIR] [--out DIR]",
         options: [
             .value("within", "M", "Flag points within M metres of a border (default 300)."),
             .value("out", "DIR", "Folder for audit.json, audit.geojson and audit.html (default ./audit; created if missing)."),
             .optionalValue("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README). Without PATH: audit the tables themselves."),
+            TableSearch.worldviewOption,
             .value("time-zone", "NAME", "IANA zone of the times shown and of CSV times without an offset (default: the system's: TZ, else its setting, else UTC)."),
             .value("utc-offset", "±HH:MM", "A fixed offset instead of --time-zone."),
             .value("datum-for", "GLOB=DATUM", "Read the inputs whose path matches GLOB in DATUM (repeatable; docs/datum.md)."),
@@ -57,7 +58,7 @@ enum AuditCommand {
         // Margins to `within` and 150 m beyond: a point whose smallest margin exceeds `within`
         // spares the next ones that much walking before they need measuring again
         // (BorderAuditor's clearance); 150 m measured fastest on city-centre walks.
-        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: within + Self.radiusBeyondWithin)
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: within + Self.radiusBeyondWithin)
         let check = try Self.sourcePath(arguments).map { try SourceCheck(wheel: $0, locator: locator) }
         // Walked before the output folder gets its body files (`audit .` writes inside the archive; earlier
         // audits' files are skipped by content); read in path order, so the files number segments alike in any argument order.

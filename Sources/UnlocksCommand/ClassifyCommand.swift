@@ -10,7 +10,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--jobs N]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--worldview NAME] [--jobs N]",
         options: RuleOptions.classifyOptionSpecs,
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
@@ -66,7 +66,7 @@ enum ClassifyCommand {
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
-        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
 
         let statePath = arguments.value("state")

@@ -18,8 +18,7 @@ enum CommandIntake {
         }
     }
 
-    /// The files of `positionals` (``sources(_:)``), standard output's file marked the tool's own;
-    /// refused (nothing written) when one of `outputs` (option, path) is an input or a file `named` (``OutputClash``).
+    /// The files of `positionals`, standard output's marked the tool's own; refused if an output is an input (``OutputClash``).
     static func walk(_ positionals: [String], outputs: [(String, String?)], named: [String] = []) throws -> [WalkedFile] {
         var files = try IntakeRun.walk(try sources(positionals))
         OutputClash.skipStandardOutput(in: &files)

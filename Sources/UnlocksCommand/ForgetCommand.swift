@@ -13,7 +13,7 @@ enum ForgetCommand {
     static let spec = CommandSpec(
         name: "forget",
         abstract: "Remove inputs from a classify state, as if they had never been read.",
-        usage: "INPUT... --state FILE [--undo] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR]",
+        usage: "INPUT... --state FILE [--undo] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
             .flag("undo", "Bring forgotten inputs back: the next classify --state reads them again."),
@@ -27,6 +27,7 @@ enum ForgetCommand {
             .value("explore-max-speed", "KMH", "The --explore-max-speed the state was made with (default 30)."),
             .value("familiarity-levels", "L,B,G", "The --familiarity-levels the state was made with (default 1,5,20)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
+            TableSearch.worldviewOption,
         ],
         discussion: """
         Each INPUT names inputs of the state: by their path as the report lists it (an archive's
@@ -53,7 +54,7 @@ enum ForgetCommand {
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)
         let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
-        let tables = try TableSet(directory: try TableSearch.directory(arguments))
+        let tables = try TableSearch.tables(arguments)
         guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
         RuleOptions.takeZone(of: bytes, into: &options, arguments)
         var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)

@@ -11,10 +11,11 @@ enum LocateCommand {
     static let spec = CommandSpec(
         name: "locate",
         abstract: "Assign lat,lon points to country, province, city and county.",
-        usage: "[--datum wgs84|gcj02] [--tables DIR] [--format csv|jsonl] [FILE|-]",
+        usage: "[--datum wgs84|gcj02] [--tables DIR] [--worldview NAME] [--format csv|jsonl] [FILE|-]",
         options: [
             .value("datum", "DATUM", "Datum of the input: wgs84 (GPS, default) or gcj02 (Chinese map apps)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
+            TableSearch.worldviewOption,
             .value("format", "FORMAT", "csv (codes; default) or jsonl (adds names, statuses and margins)."),
         ],
         discussion: """
@@ -38,12 +39,12 @@ enum LocateCommand {
             throw UsageError(message: "expected at most one input file, got \(arguments.positionals.count)")
         }
         // Margins only appear in JSON Lines: CSV output skips their search.
-        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: format == .jsonl ? 300 : 0)
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0)
         let path = arguments.positionals.first ?? "-"
         let displayName = path == "-" ? "<stdin>" : path
         let output = BufferedOutput()
         if format == .csv { try output.write("lat,lon,country,province,city,county,status\n") }
-        var rejected = 0
+        var rejected = 0, antarctic = 0  // points south of 60°S in no country: Antarctica (docs/report-format.md)
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
         var columns = CoordinateColumns()
@@ -58,6 +59,7 @@ enum LocateCommand {
                 var wgs = Coordinate(latitude: parsed.latitude, longitude: parsed.longitude)
                 if datum == .gcj02 { wgs = DatumConverter().wgs84(fromGCJ02: wgs) }
                 let placement = try locator.locate(latitude: wgs.latitude, longitude: wgs.longitude)
+                antarctic += placement.country.region == nil && wgs.latitude < -60 ? 1 : 0
                 switch format {
                 case .csv: try writeCSV(parsed, placement, locator, to: output)
                 case .jsonl: try output.write(json(parsed, placement, locator).compactRendered() + "\n")
@@ -71,6 +73,7 @@ enum LocateCommand {
             }
         }
         try output.flush()
+        if antarctic > 0 { reportError("note: \(antarctic) point\(antarctic == 1 ? " is" : "s are") in Antarctica, south of 60°S, which is in no country (the boundary source draws none there)") }
         return rejected > 0 ? .inputsRejected : .success
     }
 

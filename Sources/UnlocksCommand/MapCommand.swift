@@ -13,12 +13,12 @@ enum MapCommand {
 
     /// Classify's options that shape the ledger and the report (not its output ones).
     static let classifyOptions = ["lenient", "since", "until", "include-plans", "include-passed-through", "explore-max-speed", "familiarity-levels", "include-virtual",
-                                  "time-zone", "utc-offset", "datum", "datum-for", "tables", "jobs"]
+                                  "time-zone", "utc-offset", "datum", "datum-for", "tables", "worldview", "jobs"]
 
     static let spec = CommandSpec(
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
-        usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--jobs N]",
+        usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--worldview NAME] [--jobs N]",
         options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and the tile files (created if missing; all replaced together)."),
                   .value("state", "FILE", "Draw the ledger kept in FILE by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only.")]
             + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
@@ -51,7 +51,7 @@ enum MapCommand {
         guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
         var options = try CommandIntake.options(arguments)
         options.jobs = try RuleOptions.jobCount(arguments)
-        let locator = try RegionLocator(directory: try TableSearch.directory(arguments), marginRadius: 120)
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
         let files = try CommandIntake.walk(arguments.positionals, outputs: names.map { ("--out", out + "/" + $0) }, named: statePath.map { [$0] } ?? [])
         let progress = ProgressLine()

@@ -7,7 +7,7 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of shards (overlapping or not) into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
@@ -21,6 +21,7 @@ enum MergeCommand {
             .value("badges", "FILE", "Report each badge of FILE as classify --badges does; the merged state keeps the highest percent any state reported."),
             .value("familiarity-levels", "L,B,G", "The --familiarity-levels the states were made with (default 1,5,20)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
+            TableSearch.worldviewOption,
         ],
         discussion: """
         Each STATE is a file written by 'unlocks classify --state'. Merging is associative and
@@ -45,7 +46,7 @@ enum MergeCommand {
         try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", arguments.value("state"))], named: arguments.positionals)
         // The state written is locked as classify locks it, so a classify run on it waits.
         let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
-        let tables = try TableSet(directory: try TableSearch.directory(arguments))
+        let tables = try TableSearch.tables(arguments)
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
         var merged = UnlockLedger()
         var owner: [String: String] = [:]

@@ -31,6 +31,7 @@ enum RuleOptions {
             .value("state", "FILE", "Keep the ledger in FILE between runs: inputs already in it (by a hash of their whole content) are skipped, new ones added, and content forgotten from it ('unlocks forget') stays skipped. Locked (FILE.lock) while a run updates it: a second run waits. Not the same file as --out."),
             .value("badges", "FILE", "Report each badge of FILE (JSON: id, track, metric, target; docs/badges.md) with its percent, and the highest percent ever reported through --state (for Game Center, which drops lower values)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
+            TableSearch.worldviewOption,
             .value("jobs", "N", "Classify up to N inputs at once, each on a core of its own (default: this machine's active processors; 1 reads one input after another). The report and the state are the same bytes for every N."),
         ]
 

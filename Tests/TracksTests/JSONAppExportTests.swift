@@ -11,17 +11,20 @@ final class JSONAppExportTests: XCTestCase {
     func testAppExportsAreToldApartAndReadInFull() throws {
         let fixtures = FixtureSet("json-apps")
         let expected = try fixtures.expected()
-        XCTAssertEqual(expected.count, 3)
+        XCTAssertEqual(expected.count, 5)
         for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
             let bytes = try fixtures.bytes(name)
             var format: JSONTrackFormat?
-            let (sink, error) = ReaderVerifier.verifyEvents(bytes) { format = try JSONTrackReader.read($0, path: name, into: &$1) }
+            // A Polar file without an offset is read in the zone its expectation names.
+            let zone = try (facts["timeZone"] as? String).map { try XCTUnwrap(LocalTimeZone(identifier: $0)) } ?? TrackCSVReader.defaultTimeZone
+            let (sink, error) = ReaderVerifier.verifyEvents(bytes) { format = try JSONTrackReader.read($0, path: name, timeZone: zone, into: &$1) }
             XCTAssertNil(error, name)
             XCTAssertEqual(format?.rawValue, facts["format"] as? String, name)
             XCTAssertEqual(sink.problems, [], name)
             let all = try XCTUnwrap(facts["all"] as? [Any], name)
             XCTAssertEqual(sink.points.count, all.count, name)
             XCTAssertEqual(sink.points.filter { $0.time != nil }.count, facts["timedPoints"] as? Int, name)
+            if let segments = facts["segments"] as? Int { XCTAssertEqual(sink.breaks, segments, name) }
             for (index, (got, want)) in zip(sink.points, all).enumerated() {
                 assertPoint(got, want, "\(name) point \(index)", tolerance: 1e-12)
             }
@@ -54,5 +57,32 @@ final class JSONAppExportTests: XCTestCase {
         let (ios, iosFormat) = try read(#"[{"startTime": "2024-01-01T10:00:00Z", "endTime": "2024-01-01T11:00:00Z", "timelinePath": [{"point": "geo:39.9,116.4", "durationMinutesOffsetFromStartTime": "5"}]}]"#)
         XCTAssertEqual(iosFormat, .timelineIOS)
         XCTAssertEqual(ios.points.count, 1)
+    }
+
+    /// Polar's `dateTime` has no offset: the exercise's `timezoneOffset` before its samples, else
+    /// the session's `timeZoneOffset` before `exercises`, else the run's zone; an offset written
+    /// after the route cannot reach it (the route streams) and is not used; `Z` is kept.
+    func testPolarZoneRulesAndUnreadableSamples() throws {
+        func times(_ text: String, zone: LocalTimeZone = .utc) throws -> (TrackEventRecorder, JSONTrackFormat) {
+            var sink = TrackEventRecorder()
+            let format = try JSONTrackReader.read(MemorySource(Array(text.utf8)), path: "training-session-1.json", timeZone: zone, into: &sink)
+            return (sink, format)
+        }
+        let route = #""samples": {"recordedRoute": [{"dateTime": "2021-01-30T13:24:11.000", "latitude": 60.1, "longitude": 24.9, "altitude": 12.5}]}"#
+        // 2021-01-30T13:24:11 is 1612013051 s after 1970 in UTC.
+        let utc: Int64 = 1_612_013_051_000
+        let (session, format) = try times(#"{"timeZoneOffset": 120, "exercises": [{\#(route)}]}"#)
+        XCTAssertEqual(format, .polarTrainingSession)
+        XCTAssertEqual(session.points, [TrackPoint(latitude: 60.1, longitude: 24.9, time: utc - 7_200_000, elevation: 12.5)])
+        let (exercise, _) = try times(#"{"timeZoneOffset": 120, "exercises": [{"timezoneOffset": -300, \#(route)}]}"#)
+        XCTAssertEqual(exercise.points.map(\.time), [utc + 18_000_000])
+        let (late, _) = try times(#"{"exercises": [{\#(route), "timezoneOffset": -300}], "timeZoneOffset": 120}"#, zone: .fixed(minutesEast: 480))
+        XCTAssertEqual(late.points.map(\.time), [utc - 28_800_000])
+        let (zoned, _) = try times(#"{"timeZoneOffset": 120, "exercises": [{"samples": {"recordedRoute": [{"dateTime": "2021-01-30T13:24:11Z", "latitude": 1, "longitude": 2}]}}]}"#)
+        XCTAssertEqual(zoned.points.map(\.time), [utc])
+        let (bad, _) = try times(#"{"exercises": [{"samples": {"recordedRoute": [{"dateTime": "yesterday", "latitude": 1, "longitude": 2}, {"latitude": 1}, 7, {"latitude": 3, "longitude": 4}]}}, {"sport": "OTHER_INDOOR"}]}"#)
+        XCTAssertEqual(bad.points, [TrackPoint(latitude: 3, longitude: 4)])
+        XCTAssertEqual(bad.problems.count, 3)
+        XCTAssertEqual(bad.breaks, 1)  // the indoor exercise has no route: no segment
     }
 }

@@ -82,4 +82,12 @@ final class ActionableErrorsTests: XCTestCase {
                                           input: Data("latitude,longitude,time\n39.9,116.39,1700000000\n39.9002,116.39,1700000010\n".utf8))
         XCTAssertEqual(small.status, 0, small.stderr)
     }
+
+    /// A point in Antarctica is in no country (the source draws none south of 60°S): locate says so.
+    func testLocateSaysAntarcticaIsInNoCountry() throws {
+        let result = try CommandRunner.run(["locate", "--tables", Self.tables], input: Data("lat,lon\n-75,0\n-80.5,30\n39.9,116.4\n-45,170\n".utf8))
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("-75.0,0.0,,,,,outside"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("note: 2 points are in Antarctica, south of 60°S, which is in no country"), result.stderr)
+    }
 }

@@ -19,6 +19,9 @@ final class AuditPageBrowserTests: XCTestCase {
             let page = try DevToolsPage(url: "file://" + file, device: device, profile: out + "/profile-\(name)")
             XCTAssertEqual(try page.evaluate("document.querySelectorAll('section.ep svg').length") as? Int, episodes)
             XCTAssertEqual(try page.horizontalOverflow(), [], name)
+            let text = try page.smallestText()
+            XCTAssertEqual(text.layoutWidth, device.width, "laid out at the device's width, not a desktop's")
+            XCTAssertGreaterThanOrEqual(text.pixels, 11, "legible on the \(name): \(text.element)")
             // Every episode's map within its card, at its own aspect.
             let maps = try XCTUnwrap(page.evaluate("""
             Array.from(document.querySelectorAll('section.ep')).map(s => {

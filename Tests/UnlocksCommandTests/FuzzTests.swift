@@ -15,6 +15,8 @@ final class FuzzTests: XCTestCase {
         for suffix in [".gpx", ".csv", ".json", ".geojson", ".zip", ".csv.gz", ".kmz", ".tar", ".tgz"] {
             XCTAssertTrue(seeds.contains { $0.suffix == suffix }, "no \(suffix) seed")
         }
+        // The JSON apps' exports join by their `.json`: Huawei Health, Polar Flow.
+        XCTAssertTrue(seeds.contains { $0.path.hasSuffix("json-apps/training-session-2020-12-18-visnjan.json") }, "no Polar Flow seed")
         let work = NSTemporaryDirectory() + "unlocks-fuzz-\(getpid())"
         let failures = NSTemporaryDirectory() + "unlocks-fuzz-failures"
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -29,6 +31,27 @@ final class FuzzTests: XCTestCase {
         for failure in summary.failures {
             XCTFail("fuzz failure, mutant kept at \(failure)")
         }
+    }
+
+    /// States: mutants of a real state (a walk's, with cells, tiles and familiarity) with their
+    /// checksum fixed, each through `unlocks merge`: exit 0 with a report that adds up, or 1
+    /// naming the file; never a trap (the crafted overflows of StateLimitTests, found at random).
+    func testStateMutantsAreRefusedOrReadNeverTrapped() throws {
+        let work = NSTemporaryDirectory() + "unlocks-state-fuzz-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let made = try CommandRunner.run(["classify", Self.root + "/Data/samples/2024-05-01-beijing-walk.gpx", "--tables", Self.root + "/Data/regions",
+                                          "--state", work + "/seed.st", "--out", work + "/seed.json"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let state = Array(try Data(contentsOf: URL(fileURLWithPath: work + "/seed.st")))
+        let runner = FuzzRunner(executable: CommandRunner.executable, tables: Self.root + "/Data/regions", timeLimit: 20)
+        let result = try StateFuzz.run(state: state, runner: runner, campaignSeed: 20_261_202, count: 24, budget: 30,
+                                       workDirectory: work + "/mutants", failureDirectory: NSTemporaryDirectory() + "unlocks-fuzz-failures")
+        XCTAssertGreaterThanOrEqual(result.mutants, 12, "too few state mutants ran within the budget")
+        for failure in result.failures { XCTFail("state fuzz failure, mutant kept at \(failure)") }
+        // The mutants are not all refused at the header: some reach the numbers.
+        let refusedEarly = (0..<8).map { StateFuzz.mutant(of: state, index: $0, campaignSeed: 20_261_202) }.filter { Array($0.bytes.prefix(8)) != Array(state.prefix(8)) }
+        XCTAssertLessThan(refusedEarly.count, 8)
     }
 
     /// The runner itself, on stand-in programs: a crash, a hang, a bad exit status and a report

@@ -154,6 +154,37 @@ final class MapCommandTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("--jobs N"))
     }
 
+    /// Sections in the order of where the person has been: someone who walked in Paris, Lyon and
+    /// Marseille and once, briefly, in Beijing sees the world, then the three French places (most
+    /// cells first), then Beijing, and China's three maps last; a Paris-only walker sees Paris
+    /// first and no map of China.
+    func testSectionsFollowWhereThePersonHasBeen() throws {
+        func sections(_ folder: String) throws -> [String] {
+            let out = try temporaryDirectory()
+            let result = try CommandRunner.run(["map", folder, "--tables", ClassifyCommandTests.tables, "--out", out])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let html = try String(contentsOfFile: out + "/footprint.html", encoding: .utf8)
+            // Each section as its id and title: `id="view-ID"><b>TITLE</b>`.
+            return html.components(separatedBy: "data-view=\"").dropFirst().compactMap { button in
+                guard let id = button.components(separatedBy: "id=\"view-").dropFirst().first?.components(separatedBy: "\"").first,
+                      let title = button.components(separatedBy: "<b>").dropFirst().first?.components(separatedBy: "</b>").first else { return nil }
+                return id + " " + title
+            }
+        }
+        let folder = try Self.frenchWalks(in: try temporaryDirectory())
+        // A short stroll in Dongcheng, Beijing: 60 m, far fewer cells than any French walk.
+        try Data(Self.walk([(39.9139, 116.4003), (39.9139, 116.4010)], start: 1_717_200_000).utf8).write(to: URL(fileURLWithPath: folder + "/beijing.gpx"))
+        let mixed = try sections(folder)
+        XCTAssertEqual(mixed.map { $0.components(separatedBy: " ")[0] }, ["world", "place-1", "place-2", "place-3", "place-4", "china-county", "china-city", "china-province"], "\(mixed)")
+        XCTAssertTrue(mixed[1...3].allSatisfy { $0.contains("法国 France · ") }, "\(mixed)")
+        XCTAssertTrue(mixed[4].contains("东城区 Dongcheng District"), "\(mixed)")
+        let paris = try temporaryDirectory()
+        try Data(Self.walk([(48.8530, 2.3499), (48.8566, 2.3522), (48.8606, 2.3376)], start: 1_696_150_800).utf8).write(to: URL(fileURLWithPath: paris + "/paris.gpx"))
+        let parisOnly = try sections(paris)
+        XCTAssertEqual(parisOnly.map { $0.components(separatedBy: " ")[0] }, ["place-1", "world"], "\(parisOnly)")
+        XCTAssertTrue(parisOnly[0].contains("法国 France"), "\(parisOnly)")
+    }
+
     /// The growth chart steps: flat across the seven months between the Paris walk and the others
     /// (only horizontal and vertical moves), both panels on labelled scales whose top covers the data.
     func testTheGrowthChartStepsOnLabelledScales() throws {

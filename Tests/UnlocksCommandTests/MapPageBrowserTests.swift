@@ -7,7 +7,8 @@ import XCTest
 
 /// footprint.html and footprint-card.svg in real Chromium, at a laptop's size and at a phone's
 /// with mobile emulation: nothing sticks out sideways, nothing is fetched, nothing is logged, the
-/// map zooms by wheel, button and pinch, a tap names the region under it (checked against
+/// map zooms by wheel, button and pinch down to the streets, pans by a drag, shows cells by
+/// familiarity and the max square where the report puts them, text stays legible, a tap names the region under it (checked against
 /// `unlocks locate`), and the decoded cells are the report's.
 final class MapPageBrowserTests: XCTestCase {
     /// Screenshots go to $ADMINUNLOCKS_SCREENSHOTS (Scripts/test: docs/) when set.
@@ -73,6 +74,9 @@ final class MapPageBrowserTests: XCTestCase {
         for (device, name) in [(DevToolsPage.Device.laptop, "laptop"), (.phone, "phone")] {
             let page = try open(file, on: device, in: out)
             XCTAssertEqual(try page.horizontalOverflow(), [], name)
+            let text = try page.smallestText()
+            XCTAssertEqual(text.layoutWidth, device.width, "laid out at the device's width, not a desktop's")
+            XCTAssertGreaterThanOrEqual(text.pixels, 11, "legible on the \(name): \(text.element)")
             XCTAssertEqual(try page.evaluate("footprintMap.cellCount") as? Int, metrics["exploredCellCount"] as? Int, "the cells the page decoded")
             // Zoom by the gesture of the device, then by the button.
             let canvas = try page.centre(of: "#map canvas")
@@ -87,10 +91,44 @@ final class MapPageBrowserTests: XCTestCase {
             let afterGesture = try zoom(page)
             try page.click(try page.centre(of: "#zoom-in"))
             XCTAssertEqual(try zoom(page), afterGesture + 1, accuracy: 0.01)
+            // A drag (a finger on the phone) pans: the world moves with it, 256 · 2^zoom px a world.
+            let before = try XCTUnwrap(page.evaluate("footprintMap.view()") as? [String: Any])
+            try page.drag(from: try page.centre(of: "#map canvas"), to: (canvas.x - 100, canvas.y - 60))
+            let after = try XCTUnwrap(page.evaluate("footprintMap.view()") as? [String: Any])
+            let worldPx = 256 * pow(2, try XCTUnwrap(after["zoom"] as? Double))
+            XCTAssertEqual((try XCTUnwrap(after["x"] as? Double) - (before["x"] as? Double ?? 0)) * worldPx, 100, accuracy: 1, "\(before) → \(after)")
+            XCTAssertEqual((try XCTUnwrap(after["y"] as? Double) - (before["y"] as? Double ?? 0)) * worldPx, 60, accuracy: 1, "\(before) → \(after)")
+            // Down to the streets: zoom 19 at most, where a walk's point (from the sample GPX)
+            // lies in an explored cell about 100 px wide, drawn in its familiarity's colour.
+            _ = try page.evaluate("footprintMap.setView(0.5, 0.5, 30)")
+            XCTAssertEqual(try zoom(page), 19)
+            let street = try tap(page, latitude: 39.9122041, longitude: 116.4107672, zoom: 19, level: "auto")
+            XCTAssertTrue(street.hasSuffix("explored cell: lit"), street)
+            XCTAssertEqual(Array(try page.pixel(of: "#map canvas", at: try page.centre(of: "#map canvas")).prefix(3)), [0xd7, 0x26, 0x3d], "lit cells are red, as the legend")
+            // The max square of zoom 17 tiles where the report puts it: its west edge blue (the
+            // cells hidden so they cannot cover it), and the land just outside it not.
+            let tiles17 = try XCTUnwrap(((report["explorer"] as? [String: Any])?["tiles"] as? [[String: Any]])?.first { $0["zoom"] as? Int == 17 })
+            let side = try XCTUnwrap(tiles17["maxSquare"] as? Int), origin = try XCTUnwrap(tiles17["maxSquareOrigin"] as? [String: Int])
+            XCTAssertGreaterThan(side, 0)
+            let n = 131_072.0, tileX = Double(try XCTUnwrap(origin["x"])), tileY = Double(try XCTUnwrap(origin["y"]))
+            _ = try page.evaluate("""
+            document.getElementById('tiles').value = '17'; document.getElementById('tiles').dispatchEvent(new Event('change'));
+            document.getElementById('cells').checked = false; document.getElementById('cells').dispatchEvent(new Event('change'));
+            footprintMap.setView(\((tileX + Double(side) / 2) / n), \((tileY + Double(side) / 2) / n), 16)
+            """)
+            let middle = try page.centre(of: "#map canvas"), tilePx = 256 * 65_536 / n
+            let west = (middle.x - Double(side) / 2 * tilePx, middle.y)
+            XCTAssertEqual(Array(try page.pixel(of: "#map canvas", at: (west.0 - 0.5, west.1)).prefix(3)), [0x1f, 0x6f, 0xeb], "the max square's edge")
+            XCTAssertNotEqual(Array(try page.pixel(of: "#map canvas", at: (west.0 - 6, west.1)).prefix(3)), [0x1f, 0x6f, 0xeb], "outside the max square")
+            _ = try page.evaluate("""
+            document.getElementById('tiles').value = '14'; document.getElementById('tiles').dispatchEvent(new Event('change'));
+            document.getElementById('cells').checked = true; document.getElementById('cells').dispatchEvent(new Event('change'))
+            """)
             // A tap names what is under it: the detail near a place, the overview elsewhere, and
             // China's neighbours as countries, not sea.
             let neighbour = try tap(page, latitude: mongolia.0, longitude: mongolia.1, zoom: 5, level: "province")
             XCTAssertTrue(neighbour.contains("Mongolia") && neighbour.contains("(country: not yet)"), neighbour)
+            XCTAssertEqual(Array(try page.pixel(of: "#map canvas", at: try page.centre(of: "#map canvas")).prefix(3)), [0xeb, 0xe8, 0xe1], "Mongolia drawn as land, not sea")
             let province = try tap(page, latitude: beijing.0, longitude: beijing.1, zoom: 6, level: "province")
             XCTAssertTrue(province.hasPrefix("北京市 Beijing"), province)
             let county = try tap(page, latitude: dongcheng.0, longitude: dongcheng.1, zoom: 14, level: "county")

@@ -212,6 +212,63 @@ public final class DevToolsPage {
         """) as? [String] ?? ["no answer"]
     }
 
+    /// The smallest text on screen, in CSS pixels of the viewport: every visible element with
+    /// text of its own, at its computed size times what scales it (an SVG's viewBox), with where
+    /// it is; the page's layout width beside it (980 when a phone ignores the page's width).
+    public func smallestText() throws -> (pixels: Double, element: String, layoutWidth: Int) {
+        let value = try evaluate("""
+        (() => {
+          let smallest = [1e9, 'none'];
+          for (const e of document.querySelectorAll('body *')) {
+            if (!Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+            const r = e.getBoundingClientRect();
+            if (r.width === 0 || r.height === 0 || getComputedStyle(e).visibility === 'hidden') continue;
+            let size = parseFloat(getComputedStyle(e).fontSize);
+            const svg = e.closest('svg');
+            if (svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width) size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            if (size < smallest[0]) smallest = [size, e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 40)];
+          }
+          return [smallest[0], smallest[1], window.innerWidth];
+        })()
+        """) as? [Any] ?? []
+        guard value.count == 3, let pixels = value[0] as? Double, let element = value[1] as? String, let width = value[2] as? Int else {
+            throw Failure(description: "no text sizes")
+        }
+        return (pixels, element, width)
+    }
+
+    /// The colour (red, green, blue, alpha) of a canvas's pixel at a point in CSS pixels of the
+    /// viewport, after the page has had `settle` seconds and two frames to draw.
+    public func pixel(of selector: String, at p: (x: Double, y: Double), settle: Double = 0.4) throws -> [Int] {
+        let value = try evaluate("""
+        new Promise(done => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(() => {
+          const c = document.querySelector('\(selector)'), r = c.getBoundingClientRect(), k = c.width / r.width;
+          // Read through a fresh 1-pixel canvas: the page's canvas is never read back (Chromium
+          // logs a warning when one is read repeatedly).
+          const one = document.createElement('canvas'); one.width = one.height = 1;
+          const g = one.getContext('2d', { willReadFrequently: true });
+          g.drawImage(c, Math.floor((\(p.x) - r.left) * k), Math.floor((\(p.y) - r.top) * k), 1, 1, 0, 0, 1, 1);
+          done(Array.from(g.getImageData(0, 0, 1, 1).data));
+        })), \(Int(settle * 1000))))
+        """) as? [Int] ?? []
+        guard value.count == 4 else { throw Failure(description: "no pixel of \(selector)") }
+        return value
+    }
+
+    /// A drag from `from` to `to` in steps: by mouse, or by one finger on a mobile device.
+    public func drag(from: (x: Double, y: Double), to: (x: Double, y: Double), steps: Int = 8) throws {
+        func at(_ k: Int) -> (x: Double, y: Double) { (from.x + (to.x - from.x) * Double(k) / Double(steps), from.y + (to.y - from.y) * Double(k) / Double(steps)) }
+        if device.mobile {
+            _ = try call("Input.dispatchTouchEvent", ["type": "touchStart", "touchPoints": [["x": from.x, "y": from.y, "id": 1]]])
+            for k in 1...steps { let p = at(k); _ = try call("Input.dispatchTouchEvent", ["type": "touchMove", "touchPoints": [["x": p.x, "y": p.y, "id": 1]]]) }
+            _ = try call("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": [[String: Any]]()])
+        } else {
+            _ = try call("Input.dispatchMouseEvent", ["type": "mousePressed", "x": from.x, "y": from.y, "button": "left", "buttons": 1, "clickCount": 1])
+            for k in 1...steps { let p = at(k); _ = try call("Input.dispatchMouseEvent", ["type": "mouseMoved", "x": p.x, "y": p.y, "button": "left", "buttons": 1]) }
+            _ = try call("Input.dispatchMouseEvent", ["type": "mouseReleased", "x": to.x, "y": to.y, "button": "left", "buttons": 0, "clickCount": 1])
+        }
+    }
+
     /// A PNG of the page from the top, `height` CSS pixels tall at most (the whole page when
     /// nil), at `scale` of the device's pixels.
     public func screenshot(height: Double? = nil, scale: Double = 1) throws -> Data {

@@ -143,4 +143,23 @@ final class LedgerStateTests: XCTestCase {
         b.contributions["f1"]!.moments[minute]!.places = [(place: 0, points: Int64.max), (place: 0, points: 1)]
         XCTAssertThrowsError(try b.combined()) { XCTAssertTrue("\($0)".hasSuffix("point count overflows 64 bits"), "\($0)") }
     }
+
+    /// The worldview is one of the state's rules: a state made in the international view keeps
+    /// its view and is refused by a run in the default one, naming the option; a default state
+    /// records no view (as states did before there were two) and is refused by an international run.
+    func testAStateKeepsItsWorldview() throws {
+        let china = TrackClassifierTests.locator.tables
+        let international = try TableSet(directory: Repository.tables, worldview: .international)
+        let made = LedgerState.encode(ledger(), options: ClassifyOptions(), tables: international)
+        XCTAssertTrue(String(decoding: made, as: UTF8.self).contains("\"worldview\":\"international\""))
+        XCTAssertNoThrow(try LedgerState.decode(made, path: "state", options: ClassifyOptions(), tables: international))
+        XCTAssertThrowsError(try LedgerState.decode(made, path: "state", options: ClassifyOptions(), tables: china)) {
+            XCTAssertTrue("\($0)".contains("made in the international worldview") && "\($0)".contains("--worldview international"), "\($0)")
+        }
+        let plain = LedgerState.encode(ledger(), options: ClassifyOptions(), tables: china)
+        XCTAssertFalse(String(decoding: plain, as: UTF8.self).contains("worldview"))
+        XCTAssertThrowsError(try LedgerState.decode(plain, path: "state", options: ClassifyOptions(), tables: international)) {
+            XCTAssertTrue("\($0)".contains("made in the china worldview"), "\($0)")
+        }
+    }
 }

@@ -24,6 +24,22 @@ enum FuzzBenchmark {
         failures: \(summary.failures.count)
         """)
         for failure in summary.failures { print("  " + failure.description) }
-        return !summary.failures.isEmpty
+        // States: a sample's state, mutated with its checksum fixed, one `merge` per mutant.
+        let work = root + "/.build/fuzz-work-states"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let classify = Process()
+        classify.executableURL = URL(fileURLWithPath: executable)
+        classify.arguments = ["classify", root + "/Data/samples", "--tables", root + "/Data/regions", "--state", work + "/seed.st", "--out", work + "/seed.json"]
+        classify.standardError = FileHandle.nullDevice
+        try classify.run()
+        classify.waitUntilExit()
+        let state = Array(try Data(contentsOf: URL(fileURLWithPath: work + "/seed.st")))
+        let states = try StateFuzz.run(state: state, runner: FuzzRunner(executable: executable, tables: root + "/Data/regions", timeLimit: 10),
+                                       campaignSeed: seed, count: max(1, count / 4), workDirectory: work + "/mutants",
+                                       failureDirectory: root + "/.build/fuzz-failures")
+        print("states: \(states.mutants) mutants of a \(state.count)-byte state (checksums fixed), failures: \(states.failures.count)")
+        for failure in states.failures { print("  " + failure.description) }
+        return !summary.failures.isEmpty || !states.failures.isEmpty
     }
 }

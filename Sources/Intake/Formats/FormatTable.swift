@@ -51,7 +51,7 @@ enum FormatTable {
             try GPXReader.read($0.source, path: $0.path, into: &$1); return nil
         },
         TrackFormat(name: "json", extensions: ["json", "geojson"], recognizes: { $0.firstText == UInt8(ascii: "{") || $0.firstText == UInt8(ascii: "[") }) {
-            "json/" + (try JSONTrackReader.read($0.source, path: $0.path, into: &$1).rawValue)
+            "json/" + (try JSONTrackReader.read($0.source, path: $0.path, timeZone: $0.timeZone, into: &$1).rawValue)
         },
         TrackFormat(name: "igc", extensions: ["igc"], recognizes: { IGCReader.recognizes($0.bytes[$0.textStart...]) }) {
             try IGCReader.read($0.source, path: $0.path, into: &$1); return nil

@@ -69,6 +69,7 @@ extension ClassifyReport {
         let m = metrics
         let options: JSONValue = .object([
             ("lenient", .bool(lenient)),
+            ("worldview", .string(worldview.rawValue)),
             ("timeZone", .string(zone.description)),
             ("utcOffset", zone.fixedMinutes.map { .string(LocalTimeZone.offsetText($0)) } ?? .null),
             ("since", self.options.since.map { .string(Self.dateText($0)) } ?? .null),

@@ -36,6 +36,7 @@ extension ClassifyReport {
         let m = metrics
         out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
         out += "\(fixed(m.totalDurationHours, 1)) h over \(counted(m.recordedDays, "day", "days")); streak \(m.currentStreakDays) (longest \(m.longestStreakDays)); days in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? options.timeZone.description)\n"
+        out += "Worldview: \(worldview.rawValue) (whose borders the countries follow)\n"
         out += "Unlocked: " + [counted(m.countryCount, "country", "countries"), counted(m.chinaProvinceCount, "province", "provinces"),
                               counted(m.cityUnlockCount, "city", "cities"), counted(m.countyUnlockCount, "county", "counties")].joined(separator: ", ")
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])

@@ -105,6 +105,8 @@ public struct ClassifyReport {
     }
 
     public let options: ClassifyOptions
+    /// Whose borders the country level followed (the tables' worldview).
+    public let worldview: Worldview
     public let lenient: Bool
     /// Whether regions only passed through at vehicle speed count as unlocked.
     public let includePassedThrough: Bool
@@ -148,6 +150,7 @@ public struct ClassifyReport {
     public init(ledger: UnlockLedger, combined given: CombinedLedger? = nil, tables: TableSet, options: ClassifyOptions, lenient: Bool,
                 includePassedThrough: Bool = false) throws(LedgerOverflow) {
         self.options = options
+        worldview = tables.worldview
         self.lenient = lenient
         self.includePassedThrough = includePassedThrough
         inputs = ledger.inputs.values.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }

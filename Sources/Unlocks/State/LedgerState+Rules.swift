@@ -1,3 +1,4 @@
+import RegionTables
 import TextFormats
 import Tracks
 
@@ -32,9 +33,9 @@ extension LedgerState {
     /// Why the stored `rules` differ from `options`', one clause per option that differs, in the
     /// words of the command line ("the state was made with --time-zone Asia/Shanghai; this run
     /// uses Europe/Paris"); rules no option sets are named as another version's.
-    static func ruleMismatch(_ rules: JSONValue?, _ options: ClassifyOptions) -> String {
+    static func ruleMismatch(_ rules: JSONValue?, _ options: ClassifyOptions, worldview: Worldview = .china) -> String {
         guard let rules, case .object(let stored) = rules else { return "made without classify rules; start a new state" }
-        let current = ruleValues(options)
+        let current = ruleValues(options, worldview: worldview)
         var clauses: [String] = []
         let zoneKeys: Set<String> = ["timeZone", "utcOffsetMinutes"]
         let storedZone = stored.first { zoneKeys.contains($0.key) }, currentZone = current.first { zoneKeys.contains($0.key) }

@@ -82,7 +82,9 @@ public enum LedgerState {
     }
 
     /// The options a state's evidence depends on; a run with different ones would mix rules.
-    static func ruleValues(_ options: ClassifyOptions) -> [(key: String, value: JSONValue)] {
+    /// The worldview is one of them (absent in the default `china`, as in states made before there
+    /// were two): a state made in one view refuses a run in another.
+    static func ruleValues(_ options: ClassifyOptions, worldview: Worldview) -> [(key: String, value: JSONValue)] {
         // A fixed offset keeps the member states always had; a named zone is stored by name.
         [options.timeZone.fixedMinutes.map { ("utcOffsetMinutes", .number(Double($0))) } ?? ("timeZone", .string(options.timeZone.description)),
          ("maximumAccuracy", .number(options.maximumAccuracy)),
@@ -95,6 +97,7 @@ public enum LedgerState {
          ("exploreMaxSpeed", .number(options.exploreMaxSpeed)),
          ("includePlans", .bool(options.includePlans)),
          ("familiarityLevels", .array([options.familiarityLevels.lit, options.familiarityLevels.bright, options.familiarityLevels.gold].map { .number(Double($0)) }))]
+            + (worldview == .china ? [] : [("worldview", .string(worldview.rawValue))])
     }
 
     /// Serialises a ledger. Deterministic: equal ledgers give equal bytes.
@@ -155,7 +158,7 @@ public enum LedgerState {
             return .object(members)
         }
         var members: [(key: String, value: JSONValue)] = [
-            ("rules", .object(ruleValues(options))),
+            ("rules", .object(ruleValues(options, worldview: tables.worldview))),
             ("countries", .array(countries.map { .string(world.region($0).code) })),
             ("chinaRegions", .array(chinaRegions.map { let r = china.region($0); return .string("\(r.level.rawValue):\(r.code)") })),
             ("inputs", .array(inputs)),
@@ -278,8 +281,12 @@ public enum LedgerState {
                 throw fail("\(error)")
             }
             offset += Int(jsonLength)
-            guard let rules = document["rules"], rules == .object(ruleValues(options)) else {
-                throw fail(ruleMismatch(document["rules"], options))
+            let stateView = document["rules"]?["worldview"]?.stringValue ?? Worldview.china.rawValue
+            guard stateView == tables.worldview.rawValue else {
+                throw fail("made in the \(stateView) worldview; this run uses the \(tables.worldview.rawValue) worldview: run with --worldview \(stateView), or use a new state")
+            }
+            guard let rules = document["rules"], rules == .object(ruleValues(options, worldview: tables.worldview)) else {
+                throw fail(ruleMismatch(document["rules"], options, worldview: tables.worldview))
             }
             let worldIndex = Dictionary(world.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
             // China codes repeat across levels (a municipality is its own city), so they carry the level.

