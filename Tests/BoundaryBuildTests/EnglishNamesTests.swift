@@ -16,11 +16,11 @@ final class EnglishNamesTests: XCTestCase {
     static let wellKnown: [(level: RegionLevel, code: String, english: String)] = [
         (.province, "610000", "Shaanxi Province"), (.province, "140000", "Shanxi Province"),
         (.province, "500000", "Chongqing Municipality"), (.province, "810000", "Hong Kong SAR"),
-        (.province, "450000", "Guangxi Zhuangzu Autonomous Region"),
+        (.province, "450000", "Guangxi Zhuang Autonomous Region"),
         (.city, "430100", "Changsha City"), (.city, "350200", "Xiamen City"), (.city, "610100", "Xi'an City"),
         (.city, "340300", "Bengbu City"), (.city, "341500", "Lu'an City"),
         (.county, "110105", "Chaoyang District"), (.county, "440113", "Panyu District"),
-        (.county, "310115", "Pudong New Area"), (.city, "532900", "Dali Baizu Autonomous Prefecture"),
+        (.county, "310115", "Pudong New Area"), (.city, "532900", "Dali Bai Autonomous Prefecture"),
     ]
 
     func testTheCommittedTableNamesEveryRegionAndTheWellKnownOnesAsPublished() throws {
@@ -29,7 +29,8 @@ final class EnglishNamesTests: XCTestCase {
         for region in table.regions { byKey["\(region.level.name)/\(region.code)"] = region }
         for region in table.regions {
             XCTAssertFalse(region.englishName.isEmpty, "\(region.code) \(region.name) has no English name")
-            XCTAssertTrue(region.englishName.allSatisfy { $0.isASCII || "üÜ".contains($0) }, region.englishName)
+            // Pinyin's ü, and the exonyms Ürümqi, Garzê and Dêqên.
+            XCTAssertTrue(region.englishName.allSatisfy { $0.isASCII || "üÜê".contains($0) }, region.englishName)
         }
         for (level, code, english) in Self.wellKnown {
             XCTAssertEqual(byKey["\(level.name)/\(code)"]?.englishName, english, code)
@@ -41,6 +42,37 @@ final class EnglishNamesTests: XCTestCase {
         for row in rows {
             let region = try XCTUnwrap(byKey[row[0] + "/" + row[1]], row.joined(separator: " "))
             XCTAssertEqual([region.name, region.englishName], [row[2], row[3]])
+        }
+    }
+
+    /// Issue 23: the table against the independent list of
+    /// Scripts/fixtures/make-english-name-expectations (Hong Kong's and Macao's official names,
+    /// every autonomous unit's peoples in English, the exonyms and same-named cities it cites).
+    func testTheNamesMatchTheIndependentList() throws {
+        let table = try RegionTable(contentsOf: Self.root + "/Data/regions/china.bin")
+        var byKey: [String: Region] = [:]
+        for region in table.regions { byKey["\(region.level.name)/\(region.code)"] = region }
+        let text = try String(contentsOfFile: Self.root + "/Tests/BoundaryBuildTests/Fixtures/english-names-expected.tsv", encoding: .utf8)
+        let rows = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        XCTAssertEqual(rows.filter { $0[0] == "exact" }.count, 51)
+        XCTAssertEqual(rows.filter { $0[0] == "ending" }.count, 156)
+        var autonomous = 0
+        for row in rows {
+            let region = try XCTUnwrap(byKey[row[1] + "/" + row[2]], row.joined(separator: " "))
+            XCTAssertEqual(region.name, row[3])
+            if row[0] == "exact" {
+                XCTAssertEqual(region.englishName, row[4], row.joined(separator: " "))
+            } else {
+                autonomous += 1
+                XCTAssertTrue(region.englishName == row[4] || region.englishName.hasSuffix(" " + row[4]), "\(region.englishName) for \(row[4])")
+            }
+        }
+        // Every autonomous unit below the provinces is in the list, and no name keeps a pinyin
+        // "zu" (族) for a people (大足区 Dazu District is a place's own name).
+        let units = table.regions.filter { $0.level != .province && $0.name.contains("自治") && !$0.name.hasSuffix("直辖") }
+        XCTAssertEqual(units.count, autonomous)
+        for region in table.regions {
+            XCTAssertFalse(region.englishName.split(separator: " ").contains { $0.hasSuffix("zu") && $0 != "Dazu" }, region.englishName)
         }
     }
 
