@@ -36,6 +36,17 @@ public struct Placement: Equatable, Sendable {
 
     /// Outside at every level, no GCJ-02 position (what a lookup starts from; a batch's placeholder).
     public init() {}
+
+    /// The same regions and statuses with no margin at any level: what a nearby point may reuse
+    /// (a margin belongs to the point it was measured from).
+    public var withoutMargins: Placement {
+        var placement = self
+        placement.country.marginMetres = nil
+        placement.province.marginMetres = nil
+        placement.city.marginMetres = nil
+        placement.county.marginMetres = nil
+        return placement
+    }
 }
 
 /// Why a point cannot be located.
