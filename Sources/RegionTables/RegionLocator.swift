@@ -136,12 +136,14 @@ public final class RegionLocator: @unchecked Sendable {
         }
     }
 
+    /// A locator ready in milliseconds: every leaf answered by casting its ray, no leaf grids
+    /// (building them takes 0.3–0.8 s, docs/locator.md, "Leaf grids").
     public convenience init(tables: TableSet, marginRadius: Double = 300) throws {
-        try self.init(tables: tables, marginRadius: marginRadius, leafGrids: true)
+        try self.init(tables: tables, marginRadius: marginRadius, leafGrids: false)
     }
 
-    /// `leafGrids: false` answers every leaf by casting its ray (the locator before the leaves'
-    /// grids): the reference the tests compare the grids' answers with.
+    /// `leafGrids: true` builds the leaves' sub-cell grids first (docs/locator.md, "Leaf grids"):
+    /// the same answers, most without a ray, for long batch runs that amortise the build.
     public init(tables: TableSet, marginRadius: Double, leafGrids: Bool) throws {
         let world = tables.world, china = tables.china
         guard world.datum == .wgs84, world.levels == [.country] else {
