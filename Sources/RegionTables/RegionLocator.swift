@@ -125,12 +125,14 @@ public final class RegionLocator: @unchecked Sendable {
         }
     }
 
+    /// A locator without the leaves' grids: ready in milliseconds (docs/locator.md, "Leaf grids").
     public convenience init(tables: TableSet, marginRadius: Double = 300) throws {
-        try self.init(tables: tables, marginRadius: marginRadius, leafGrids: true)
+        try self.init(tables: tables, marginRadius: marginRadius, leafGrids: false)
     }
 
-    /// `leafGrids: false` answers every leaf by casting its ray (the locator before the leaves'
-    /// grids): the reference the tests compare the grids' answers with.
+    /// `leafGrids: true` builds every leaf's sub-cell grid first (a few hundred milliseconds; for
+    /// long batch runs, where most points are then answered without a ray); `false` answers every
+    /// leaf by casting its ray, the reference the tests compare the grids' answers with.
     public init(tables: TableSet, marginRadius: Double, leafGrids: Bool) throws {
         let world = tables.world, china = tables.china
         guard world.datum == .wgs84, world.levels == [.country] else {
