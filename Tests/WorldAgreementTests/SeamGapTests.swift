@@ -53,7 +53,7 @@ final class SeamGapTests: XCTestCase {
     }
 
     /// GEOS on the source: the countries holding the point, and every country's distance (metres)
-    /// from it to its outline, on a plane local to the point (longitudes scaled by the cosine of
+    /// from it to its outline (countries with no polygon within the reach are left out), on a plane local to the point (longitudes scaled by the cosine of
     /// its latitude, 111,320 m a degree).
     static func sourceView(_ latitude: Double, _ longitude: Double, _ countries: [SourceRegion]) throws -> (holding: [String], distances: [String: Double]) {
         let context = GEOSContext()
@@ -61,13 +61,18 @@ final class SeamGapTests: XCTestCase {
         let point = try context.point(x: 0, y: 0)
         var holding: [String] = [], distances: [String: Double] = [:]
         for country in countries {
-            let polygons = country.polygons.map { polygon in
+            // Its polygons whose outer ring's box comes within the reach (the others are farther).
+            let near = country.polygons.filter { polygon in
+                let xs = polygon.rings[0].map(\.x), ys = polygon.rings[0].map(\.y)
+                return xs.min()! - reach <= longitude && longitude <= xs.max()! + reach && ys.min()! - reach <= latitude && latitude <= ys.max()! + reach
+            }
+            guard !near.isEmpty else { continue }
+            let polygons = near.map { polygon in
                 polygon.rings.map { ring in ring.flatMap { [($0.x - longitude) * cosine * 111_320, ($0.y - latitude) * 111_320] } }
             }
-            let (geometry, _) = try WorldTableBuilder.sourceGeometry(
-                SourceRegion(level: .country, code: country.code, parentCode: "", name: "", englishName: "", path: country.path,
-                             polygons: polygons.map { PolygonRings(rings: $0.map { xy in stride(from: 0, to: xy.count, by: 2).map { Position(x: xy[$0], y: xy[$0 + 1]) } }) }),
-                context: context)
+            // Repaired as the build repairs an invalid source polygon (GEOS MakeValid, its polygons).
+            var geometry = try context.multiPolygon(polygons)
+            if !(try geometry.isValid()) { geometry = try geometry.madeValid().polygonalPart() }
             if try PreparedGeometry(geometry).contains(point) { holding.append(country.code) }
             distances[country.code] = try PreparedGeometry(try geometry.boundary()).distance(to: point)
         }
@@ -88,7 +93,7 @@ final class SeamGapTests: XCTestCase {
             XCTAssertTrue(mine == nil || mine == expected || mine == china,
                           "\(p.latitude), \(p.longitude): answered \(mine ?? "none"), \(mine.flatMap { distances[$0] }.map { Int($0) } ?? -1) m from its outline; "
                           + "the source's: \(expected), \(Int(distances[expected] ?? -1)) m")
-            if let mine, mine != "CHN" { XCTAssertLessThanOrEqual(distances[mine]!, WorldTableBuilder.seamTolerance, "\(p)") }
+            if let mine, mine != "CHN" { XCTAssertLessThanOrEqual(distances[mine] ?? .infinity, WorldTableBuilder.seamTolerance, "\(p)") }
         }
     }
 
