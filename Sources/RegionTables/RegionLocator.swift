@@ -36,6 +36,17 @@ public struct Placement: Equatable, Sendable {
 
     /// Outside at every level, no GCJ-02 position (what a lookup starts from; a batch's placeholder).
     public init() {}
+
+    /// The same regions and statuses with no margin at any level: what a nearby point may reuse
+    /// (a margin belongs to the point it was measured from).
+    public var withoutMargins: Placement {
+        var placement = self
+        placement.country.marginMetres = nil
+        placement.province.marginMetres = nil
+        placement.city.marginMetres = nil
+        placement.county.marginMetres = nil
+        return placement
+    }
 }
 
 /// Why a point cannot be located.
@@ -125,14 +136,14 @@ public final class RegionLocator: @unchecked Sendable {
         }
     }
 
-    /// A locator without the leaves' grids: ready in milliseconds (docs/locator.md, "Leaf grids").
+    /// A locator ready in milliseconds: every leaf answered by casting its ray, no leaf grids
+    /// (building them takes 0.1–0.4 s, docs/locator.md, "Leaf grids").
     public convenience init(tables: TableSet, marginRadius: Double = 300) throws {
         try self.init(tables: tables, marginRadius: marginRadius, leafGrids: false)
     }
 
-    /// `leafGrids: true` builds every leaf's sub-cell grid first (a few hundred milliseconds; for
-    /// long batch runs, where most points are then answered without a ray); `false` answers every
-    /// leaf by casting its ray, the reference the tests compare the grids' answers with.
+    /// `leafGrids: true` builds the leaves' sub-cell grids first (docs/locator.md, "Leaf grids"):
+    /// the same answers, most without a ray, for long batch runs that amortise the build.
     public init(tables: TableSet, marginRadius: Double, leafGrids: Bool) throws {
         let world = tables.world, china = tables.china
         guard world.datum == .wgs84, world.levels == [.country] else {

@@ -54,7 +54,7 @@ final class EnglishNamesTests: XCTestCase {
         for region in table.regions { byKey["\(region.level.name)/\(region.code)"] = region }
         let text = try String(contentsOfFile: Self.root + "/Tests/BoundaryBuildTests/Fixtures/english-names-expected.tsv", encoding: .utf8)
         let rows = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        XCTAssertEqual(rows.filter { $0[0] == "exact" }.count, 51)
+        XCTAssertEqual(rows.filter { $0[0] == "exact" }.count, 66)
         XCTAssertEqual(rows.filter { $0[0] == "ending" }.count, 156)
         var autonomous = 0
         for row in rows {

@@ -10,6 +10,14 @@ import UnlocksTestSupport
 /// `uncontested`, GCJ-02) on random points over China's box and the world, around real places
 /// and beside the China table's borders.
 final class LeafGridTests: XCTestCase {
+    /// The default locator must be ready in milliseconds (docs/locator.md): it holds no grids
+    /// (grids add their megabytes to `indexByteCount`).
+    func testTheDefaultLocatorBuildsNoGrids() throws {
+        let tables = BundledTables.tables
+        let plain = try RegionLocator(tables: tables, marginRadius: 300, leafGrids: false)
+        XCTAssertEqual(try RegionLocator(tables: tables).indexByteCount, plain.indexByteCount)
+    }
+
     func testGridUnitsEqualTheRayCasts() {
         for (name, table) in [("world", BundledTables.tables.world), ("china", BundledTables.tables.china)] {
             let lookup = UnitLookup(table, jumpDepth: RegionLocator.TableView.jumpDepth, leafGrids: true)

@@ -8,26 +8,11 @@ import UnlocksTestSupport
 final class SelectedDaysTests: XCTestCase {
     static let tables = Repository.tables
 
-    typealias Point = (time: Int, lat: Double, lon: Double)
+    typealias Point = TimedPoint
 
     /// A walk eastward at 1.4 m/s, a point every 5 s, for `seconds` from `start`.
     static func walk(_ lat: Double, _ lon: Double, start: Int, seconds: Int) -> [Point] {
-        stride(from: 0, through: seconds, by: 5).map { s in (start + s, lat, lon + 1.4 * Double(s) / (111_320 * cos(lat * .pi / 180))) }
-    }
-
-    static func gpx(_ points: [Point]) -> String {
-        let formatter = ISO8601DateFormatter()
-        return "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\"><trk><trkseg>\n"
-            + points.map { String(format: "<trkpt lat=\"%.7f\" lon=\"%.7f\"><time>%@</time></trkpt>\n", $0.lat, $0.lon,
-                                  formatter.string(from: Date(timeIntervalSince1970: TimeInterval($0.time)))) }.joined()
-            + "</trkseg></trk></gpx>\n"
-    }
-
-    static func date(_ seconds: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.timeZone = TimeZone(secondsFromGMT: 8 * 3600)
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        TimedWalks.eastward(lat, lon, start: start, seconds: seconds)
     }
 
     static func haversine(_ a: Point, _ b: Point) -> Double {
@@ -59,11 +44,11 @@ final class SelectedDaysTests: XCTestCase {
                      Self.walk(31.2304, 121.4700, start: may1, seconds: 1800),
                      Self.walk(31.2304, 121.4700, start: may1 + 2 * 86_400, seconds: 1800)]
         let files = walks.indices.map { dir + "/walk\($0).gpx" }
-        for (walk, file) in zip(walks, files) { try Self.gpx(walk).write(toFile: file, atomically: true, encoding: .utf8) }
+        for (walk, file) in zip(walks, files) { try TimedWalks.gpx(walk).write(toFile: file, atomically: true, encoding: .utf8) }
 
         // --since 2024-01-01 --until 2024-05-01: the new year's minutes after midnight and May 1.
         let selected = try classify(files + ["--since", "2024-01-01", "--until", "2024-05-01"])
-        let inWindow: (Point) -> Bool = { let d = Self.date($0.time); return d >= "2024-01-01" && d <= "2024-05-01" }
+        let inWindow: (Point) -> Bool = { let d = TimedWalks.date($0.time); return d >= "2024-01-01" && d <= "2024-05-01" }
         let all = walks.joined()
         let points = try XCTUnwrap(selected["points"] as? [String: Any])
         XCTAssertEqual(points["kept"] as? Int, all.filter(inWindow).count)
@@ -71,7 +56,7 @@ final class SelectedDaysTests: XCTestCase {
         let metrics = try XCTUnwrap(selected["metrics"] as? [String: Double])
         let expected = Self.metres(walks, keep: inWindow) / 1000
         XCTAssertEqual(metrics["totalDistanceKilometers"]!, expected, accuracy: expected * 0.005)
-        XCTAssertEqual(metrics["recordedDays"], Double(Set(all.filter(inWindow).map { Self.date($0.time) }).count))
+        XCTAssertEqual(metrics["recordedDays"], Double(Set(all.filter(inWindow).map { TimedWalks.date($0.time) }).count))
         let days = try XCTUnwrap(selected["days"] as? [[String: Any]]).compactMap { $0["date"] as? String }
         XCTAssertEqual(days, ["2024-01-01", "2024-05-01"])
         let options = try XCTUnwrap(selected["options"] as? [String: Any])
@@ -88,10 +73,10 @@ final class SelectedDaysTests: XCTestCase {
             let year = row["year"] as! Int
             let alone = try classify(files + ["--since", "\(year)-01-01", "--until", "\(year)-12-31"])
             let m = try XCTUnwrap(alone["metrics"] as? [String: Double])
-            let inYear: (Point) -> Bool = { Self.date($0.time).hasPrefix("\(year)-") }
+            let inYear: (Point) -> Bool = { TimedWalks.date($0.time).hasPrefix("\(year)-") }
             let metres = Self.metres(walks, keep: inYear) / 1000
             XCTAssertEqual(try XCTUnwrap(row["distanceKilometers"] as? Double), metres, accuracy: metres * 0.005 + 0.01, "\(year)")
-            XCTAssertEqual(row["recordedDays"] as? Int, Set(all.filter(inYear).map { Self.date($0.time) }).count, "\(year)")
+            XCTAssertEqual(row["recordedDays"] as? Int, Set(all.filter(inYear).map { TimedWalks.date($0.time) }).count, "\(year)")
             // The walks of one year explore cells no other year's do, so the year's new area is a run of that year's,
             // but for the one 7 m leg across midnight, which the run cut at midnight does not draw (at most 2 cells).
             if year == 2023 {
@@ -108,7 +93,7 @@ final class SelectedDaysTests: XCTestCase {
 
     func testDatesAreCheckedAndNotTakenWithAState() throws {
         let dir = try temporaryDirectory()
-        try Self.gpx(Self.walk(39.915, 116.405, start: 1_714_525_200, seconds: 60)).write(toFile: dir + "/a.gpx", atomically: true, encoding: .utf8)
+        try TimedWalks.gpx(Self.walk(39.915, 116.405, start: 1_714_525_200, seconds: 60)).write(toFile: dir + "/a.gpx", atomically: true, encoding: .utf8)
         for bad in [["--since", "2024-02-30"], ["--until", "24-05-01"], ["--since", "2024-05-02", "--until", "2024-05-01"],
                     ["--since", "2024-05-01", "--state", dir + "/s"]] {
             let result = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/a.gpx"] + bad)

@@ -12,31 +12,13 @@ final class VisitDaysTests: XCTestCase {
     static let may1 = 1_714_492_800
 
     /// A leg eastward along latitude 39.915 at `speed` m/s, a point every `step` s, from
-    /// `longitude` at `start` for `seconds`: (unix seconds, lat, lon).
-    static func leg(from longitude: Double, start: Int, seconds: Int, speed: Double, step: Int = 5) -> [(Int, Double, Double)] {
-        stride(from: 0, through: seconds, by: step).map { s in
-            (start + s, 39.915, longitude + speed * Double(s) / (111_320 * cos(39.915 * .pi / 180)))
-        }
-    }
-
-    static func gpx(_ points: [(Int, Double, Double)]) -> String {
-        let formatter = ISO8601DateFormatter()
-        return "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\"><trk><trkseg>\n"
-            + points.map { String(format: "<trkpt lat=\"%.7f\" lon=\"%.7f\"><time>%@</time></trkpt>\n", $0.1, $0.2,
-                                  formatter.string(from: Date(timeIntervalSince1970: TimeInterval($0.0)))) }.joined()
-            + "</trkseg></trk></gpx>\n"
-    }
-
-    /// The local date (UTC+8) of a Unix time, by hand.
-    static func date(_ seconds: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.timeZone = TimeZone(secondsFromGMT: 8 * 3600)
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    /// `longitude` at `start` for `seconds`.
+    static func leg(from longitude: Double, start: Int, seconds: Int, speed: Double, step: Int = 5) -> [TimedPoint] {
+        TimedWalks.eastward(39.915, longitude, start: start, seconds: seconds, speed: speed, step: step)
     }
 
     /// Dongcheng District spans longitudes 116.385–116.445 along latitude 39.915 (well inside: 116.400–116.430).
-    static func inDongcheng(_ p: (Int, Double, Double)) -> Bool { p.2 > 116.400 && p.2 < 116.430 }
+    static func inDongcheng(_ p: TimedPoint) -> Bool { p.lon > 116.400 && p.lon < 116.430 }
 
     func dongcheng(_ arguments: [String]) throws -> (days: Int, last: String?) {
         let result = try CommandRunner.run(["classify", "--tables", Self.tables, "--utc-offset", "+08:00"] + arguments)
@@ -58,17 +40,17 @@ final class VisitDaysTests: XCTestCase {
         let drive = Self.leg(from: 116.360, start: Self.may1 + 3 * day + 10 * hour, seconds: 600, speed: 16.7)
         // May 5: a flight at 800 km/h over Dongcheng from Xicheng far east (a walk before and after).
         let before = Self.leg(from: 116.355, start: Self.may1 + 4 * day + 8 * hour, seconds: 300, speed: 1.4)
-        let flight = Self.leg(from: before.last!.2, start: before.last!.0 + 10, seconds: 600, speed: 222, step: 10)
-        let after = Self.leg(from: flight.last!.2, start: flight.last!.0 + 10, seconds: 300, speed: 1.4)
-        try Self.gpx(walks[0]).write(toFile: dir + "/walk1.gpx", atomically: true, encoding: .utf8)
-        try Self.gpx(walks[1]).write(toFile: dir + "/walk2.gpx", atomically: true, encoding: .utf8)
-        try Self.gpx(midnight).write(toFile: dir + "/midnight.gpx", atomically: true, encoding: .utf8)
-        try Self.gpx(drive).write(toFile: dir + "/drive.gpx", atomically: true, encoding: .utf8)
-        try Self.gpx(before + flight + after).write(toFile: dir + "/flight.gpx", atomically: true, encoding: .utf8)
+        let flight = Self.leg(from: before.last!.lon, start: before.last!.time + 10, seconds: 600, speed: 222, step: 10)
+        let after = Self.leg(from: flight.last!.lon, start: flight.last!.time + 10, seconds: 300, speed: 1.4)
+        try TimedWalks.gpx(walks[0]).write(toFile: dir + "/walk1.gpx", atomically: true, encoding: .utf8)
+        try TimedWalks.gpx(walks[1]).write(toFile: dir + "/walk2.gpx", atomically: true, encoding: .utf8)
+        try TimedWalks.gpx(midnight).write(toFile: dir + "/midnight.gpx", atomically: true, encoding: .utf8)
+        try TimedWalks.gpx(drive).write(toFile: dir + "/drive.gpx", atomically: true, encoding: .utf8)
+        try TimedWalks.gpx(before + flight + after).write(toFile: dir + "/flight.gpx", atomically: true, encoding: .utf8)
         XCTAssertTrue(drive.contains(where: Self.inDongcheng) && flight.contains(where: Self.inDongcheng), "both cross Dongcheng")
 
         let onGround = (walks[0] + walks[1] + midnight).filter(Self.inDongcheng)
-        let expectedDays = Set(onGround.map { Self.date($0.0) })
+        let expectedDays = Set(onGround.map { TimedWalks.date($0.time) })
         XCTAssertEqual(expectedDays.count, 4, "May 1, 3, 6 and 7")
         let files = ["walk1", "walk2", "midnight", "drive", "flight"].map { dir + "/\($0).gpx" }
 
@@ -90,7 +72,7 @@ final class VisitDaysTests: XCTestCase {
         // Forgetting the midnight walk takes its two days away.
         let forgot = try CommandRunner.run(["forget", "--tables", Self.tables, files[2], "--state", dir + "/s"])
         XCTAssertEqual(forgot.status, 0, forgot.stderr)
-        let withoutMidnight = Set((walks[0] + walks[1]).filter(Self.inDongcheng).map { Self.date($0.0) })
+        let withoutMidnight = Set((walks[0] + walks[1]).filter(Self.inDongcheng).map { TimedWalks.date($0.time) })
         let afterForget = try dongcheng(["--state", dir + "/s", files[0]])
         XCTAssertEqual(afterForget.days, withoutMidnight.count)
         XCTAssertEqual(afterForget.last, withoutMidnight.max())

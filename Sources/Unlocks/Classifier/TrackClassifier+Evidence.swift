@@ -67,14 +67,9 @@ extension TrackClassifier {
         include(placement.county)
         if levels > 0, allInside,
            locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius) {
-            var reusable = placement
-            reusable.country.marginMetres = nil
-            reusable.province.marginMetres = nil
-            reusable.city.marginMetres = nil
-            reusable.county.marginMetres = nil
             hasLookup = true
             lookupPoint = point
-            lookupPlacement = reusable
+            lookupPlacement = placement.withoutMargins
             lookupClearance = clearance
             lookupCell = (placement.country.region ?? -1, placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
         } else {

@@ -54,13 +54,8 @@ extension TrackClassifier {
         hasLookup = levels > 0 && allInside
             && locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius)
         if hasLookup {
-            var reusable = placement
-            reusable.country.marginMetres = nil
-            reusable.province.marginMetres = nil
-            reusable.city.marginMetres = nil
-            reusable.county.marginMetres = nil
             lookupPoint = point
-            lookupPlacement = reusable
+            lookupPlacement = placement.withoutMargins
             lookupClearance = clearance
         }
         return placement
