@@ -80,6 +80,9 @@ public struct SourceOutlines {
 /// of them is China and the other a country, and a **coast** when one answer is no country. Its
 /// distance is to the source outline of the countries named (the one the source puts the point
 /// in, the one the locator does): how far the point lies from where the source changes its answer.
+/// Where the locator answers `inside` a country whose source polygon does not hold the point, the
+/// distance is at least the one to that country's own outline: an answer 12 km from the answered
+/// country's land is 12 km wrong, however near another outline (China's, on the datum seam) it is.
 public struct CountryAgreementReport {
     public enum Kind: String, CaseIterable, Sendable { case landBorder = "land border", seam = "China's datum seam", coast = "coast" }
 
@@ -124,9 +127,19 @@ public struct CountryAgreementReport {
     /// the answers name. Where one answer is no country and the other a neighbour of China within
     /// the seam's tolerance of China's source outline, it is the datum seam (the build gives the
     /// gaps the seam opened to the neighbour, `docs/boundaries.md`), measured to the nearer of
-    /// the two outlines.
-    static func judge(mine: String?, theirs: String?, at p: Coordinate, outlines: SourceOutlines, index: [String: Int32],
+    /// the two outlines. `mineClaims`: whether the source polygon of the locator's country holds
+    /// the point (an overlap another country won); when it does not, the distance is at least the
+    /// one to the locator's country's own outline.
+    static func judge(mine: String?, theirs: String?, mineClaims: Bool, at p: Coordinate, outlines: SourceOutlines, index: [String: Int32],
                       limits: [Kind: Double]) -> (Kind, Double) {
+        let (kind, distance) = judgeByNearestOutline(mine: mine, theirs: theirs, at: p, outlines: outlines, index: index, limits: limits)
+        guard let mine, !mineClaims, let own = index[mine] else { return (kind, distance) }
+        return (kind, max(distance, outlines.distance(longitude: p.longitude, latitude: p.latitude, to: [own], within: searchRadius)))
+    }
+
+    /// ``judge(mine:theirs:mineClaims:at:outlines:index:limits:)`` before the answered country's own outline is asked.
+    private static func judgeByNearestOutline(mine: String?, theirs: String?, at p: Coordinate, outlines: SourceOutlines, index: [String: Int32],
+                                              limits: [Kind: Double]) -> (Kind, Double) {
         let involved = Set([mine, theirs].compactMap { $0.flatMap { index[$0] } })
         let distance = outlines.distance(longitude: p.longitude, latitude: p.latitude, to: involved, within: searchRadius)
         if let mine, let theirs { return (mine == "CHN" || theirs == "CHN" ? .seam : .landBorder, distance) }
@@ -161,7 +174,8 @@ public struct CountryAgreementReport {
                 agreeing += 1
                 continue
             }
-            let (kind, distance) = Self.judge(mine: mine, theirs: theirs, at: p, outlines: outlines, index: index, limits: limits)
+            let mineClaims = try mine.map { try reference.countryClaimants(longitude: p.longitude, latitude: p.latitude).contains($0) } ?? false
+            let (kind, distance) = Self.judge(mine: mine, theirs: theirs, mineClaims: mineClaims, at: p, outlines: outlines, index: index, limits: limits)
             if distance <= Self.limit(kind, inside: mine != nil, limits: limits, coastTolerance: coastTolerance) {
                 within[kind, default: 0] += 1
             } else {
@@ -215,14 +229,17 @@ public struct CountryGridScan: Sendable {
                       outlines: { outlines }, limits: limits, coastTolerance: coastTolerance, answer: { lat, lon in
             let answer = try locator.locate(latitude: lat, longitude: lon).country
             return answer.status == .inside ? answer.region.map { locator.world.region($0).code } : nil
-        }, source: { lat, lon in try reference.region(at: .country, longitude: lon, latitude: lat) })
+        }, source: { lat, lon in try reference.region(at: .country, longitude: lon, latitude: lat) },
+        claims: { code, lat, lon in try reference.countryClaimants(longitude: lon, latitude: lat).contains(code) })
     }
 
     /// The scan with any answer: `answer` gives the country a point is `inside` by the table (nil
-    /// when none), `source` the source's; `outlines` is asked for only once a point disagrees.
+    /// when none), `source` the source's, `claims` whether a country's source polygon holds a
+    /// point (before overlaps are decided); `outlines` is asked for only once a point disagrees.
     public init(latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>, latitudeStep: Double, longitudeStep: Double,
                 outlines makeOutlines: () throws -> SourceOutlines, limits: [CountryAgreementReport.Kind: Double], coastTolerance: Double,
-                answer: (Double, Double) throws -> String?, source: (Double, Double) throws -> String?) throws {
+                answer: (Double, Double) throws -> String?, source: (Double, Double) throws -> String?,
+                claims: (String, Double, Double) throws -> Bool) throws {
         self.latitudeStep = latitudeStep
         self.longitudeStep = longitudeStep
         var outlines: SourceOutlines?
@@ -244,7 +261,8 @@ public struct CountryGridScan: Sendable {
                     outlines = try makeOutlines()
                     for (k, code) in outlines!.codes.enumerated() { index[code] = Int32(k) }
                 }
-                let (kind, distance) = CountryAgreementReport.judge(mine: mine, theirs: theirs, at: Coordinate(latitude: lat, longitude: lon),
+                let (kind, distance) = CountryAgreementReport.judge(mine: mine, theirs: theirs, mineClaims: try claims(mine, lat, lon),
+                                                                    at: Coordinate(latitude: lat, longitude: lon),
                                                                     outlines: outlines!, index: index, limits: limits)
                 guard distance > CountryAgreementReport.limit(kind, inside: true, limits: limits, coastTolerance: coastTolerance) else { continue }
                 bad[Int64(row) << 32 | Int64(column)] = mine

@@ -132,6 +132,17 @@ extension Geometry {
         return (xy[0], xy[1], ((xy[2] - xy[0]) * (xy[2] - xy[0]) + (xy[3] - xy[1]) * (xy[3] - xy[1])).squareRoot())
     }
 
+    /// The polygon cut into triangles whose corners are its own vertices (GEOS's constrained
+    /// Delaunay triangulation), as a collection of triangles.
+    public func constrainedTriangles() throws -> Geometry {
+        try context.take(GEOSConstrainedDelaunayTriangulation_r(handle, pointer), "constrained Delaunay triangulation")
+    }
+
+    /// The centre of mass (a point; of a triangle, the mean of its corners).
+    public func centroid() throws -> Geometry {
+        try context.take(GEOSGetCentroid_r(handle, pointer), "centroid")
+    }
+
     /// Union of a polygon coverage (parts may share edges but not overlap): fast and exact.
     public func coverageUnion() throws -> Geometry {
         try context.take(GEOSCoverageUnion_r(handle, pointer), "coverage union")

@@ -124,22 +124,34 @@ public final class SourceReference {
             entry.network = try PreparedGeometry(try context.multiLineString(lines))
             byLevel[level] = entry
         }
-        if catalog.hasCountryLevel {
-            let entry = Level(cell: Self.countryCell)
-            for country in WorldTableBuilder.sourceCountries(catalog) {
-                let (geometry, invalidity) = try WorldTableBuilder.sourceGeometry(country, context: context)
-                if let invalidity { repairedCountries[country.code] = invalidity }
-                let index = entry.prepared.count
-                entry.prepared.append(try PreparedGeometry(geometry))
-                entry.boxes.append(try geometry.bounds())
-                entry.codes.append(country.code)
-                entry.codeSet.insert(country.code)
-                entry.areas.append(try geometry.area())
-                if country.code == "CHN" { entry.china = index }
-                for part in try geometry.parts() { entry.add(index, box: try part.bounds()) }
-            }
-            byLevel[.country] = entry
+        if catalog.hasCountryLevel { try addCountries(WorldTableBuilder.sourceCountries(catalog), seamCountry: "CHN") }
+    }
+
+    /// The country level alone, from `countries` (WGS-84) as a world build reads them: another
+    /// worldview's source (``NaturalEarthSource``). `seamCountry` wins overlaps as China does in
+    /// the default view; nil for a source drawn in one datum, where the smallest claimant does.
+    public init(countries: [SourceRegion], seamCountry: String?) throws {
+        projection = try Projection(ChinaTableBuilder.projection)
+        levels = [.country]
+        try addCountries(countries, seamCountry: seamCountry)
+    }
+
+    /// Prepares the country level (invalid polygons repaired with MakeValid, as the build does).
+    private func addCountries(_ countries: [SourceRegion], seamCountry: String?) throws {
+        let entry = Level(cell: Self.countryCell)
+        for country in countries {
+            let (geometry, invalidity) = try WorldTableBuilder.sourceGeometry(country, context: context)
+            if let invalidity { repairedCountries[country.code] = invalidity }
+            let index = entry.prepared.count
+            entry.prepared.append(try PreparedGeometry(geometry))
+            entry.boxes.append(try geometry.bounds())
+            entry.codes.append(country.code)
+            entry.codeSet.insert(country.code)
+            entry.areas.append(try geometry.area())
+            if country.code == seamCountry { entry.china = index }
+            for part in try geometry.parts() { entry.add(index, box: try part.bounds()) }
         }
+        byLevel[.country] = entry
     }
 
     /// True when the source has a region `code` at `level`.

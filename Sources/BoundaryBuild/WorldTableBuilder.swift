@@ -168,7 +168,8 @@ public struct WorldTableBuilder {
         // cross (it did, in the Canadian Arctic), and ray casting needs them not to.
         let linework = try context.collection(of: try pre.map { try $0.boundary() })
             .unaryUnion(gridSize: Double(Self.coordinateStep) * TableFormat.quantum)
-        let faces = try context.polygonize(linework).parts()
+        var faces = try context.polygonize(linework).parts()
+        let nodedFaces = faces.count
         lap("noded and polygonized: \(faces.count) faces")
 
         // Give every face to one country.
@@ -218,6 +219,10 @@ public struct WorldTableBuilder {
         // than a sea, else outside the coverage (seas and lakes ringed by land).
         var slivers = 0, noCountry: [Int] = [], seamGiven = 0
         var outsideKm2 = 0.0, noCountryKm2 = 0.0
+        // Seam gaps spanning a tripoint, split among their neighbours (``splitAmongNeighbours``):
+        // how many, how many kept whole (GEOS's triangulation not an exact cut), and the area that
+        // went to another neighbour than the one along most of the outline.
+        var tripointGaps = 0, tripointGapsWhole = 0, tripointReassignedKm2 = 0.0
         let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
         let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
@@ -240,9 +245,11 @@ public struct WorldTableBuilder {
             let fb = try face.bounds()
             let step = max(1, outline.count / 2 / 32)
             var best = -1, bestScore = 0.0, touchesChina = false, neighbours = 0
-            for c in countries.indices {
+            let near = countries.indices.filter { c in
                 let b = bounds[c]
-                guard b.0 <= fb.2 + touchingDistance, fb.0 <= b.2 + touchingDistance, b.1 <= fb.3 + touchingDistance, fb.1 <= b.3 + touchingDistance else { continue }
+                return b.0 <= fb.2 + touchingDistance && fb.0 <= b.2 + touchingDistance && b.1 <= fb.3 + touchingDistance && fb.1 <= b.3 + touchingDistance
+            }
+            for c in near {
                 var touching = 0
                 for k in stride(from: 0, to: outline.count / 2, by: step) {
                     if try preparedOutlines[c].distance(to: try context.point(x: outline[2 * k], y: outline[2 * k + 1])) < touchingDistance { touching += 1 }
@@ -256,8 +263,25 @@ public struct WorldTableBuilder {
             let radius = try face.inscribedCircle(tolerance: 1 / Self.metresPerDegree).radius
             let onSeam = touchesChina && neighbours > 0
             if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius) {
-                owner[index] = best
                 slivers += 1
+                // Across a tripoint (two or more neighbours but China within touching distance of
+                // the whole face, not only of the sampled vertices): each part to its nearest.
+                let bordering = onSeam ? try near.filter { try $0 != chinaIndex && preparedOutlines[$0].distance(to: face) < touchingDistance } : []
+                if bordering.count > 1 {
+                    tripointGaps += 1
+                    if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines, context: context) {
+                        for part in parts {
+                            faces.append(part.triangle)
+                            owner.append(part.owner)
+                            if part.owner != best { tripointReassignedKm2 += try part.triangle.area() * km2 / area }
+                        }
+                    } else {
+                        tripointGapsWhole += 1
+                        owner[index] = best
+                    }
+                } else {
+                    owner[index] = best
+                }
                 if onSeam {
                     seamGiven += 1
                     seamGapKm2 += try seamFace(face, latitude: latitude)
@@ -270,9 +294,15 @@ public struct WorldTableBuilder {
         }
         let seam = chinaIndex == nil ? [:] : ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
         if chinaIndex != nil { report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the 20 m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m") }
-        report.notes.append("world faces: \(faces.count); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
+        report.notes.append("world faces: \(nodedFaces); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
                             + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
         lap(report.notes.last!)
+        if chinaIndex != nil {
+            report.notes.append("seam gaps spanning a tripoint (bordering two or more of China's neighbours): \(tripointGaps), cut among them by nearest outline "
+                                + "(\(tripointGapsWhole) kept whole: no exact triangulation); \(rounded(tripointReassignedKm2, 2)) km² given to a nearer neighbour "
+                                + "than the one along most of the gap's outline")
+            lap(report.notes.last!)
+        }
 
         // Units: one per country, the union of its faces (they share the noded vertices). The unions
         // and the faces are on the grid, but GEOS writes a grid point as the nearest double of its
@@ -399,6 +429,9 @@ public struct WorldTableBuilder {
                 if try preparedSources[c].contains(point) { claimants.append(c) }
             }
             return claimants.isEmpty ? nil : countries[Self.winner(claimants, china: chinaIndex, areas: sourceAreas)].code
+        }, claims: { code, lat, lon in
+            guard let c = countries.firstIndex(where: { $0.code == code }) else { return false }
+            return try preparedSources[c].contains(try context.point(x: lon, y: lat))
         })
         report.gridScan = scan
         lap("grid scan against the source (\(Self.scanStep.latitude)° × \(Self.scanStep.longitude)°): \(scan.points) points, "

@@ -1,6 +1,9 @@
+import Dispatch
+import Foundation
+
 /// Per index leaf, an 8 × 8 grid of sub-cells, each holding the unit of the whole sub-cell when no
 /// segment of the leaf comes near it, so that most points in a leaf are answered without casting a
-/// ray (docs/locator.md, "Leaf grids"). Built from the table when a locator is created.
+/// ray (docs/locator.md, "Leaf grids"). Built from the table when a locator is created with them.
 ///
 /// A sub-cell is *clear* when no segment of the leaf's chunks has a bounding box that meets its
 /// closed square; every point of it then lies in one unit (or none), the unit of the sub-cell's
@@ -20,6 +23,9 @@ final class LeafGrids {
     static let unknown = Int32.min
     /// While building: a clear sub-cell whose row line crosses nothing east of it in the leaf.
     private static let pending = Int32.min + 1
+    /// Threads that build the grids at most: each leaf writes only its own line, so the leaves
+    /// are shared out among the cores (two measured 1.9× faster than one on an idle machine).
+    static let maxWorkers = 8
     /// Per node, 128 bytes (64-byte aligned): bytes 0..<32 hold the sub-cells' 4-bit codes
     /// (sub-cell k = row · 8 + column from the south-west, in byte k / 2, the low half for even k),
     /// bytes 32..<64 a palette of 8 `Int32` (a unit, or −1 for none) that codes 0…7 index. Code 15
@@ -41,89 +47,6 @@ final class LeafGrids {
         return line.load(fromByteOffset: 32 &+ Int(code) &* 4, as: Int32.self)
     }
 
-    /// The grids of every leaf of `lookup`'s index at least 32 quanta wide.
-    init(_ lookup: UnitLookup) {
-        let nodeCount = lookup.table.section(.indexNodes).count / 4
-        self.nodeCount = nodeCount
-        lines = UnsafeMutableRawPointer.allocate(byteCount: nodeCount * Self.lineBytes, alignment: Self.lineBytes)
-        lines.initializeMemory(as: UInt8.self, repeating: 0xFF, count: nodeCount * Self.lineBytes)
-        let nodes = lookup.nodes
-        // Depth-first over the index: node, cell corner, log2 size.
-        var stack: [(Int, Int64, Int64, Int64)] = [(0, lookup.originX, lookup.originY, lookup.rootLog2)]
-        var crossings = [RayCasting.Crossing?](repeating: nil, count: Self.cellsPerLeaf)
-        var crossingChunks = [Int](repeating: 0, count: Self.cellsPerLeaf)
-        var cells = [Int32](repeating: Self.unknown, count: Self.cellsPerLeaf)
-        while let (node, ox, oy, log2) = stack.popLast() {
-            let raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: node * 4, as: UInt32.self))
-            if raw >> 30 == 1 {
-                let first = Int(raw & IndexNode.payloadMask), half = Int64(1) << (log2 - 1)
-                for child in 0..<4 {
-                    stack.append((first + child, ox + (child & 1 != 0 ? half : 0), oy + (child & 2 != 0 ? half : 0), log2 - 1))
-                }
-                continue
-            }
-            guard raw >> 30 >= 2, log2 >= Self.sideLog2 + 2 else { continue }
-            for k in 0..<Self.cellsPerLeaf { cells[k] = Self.unknown }
-            let impure = Self.scan(lookup, leaf: Int(raw & IndexNode.payloadMask), ox: ox, oy: oy, log2: log2, crossings: &crossings, chunks: &crossingChunks)
-            let subLog2 = log2 - Self.sideLog2, size = Int64(1) << log2
-            var eastRows: UInt8 = 0
-            for row in 0..<8 {
-                // Walking west from the east edge, the nearest crossing east of each sub-cell.
-                var nearest: RayCasting.Crossing?
-                var nearestChunk = 0
-                for column in stride(from: 7, through: 0, by: -1) {
-                    let k = row * 8 + column
-                    if impure & (1 << UInt64(k)) == 0 {
-                        if let nearest {
-                            let arc = Int(lookup.chunkArc[nearestChunk])
-                            let unit = nearest.upward ? lookup.arcLeft[arc] : lookup.arcRight[arc]
-                            cells[k] = unit < 0 ? -1 : unit
-                        } else {
-                            eastRows |= 1 << UInt8(row)
-                            cells[k] = Self.pending
-                        }
-                    }
-                    if let c = crossings[k], nearest.map({ c.isNearer(than: $0) }) ?? true {
-                        nearest = c
-                        nearestChunk = crossingChunks[k]
-                    }
-                }
-            }
-            // Rows whose line crosses nothing east of a clear sub-cell: the walk east's answer.
-            for row in 0..<8 where eastRows & (1 << UInt8(row)) != 0 {
-                let line = oy + Int64(row) << subLog2 + (Int64(1) << (subLog2 - 1))
-                let found = lookup.find(x: ox + size, y: line).unit
-                for k in (row * 8)..<(row * 8 + 8) where cells[k] == Self.pending { cells[k] = found ?? -1 }
-            }
-            encode(cells, node: node)
-            encodeRings(impure, node: node)
-        }
-    }
-
-    /// Writes, per clear sub-cell, the Chebyshev distance (in sub-cells, 1…8) to the nearest
-    /// sub-cell a segment meets or to the first position outside the leaf: the square of
-    /// sub-cells closer than that around it is clear, so no arc comes nearer the point than that
-    /// square's sides.
-    private func encodeRings(_ impure: UInt64, node: Int) {
-        let line = lines + node * Self.lineBytes + 64
-        for k in 0..<Self.cellsPerLeaf {
-            let row = k >> 3, column = k & 7
-            var ring = 0
-            if impure & (1 << UInt64(k)) == 0 {
-                ring = min(row, column, 7 - row, 7 - column) + 1
-                var j = impure
-                while j != 0, ring > 1 {
-                    let b = j.trailingZeroBitCount
-                    j &= j - 1
-                    ring = min(ring, max(abs((b >> 3) - row), abs((b & 7) - column)))
-                }
-            }
-            let byte = line.load(fromByteOffset: k >> 1, as: UInt8.self)
-            let code = UInt8(ring)
-            line.storeBytes(of: k & 1 == 0 ? (byte & 0xF0) | code : (byte & 0x0F) | (code << 4), toByteOffset: k >> 1, as: UInt8.self)
-        }
-    }
-
     /// The ring of clear sub-cells around sub-cell `k` of `node`'s grid (see `encodeRings`).
     @inline(__always)
     func ring(node: Int, cell k: Int) -> Int64 {
@@ -131,79 +54,218 @@ final class LeafGrids {
         return Int64((line.load(fromByteOffset: k >> 1, as: UInt8.self) >> UInt8((k & 1) << 2)) & 15)
     }
 
-    /// Writes a leaf's 64 sub-cell values into its line: the first 8 distinct values get palette
-    /// codes, any further ones (rare) the unknown code.
-    private func encode(_ cells: [Int32], node: Int) {
-        let line = lines + node * Self.lineBytes
-        var palette: [Int32] = []
-        for k in 0..<Self.cellsPerLeaf {
-            var code = Self.unknownCode
-            if cells[k] != Self.unknown {
-                if let index = palette.firstIndex(of: cells[k]) {
-                    code = UInt8(index)
-                } else if palette.count < 8 {
-                    palette.append(cells[k])
-                    code = UInt8(palette.count - 1)
-                }
-            }
-            let byte = line.load(fromByteOffset: k >> 1, as: UInt8.self)
-            let merged = k & 1 == 0 ? (byte & 0xF0) | code : (byte & 0x0F) | (code << 4)
-            line.storeBytes(of: merged, toByteOffset: k >> 1, as: UInt8.self)
-        }
-        for (index, unit) in palette.enumerated() { line.storeBytes(of: unit, toByteOffset: 32 + 4 * index, as: Int32.self) }
+    /// A leaf that gets a grid: its node and its cell (south-west corner, log2 size).
+    private struct Leaf {
+        var node: Int, ox: Int64, oy: Int64, log2: Int64
     }
 
-    /// The sub-cells of the leaf (list at `offset` in the leaves section, cell (ox, oy), 2^log2
-    /// wide) that a segment's bounding box meets (bit row · 8 + column), and per sub-cell the
-    /// nearest crossing inside it of its row's middle line (cast from the leaf's west edge, up to
-    /// its east edge, as `RayCasting.crossing` finds it) and its chunk.
-    static func scan(_ lookup: UnitLookup, leaf offset: Int, ox: Int64, oy: Int64, log2: Int64,
-                     crossings: inout [RayCasting.Crossing?], chunks: inout [Int]) -> UInt64 {
-        for k in 0..<cellsPerLeaf { crossings[k] = nil }
-        let leaves = lookup.leaves
-        var position = offset
-        let count = Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
-        let subLog2 = log2 - sideLog2, size = Int64(1) << log2, sub = Int64(1) << subLog2
-        let maxX = ox + size, maxY = oy + size
-        var impure: UInt64 = 0
-        var chunk = 0
-        for _ in 0..<count {
-            chunk += Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
-            var i = Int(lookup.chunkStart[chunk])
-            let last = i + Int(lookup.chunkSegments[chunk])
-            while i < last {
-                let ax = Int64(lookup.vertices[2 * i]), ay = Int64(lookup.vertices[2 * i + 1])
-                let bx = Int64(lookup.vertices[2 * i + 2]), by = Int64(lookup.vertices[2 * i + 3])
-                i += 1
-                let lowX = min(ax, bx), highX = max(ax, bx), lowY = min(ay, by), highY = max(ay, by)
-                guard lowX <= maxX, highX >= ox, lowY <= maxY, highY >= oy else { continue }
-                // Sub-cells whose closed squares the box meets: column c spans [ox + c·sub, ox + (c+1)·sub].
-                let c0 = max(0, Int((lowX - ox + sub - 1) >> subLog2) - 1), c1 = min(7, Int((highX - ox) >> subLog2))
-                let r0 = max(0, Int((lowY - oy + sub - 1) >> subLog2) - 1), r1 = min(7, Int((highY - oy) >> subLog2))
-                guard c0 <= c1, r0 <= r1 else { continue }
-                for row in r0...r1 {
-                    // The columns the segment meets within the row's closed band (a quantum spare).
-                    var x0 = lowX, x1 = highX
-                    if ay != by {
-                        let y0 = max(lowY, oy + Int64(row) << subLog2), y1 = min(highY, oy + Int64(row + 1) << subLog2)
-                        let slope = Double(bx - ax) / Double(by - ay)
-                        let xa = Double(ax) + Double(y0 - ay) * slope, xb = Double(ax) + Double(y1 - ay) * slope
-                        x0 = max(lowX, Int64(min(xa, xb).rounded(.down)) - 1)
-                        x1 = min(highX, Int64(max(xa, xb).rounded(.up)) + 1)
+    /// The grids of every leaf of `lookup`'s index at least 32 quanta wide.
+    init(_ lookup: UnitLookup) {
+        let nodeCount = lookup.table.section(.indexNodes).count / 4
+        self.nodeCount = nodeCount
+        let lines = UnsafeMutableRawPointer.allocate(byteCount: nodeCount * Self.lineBytes, alignment: Self.lineBytes)
+        lines.initializeMemory(as: UInt8.self, repeating: 0xFF, count: nodeCount * Self.lineBytes)
+        self.lines = lines
+        let nodes = lookup.nodes
+        var leaves: [Leaf] = []
+        // Depth-first over the index.
+        var stack = [Leaf(node: 0, ox: lookup.originX, oy: lookup.originY, log2: lookup.rootLog2)]
+        while let cell = stack.popLast() {
+            let raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: cell.node * 4, as: UInt32.self))
+            if raw >> 30 == 1 {
+                let first = Int(raw & IndexNode.payloadMask), half = Int64(1) << (cell.log2 - 1)
+                for child in 0..<4 {
+                    stack.append(Leaf(node: first + child, ox: cell.ox + (child & 1 != 0 ? half : 0), oy: cell.oy + (child & 2 != 0 ? half : 0), log2: cell.log2 - 1))
+                }
+            } else if raw >> 30 >= 2, cell.log2 >= Self.sideLog2 + 2 {
+                leaves.append(cell)
+            }
+        }
+        let workers = max(1, min(Self.maxWorkers, ProcessInfo.processInfo.activeProcessorCount, leaves.count / 256))
+        leaves.withUnsafeBufferPointer { leaves in
+            let shared = SharedBuild(lookup: lookup, leaves: leaves, lines: lines)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let scratch = Scratch()
+                defer { scratch.deallocate() }
+                for i in stride(from: worker, to: shared.leaves.count, by: workers) {
+                    let leaf = shared.leaves[i]
+                    Self.build(leaf, shared.lookup, scratch, into: shared.lines + leaf.node * Self.lineBytes)
+                }
+            }
+        }
+    }
+
+    /// What the builders share: the lookup, only read (its arrays are immutable), the leaves, and
+    /// the lines, where each leaf writes only its own node's line, so no two threads touch the
+    /// same bytes and none reads what another writes.
+    private struct SharedBuild: @unchecked Sendable {
+        let lookup: UnitLookup
+        let leaves: UnsafeBufferPointer<Leaf>
+        let lines: UnsafeMutableRawPointer
+    }
+
+    /// One builder's working space for a leaf: per sub-cell, the nearest crossing found inside it
+    /// and its chunk, and the sub-cell's value while building.
+    private struct Scratch {
+        let crossings = UnsafeMutablePointer<RayCasting.Crossing>.allocate(capacity: cellsPerLeaf)
+        let chunks = UnsafeMutablePointer<Int>.allocate(capacity: cellsPerLeaf)
+        let cells = UnsafeMutablePointer<Int32>.allocate(capacity: cellsPerLeaf)
+
+        func deallocate() {
+            crossings.deallocate()
+            chunks.deallocate()
+            cells.deallocate()
+        }
+    }
+
+    /// Writes `leaf`'s grid into its line.
+    private static func build(_ leaf: Leaf, _ lookup: UnitLookup, _ scratch: Scratch, into line: UnsafeMutableRawPointer) {
+        let cells = scratch.cells, crossings = scratch.crossings, chunks = scratch.chunks
+        cells.update(repeating: unknown, count: cellsPerLeaf)
+        let (impure, crossed) = scan(lookup, leaf: leaf, scratch)
+        let subLog2 = leaf.log2 - sideLog2, size = Int64(1) << leaf.log2
+        var eastRows: UInt8 = 0
+        for row in 0..<8 {
+            // Walking west from the east edge, the nearest crossing east of each sub-cell.
+            var nearest = -1
+            for column in stride(from: 7, through: 0, by: -1) {
+                let k = row * 8 + column
+                if impure & (1 << UInt64(k)) == 0 {
+                    if nearest >= 0 {
+                        let arc = Int(lookup.chunkArc[chunks[nearest]])
+                        let unit = crossings[nearest].upward ? lookup.arcLeft[arc] : lookup.arcRight[arc]
+                        cells[k] = unit < 0 ? -1 : unit
+                    } else {
+                        eastRows |= 1 << UInt8(row)
+                        cells[k] = pending
                     }
-                    let rc0 = max(c0, Int((x0 - ox + sub - 1) >> subLog2) - 1), rc1 = min(c1, Int((x1 - ox) >> subLog2))
-                    if rc0 <= rc1 { impure |= ((UInt64(0xFF) >> UInt64(7 - (rc1 - rc0))) << UInt64(rc0)) << UInt64(8 * row) }
-                    let line = oy + Int64(row) << subLog2 + sub / 2
-                    guard let c = RayCasting.crossing(ax: ax, ay: ay, bx: bx, by: by, px: ox, py: line, limitX: maxX) else { continue }
-                    let column = min(7, max(0, Int((c.x - Double(ox)) / Double(sub))))
-                    let k = row * 8 + column
-                    if crossings[k].map({ c.isNearer(than: $0) }) ?? true {
-                        crossings[k] = c
-                        chunks[k] = chunk
+                }
+                if crossed & (1 << UInt64(k)) != 0, nearest < 0 || crossings[k].isNearer(than: crossings[nearest]) {
+                    nearest = k
+                }
+            }
+        }
+        // Rows whose line crosses nothing east of a clear sub-cell: the walk east's answer.
+        for row in 0..<8 where eastRows & (1 << UInt8(row)) != 0 {
+            let y = leaf.oy + Int64(row) << subLog2 + (Int64(1) << (subLog2 - 1))
+            let found = lookup.find(x: leaf.ox + size, y: y).unit ?? -1
+            for k in (row * 8)..<(row * 8 + 8) where cells[k] == pending { cells[k] = found }
+        }
+        encode(cells, into: line)
+        encodeRings(impure, into: line + 64)
+    }
+
+    /// Per sub-cell, its Chebyshev distance (in sub-cells) to the first position outside the leaf.
+    private static let sideRings: [UInt8] = (0..<64).map { (k: Int) -> UInt8 in
+        let row: Int = k >> 3, column: Int = k & 7
+        return UInt8(min(row, column, 7 - row, 7 - column) + 1)
+    }
+
+    /// Writes, per clear sub-cell, the Chebyshev distance (in sub-cells, 1…4) to the nearest
+    /// sub-cell a segment meets or to the first position outside the leaf (0 for a sub-cell a
+    /// segment meets): the square of sub-cells closer than that around it is clear, so no arc
+    /// comes nearer the point than that square's sides. The distances to the met sub-cells come
+    /// from growing their set one ring at a time (a side ring is at most 4, so three suffice).
+    private static func encodeRings(_ impure: UInt64, into line: UnsafeMutableRawPointer) {
+        let notWest: UInt64 = 0xFEFE_FEFE_FEFE_FEFE, notEast: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        func grown(_ m: UInt64) -> UInt64 {
+            let east: UInt64 = (m << 1) & notWest, west: UInt64 = (m >> 1) & notEast
+            let across: UInt64 = m | east | west
+            let north: UInt64 = across << 8, south: UInt64 = across >> 8
+            return across | north | south
+        }
+        let within1 = grown(impure), within2 = grown(within1), within3 = grown(within2)
+        for pair in 0..<32 {
+            var byte: UInt8 = 0
+            for half in 0..<2 {
+                let k = 2 * pair + half, bit = UInt64(1) << UInt64(k)
+                var ring = impure & bit != 0 ? 0 : sideRings[k]
+                if ring > 1 {
+                    ring = min(ring, within1 & bit != 0 ? 1 : within2 & bit != 0 ? 2 : within3 & bit != 0 ? 3 : 4)
+                }
+                byte |= ring << UInt8(4 * half)
+            }
+            line.storeBytes(of: byte, toByteOffset: pair, as: UInt8.self)
+        }
+    }
+
+    /// Writes a leaf's 64 sub-cell values into its line: the first 8 distinct values get palette
+    /// codes, any further ones (rare) the unknown code.
+    private static func encode(_ cells: UnsafeMutablePointer<Int32>, into line: UnsafeMutableRawPointer) {
+        var paletteCount = 0
+        for pair in 0..<32 {
+            var byte: UInt8 = 0
+            for half in 0..<2 {
+                let value = cells[2 * pair + half]
+                var code = unknownCode
+                if value != unknown {
+                    if let index = (0..<paletteCount).first(where: { line.load(fromByteOffset: 32 + 4 * $0, as: Int32.self) == value }) {
+                        code = UInt8(index)
+                    } else if paletteCount < 8 {
+                        line.storeBytes(of: value, toByteOffset: 32 + 4 * paletteCount, as: Int32.self)
+                        code = UInt8(paletteCount)
+                        paletteCount += 1
+                    }
+                }
+                byte |= code << UInt8(4 * half)
+            }
+            line.storeBytes(of: byte, toByteOffset: pair, as: UInt8.self)
+        }
+    }
+
+    /// The sub-cells of `leaf` that a segment's bounding box meets (bit row · 8 + column), and
+    /// those (bits likewise) that hold, in `scratch`, the nearest crossing inside them of their
+    /// row's middle line (cast from the leaf's west edge, up to its east edge, as
+    /// `RayCasting.crossing` finds it) and its chunk.
+    private static func scan(_ lookup: UnitLookup, leaf cell: Leaf, _ scratch: Scratch) -> (impure: UInt64, crossed: UInt64) {
+        let leaves = lookup.leaves
+        let ox = cell.ox, oy = cell.oy
+        var position = Int(UInt32(littleEndian: lookup.nodes.loadUnaligned(fromByteOffset: cell.node * 4, as: UInt32.self)) & IndexNode.payloadMask)
+        let count = Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
+        let subLog2 = cell.log2 - sideLog2, size = Int64(1) << cell.log2, sub = Int64(1) << subLog2
+        let maxX = ox + size, maxY = oy + size
+        var impure: UInt64 = 0, crossed: UInt64 = 0
+        var chunk = 0
+        lookup.vertices.withUnsafeBufferPointer { v in
+            for _ in 0..<count {
+                chunk += Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
+                var i = Int(lookup.chunkStart[chunk])
+                let last = i + Int(lookup.chunkSegments[chunk])
+                while i < last {
+                    let ax = Int64(v[2 * i]), ay = Int64(v[2 * i + 1])
+                    let bx = Int64(v[2 * i + 2]), by = Int64(v[2 * i + 3])
+                    i += 1
+                    let lowX = min(ax, bx), highX = max(ax, bx), lowY = min(ay, by), highY = max(ay, by)
+                    guard lowX <= maxX, highX >= ox, lowY <= maxY, highY >= oy else { continue }
+                    // Sub-cells whose closed squares the box meets: column c spans [ox + c·sub, ox + (c+1)·sub].
+                    let c0 = max(0, Int((lowX - ox + sub - 1) >> subLog2) - 1), c1 = min(7, Int((highX - ox) >> subLog2))
+                    let r0 = max(0, Int((lowY - oy + sub - 1) >> subLog2) - 1), r1 = min(7, Int((highY - oy) >> subLog2))
+                    guard c0 <= c1, r0 <= r1 else { continue }
+                    for row in r0...r1 {
+                        // The columns the segment meets within the row's closed band (a quantum spare).
+                        var x0 = lowX, x1 = highX
+                        if ay != by {
+                            let y0 = max(lowY, oy + Int64(row) << subLog2), y1 = min(highY, oy + Int64(row + 1) << subLog2)
+                            let slope = Double(bx - ax) / Double(by - ay)
+                            let xa = Double(ax) + Double(y0 - ay) * slope, xb = Double(ax) + Double(y1 - ay) * slope
+                            x0 = max(lowX, Int64(min(xa, xb).rounded(.down)) - 1)
+                            x1 = min(highX, Int64(max(xa, xb).rounded(.up)) + 1)
+                        }
+                        let rc0 = max(c0, Int((x0 - ox + sub - 1) >> subLog2) - 1), rc1 = min(c1, Int((x1 - ox) >> subLog2))
+                        if rc0 <= rc1 { impure |= ((UInt64(0xFF) >> UInt64(7 - (rc1 - rc0))) << UInt64(rc0)) << UInt64(8 * row) }
+                        let line = oy + Int64(row) << subLog2 + sub / 2
+                        guard let c = RayCasting.crossing(ax: ax, ay: ay, bx: bx, by: by, px: ox, py: line, limitX: maxX) else { continue }
+                        let column = min(7, max(0, Int((c.x - Double(ox)) / Double(sub))))
+                        let k = row * 8 + column, bit = UInt64(1) << UInt64(k)
+                        if crossed & bit == 0 || c.isNearer(than: scratch.crossings[k]) {
+                            crossed |= bit
+                            scratch.crossings[k] = c
+                            scratch.chunks[k] = chunk
+                        }
                     }
                 }
             }
         }
-        return impure
+        return (impure, crossed)
     }
 }

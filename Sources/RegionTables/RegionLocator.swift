@@ -137,7 +137,7 @@ public final class RegionLocator: @unchecked Sendable {
     }
 
     /// A locator ready in milliseconds: every leaf answered by casting its ray, no leaf grids
-    /// (building them takes 0.3–0.8 s, docs/locator.md, "Leaf grids").
+    /// (building them takes 0.1–0.4 s, docs/locator.md, "Leaf grids").
     public convenience init(tables: TableSet, marginRadius: Double = 300) throws {
         try self.init(tables: tables, marginRadius: marginRadius, leafGrids: false)
     }

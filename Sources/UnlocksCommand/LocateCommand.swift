@@ -8,6 +8,11 @@ enum LocateCommand {
     enum Format: String, CaseIterable { case csv, jsonl }
     enum InputDatum: String, CaseIterable { case wgs84, gcj02 }
 
+    /// Inputs of at least this many bytes (about 350,000 lines) get a locator with the leaves'
+    /// grids: building them costs about as much as locating that many points saves
+    /// (docs/locator.md, "Leaf grids"; measured with farm-bench, BENCHMARKS.md).
+    static let leafGridBytes: Int64 = 8 << 20
+
     static let spec = CommandSpec(
         name: "locate",
         abstract: "Assign lat,lon points to country, province, city and county.",
@@ -38,14 +43,17 @@ enum LocateCommand {
         guard arguments.positionals.count <= 1 else {
             throw UsageError(message: "expected at most one input file, got \(arguments.positionals.count)")
         }
-        // Margins only appear in JSON Lines: CSV output skips their search.
-        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0)
         let path = arguments.positionals.first ?? "-"
         let displayName = path == "-" ? "<stdin>" : path
+        let source = try FileSource(path: path)
+        // Margins only appear in JSON Lines: CSV output skips their search. A large input is
+        // worth the leaves' grids (one lookup a line, no reuse between lines).
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0,
+                                        leafGrids: (source.regularFileSize ?? 0) >= Self.leafGridBytes)
         let output = BufferedOutput()
         if format == .csv { try output.write("lat,lon,country,province,city,county,status\n") }
         var rejected = 0, antarctic = 0  // points south of 60°S in no country: Antarctica (docs/report-format.md)
-        var reader = LineReader(try FileSource(path: path), path: displayName)
+        var reader = LineReader(source, path: displayName)
         defer { reader.close() }
         var columns = CoordinateColumns()
         try reader.forEachLine { line, number in

@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// The locator on a file of points (`lat,lon` per line, WGS-84): all four levels without and with
-/// margins, the same with the leaves' grids (`leafGrids: true`), and the world table's country alone, in this thread's CPU time (best of 5), plus the
-/// tables' load time and the locator's creation time. `Scripts/bench locate` runs it on four point
+/// margins and the world table's country alone, then the same with the leaves' grids
+/// (`leafGrids: true`), in this thread's CPU time (best of 5), plus the tables' load time and the
+/// locator's creation time (wall-clock) without and with the grids. `Scripts/bench locate` runs it on four point
 /// sets (`make-points`) beside the Python peers (Benchmarks/peer_locate.py) on the same files.
 enum LocatePointsBenchmark {
     static func run(file: String, tables: String, repeats: Int) throws -> [String] {
@@ -36,6 +37,9 @@ enum LocatePointsBenchmark {
         let countrySeconds = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(plain.worldCountry(latitude: p.latitude, longitude: p.longitude) ?? -1) }
         }
+        let gridCountrySeconds = Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(gridPlain.worldCountry(latitude: p.latitude, longitude: p.longitude) ?? -1) }
+        }
         if sink == 42 { print("") }
         let n = Double(points.count)
         return [
@@ -46,6 +50,7 @@ enum LocatePointsBenchmark {
             "country only (world table): \(millions(n / countrySeconds)) M points/s",
             "leaf grids: all four levels (no margins): \(millions(n / gridPlainSeconds)) M points/s",
             "leaf grids: with margins (300 m): \(millions(n / gridMarginSeconds)) M points/s",
+            "leaf grids: country only (world table): \(millions(n / gridCountrySeconds)) M points/s",
             "leaf grids: locator ready in \(fixed(gridReady * 1000, 1)) ms over loaded tables, holding \(fixed(Double(gridMargins.indexByteCount) / 1_048_576, 1)) MiB of run-time index (without: \(fixed(Double(plain.indexByteCount) / 1_048_576, 1)) MiB)",
         ]
     }

@@ -21,6 +21,8 @@ import Glibc
 //                                   the locator's answers against the full-resolution source, by distance to its borders
 //   UnlocksBench agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]]
 //                                   the world table's countries against the source countries: sphere, borders, coasts, grid scan
+//   UnlocksBench agreement-international NE_WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]]
+//                                   the same for the international view (international.bin against Natural Earth)
 //   UnlocksBench place-visits WHEEL [DIR]
 //                                   a 10-minute walk at each of the world's populated places against the source country
 //   UnlocksBench world WHEEL [COAST BUFFER OUT]
@@ -59,6 +61,11 @@ case "agreement-countries":
                                             sphere: arguments.count > 3 ? Int(arguments[3]) ?? 1_000_000 : 1_000_000,
                                             gridLatitudeStep: arguments.count > 4 ? Double(arguments[4]) ?? 0.01 : 0.01,
                                             gridLongitudeStep: arguments.count > 5 ? Double(arguments[5]) ?? 0.25 : 0.25).joined(separator: "\n"))
+case "agreement-international":
+    print(try CountryAgreementBenchmark.runInternational(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions",
+                                                         sphere: arguments.count > 3 ? Int(arguments[3]) ?? 1_000_000 : 1_000_000,
+                                                         gridLatitudeStep: arguments.count > 4 ? Double(arguments[4]) ?? 0.01 : 0.01,
+                                                         gridLongitudeStep: arguments.count > 5 ? Double(arguments[5]) ?? 0.25 : 0.25).joined(separator: "\n"))
 case "claimants":
     // UnlocksBench claimants WHEEL LAT LON...: the source countries containing each point.
     let catalog = try SourceCatalog(try SourceArchive(location: arguments[1]), levels: [.country], includeWorld: true)
@@ -90,6 +97,6 @@ case "world":
     try WorldBuildProbe.run(arguments[1], coastTolerance: arguments.count > 2 ? Double(arguments[2]) : nil,
                             buffer: arguments.count > 3 ? Double(arguments[3]) : nil, out: arguments.count > 4 ? arguments[4] : nil)
 default:
-    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | locate-points FILE [DIR] | make-points KIND COUNT SEED OUT [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] [--fit] | fuzz [COUNT [SEED [PART]]]")
+    print("usage: UnlocksBench datum [POINTS] | tables [DIR] | locate WHEEL [DIR] | readers [POINTS] | locate-profile [DIR] | locate-points FILE [DIR] | make-points KIND COUNT SEED OUT [DIR] | agreement WHEEL [DIR] | agreement-countries WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | agreement-international NE_WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]] | place-visits WHEEL [DIR] | world WHEEL [COAST BUFFER OUT] | country-source WHEEL [ISO3,...] | make-tracks DIR DAYS POINTS [--gpx-only] [--fit] | fuzz [COUNT [SEED [PART]]]")
     exit(2)
 }

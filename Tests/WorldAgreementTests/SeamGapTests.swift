@@ -1,0 +1,130 @@
+import ChinaDatum
+import Foundation
+import RegionTables
+import XCTest
+@testable import BoundaryBuild
+import UnlocksTestSupport
+
+/// Gaps on China's datum seam that span a tripoint (issue 23): given whole to the neighbour along
+/// most of their outline, they answered a country 2.5–12.7 km from its own outline, which the
+/// country harness, measuring only to the nearest of the outlines involved (China's), let pass.
+///
+/// The expected country of each point is computed here with GEOS on the pinned source (the
+/// countries as the world build reads them): the country whose source polygon holds the point,
+/// else the nearest country outline but China's (the gap is outside China's surveyed line).
+final class SeamGapTests: XCTestCase {
+    /// The issue's points (latitude, longitude), with the country they answered before.
+    static let points: [(latitude: Double, longitude: Double, before: String)] = [
+        (30.317, 80.857, "IND"), (49.075, 87.435, "KAZ"), (37.064, 74.541, "IND-PAK-GB"), (49.182, 87.788, "MNG"), (27.903, 88.129, "NPL"),
+    ]
+    /// Degrees around each point within which source countries are read.
+    static let reach = 0.3
+
+    struct Fixture {
+        var locator: RegionLocator
+        var reference: SourceReference
+        var outlines: SourceOutlines
+        var countries: [SourceRegion]
+        var limits: [CountryAgreementReport.Kind: Double]
+    }
+
+    static let fixture: Result<Fixture, Error> = Result {
+        guard let path = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"] else {
+            throw SourceError(path: "ADMINUNLOCKS_SOURCE", reason: "not set: run the tests through Scripts/test, which fetches the pinned source")
+        }
+        let tables = Repository.root + "/Data/regions"
+        let locator = try RegionLocator(directory: tables, marginRadius: 0)
+        // Every country whose table bounding box comes within the reach of a point.
+        var wanted: Set<String> = ["CHN"]
+        for region in locator.world.regions {
+            let b = region.boundingBox
+            let south = Double(b.minY) * TableFormat.quantum, north = Double(b.maxY) * TableFormat.quantum
+            let west = Double(b.minX) * TableFormat.quantum, east = Double(b.maxX) * TableFormat.quantum
+            if points.contains(where: { $0.latitude + reach >= south && $0.latitude - reach <= north && $0.longitude + reach >= west && $0.longitude - reach <= east }) {
+                wanted.insert(region.code)
+            }
+        }
+        let catalog = try SourceCatalog(try SourceArchive(location: path), levels: [.country], includeWorld: true, countries: wanted)
+        let landDeviation = try TableManifest.maximumDeviation(manifest: tables + "/manifest.json", table: "world.bin")
+        return Fixture(locator: locator, reference: try SourceReference(catalog), outlines: SourceOutlines(catalog),
+                       countries: WorldTableBuilder.sourceCountries(catalog),
+                       limits: CountryAgreementReport.limits(world: locator.world, landDeviation: landDeviation,
+                                                              coastTolerance: BoundaryBuilder.defaultWorldCoastTolerance))
+    }
+
+    /// GEOS on the source: the countries holding the point, and every country's distance (metres)
+    /// from it to its outline (countries with no polygon within the reach are left out), on a plane local to the point (longitudes scaled by the cosine of
+    /// its latitude, 111,320 m a degree).
+    static func sourceView(_ latitude: Double, _ longitude: Double, _ countries: [SourceRegion]) throws -> (holding: [String], distances: [String: Double]) {
+        let context = GEOSContext()
+        let cosine = cos(latitude * Double.pi / 180)
+        let point = try context.point(x: 0, y: 0)
+        var holding: [String] = [], distances: [String: Double] = [:]
+        for country in countries {
+            // Its polygons whose outer ring's box comes within the reach (the others are farther).
+            let near = country.polygons.filter { polygon in
+                let xs = polygon.rings[0].map(\.x), ys = polygon.rings[0].map(\.y)
+                return xs.min()! - reach <= longitude && longitude <= xs.max()! + reach && ys.min()! - reach <= latitude && latitude <= ys.max()! + reach
+            }
+            guard !near.isEmpty else { continue }
+            let polygons = near.map { polygon in
+                polygon.rings.map { ring in ring.flatMap { [($0.x - longitude) * cosine * 111_320, ($0.y - latitude) * 111_320] } }
+            }
+            // Repaired as the build repairs an invalid source polygon (GEOS MakeValid, its polygons).
+            var geometry = try context.multiPolygon(polygons)
+            if !(try geometry.isValid()) { geometry = try geometry.madeValid().polygonalPart() }
+            if try PreparedGeometry(geometry).contains(point) { holding.append(country.code) }
+            distances[country.code] = try PreparedGeometry(try geometry.boundary()).distance(to: point)
+        }
+        return (holding, distances)
+    }
+
+    func testTheGapPointsAnswerTheCountryThatBordersThem() throws {
+        let f = try Self.fixture.get()
+        for p in Self.points {
+            let (holding, distances) = try Self.sourceView(p.latitude, p.longitude, f.countries)
+            let expected = holding.count == 1 ? holding[0] : holding.contains("CHN") ? "CHN"
+                : distances.filter { $0.key != "CHN" }.min { $0.value < $1.value }!.key
+            XCTAssertNotEqual(expected, p.before, "the source's nearest country is the one the issue found wrong at \(p)")
+            let answer = try f.locator.locate(latitude: p.latitude, longitude: p.longitude).country
+            let mine = answer.status == .inside ? answer.region.map { f.locator.world.region($0).code } : nil
+            // The expected country, or none; China only within the seam's tolerance of its outline.
+            let china = (distances["CHN"] ?? .infinity) <= WorldTableBuilder.seamTolerance ? "CHN" : nil
+            XCTAssertTrue(mine == nil || mine == expected || mine == china,
+                          "\(p.latitude), \(p.longitude): answered \(mine ?? "none"), \(mine.flatMap { distances[$0] }.map { Int($0) } ?? -1) m from its outline; "
+                          + "the source's: \(expected), \(Int(distances[expected] ?? -1)) m")
+            if let mine, mine != "CHN" { XCTAssertLessThanOrEqual(distances[mine] ?? .infinity, WorldTableBuilder.seamTolerance, "\(p)") }
+        }
+    }
+
+    /// The harness itself: each point, and points around it, judged with the distance to the
+    /// answered country's own outline; none beyond tolerance.
+    func testTheHarnessFindsNoAnswerFarFromTheAnsweredCountry() throws {
+        let f = try Self.fixture.get()
+        var points: [Coordinate] = Self.points.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
+        for (k, p) in Self.points.enumerated() {
+            points += AgreementPoints.random(count: 2_000, longitudes: (p.longitude - 0.05)...(p.longitude + 0.05),
+                                             latitudes: (p.latitude - 0.05)...(p.latitude + 0.05), seed: 500 + UInt64(k))
+        }
+        let report = try CountryAgreementReport(points, locator: f.locator, reference: f.reference, outlines: f.outlines, limits: f.limits,
+                                                coastTolerance: BoundaryBuilder.defaultWorldCoastTolerance)
+        XCTAssertEqual(report.failures.count, 0, report.failures.prefix(20).map(\.description).joined(separator: "\n"))
+    }
+
+    /// The harness's rule alone: an answer beside China's outline but 12 km from the answered
+    /// country's own is that far wrong; inside the answered country's polygon (an overlap China
+    /// won), the old distance stands.
+    func testAnAnswerIsMeasuredToTheAnsweredCountrysOwnOutline() throws {
+        let f = try Self.fixture.get()
+        var index: [String: Int32] = [:]
+        for (k, code) in f.outlines.codes.enumerated() { index[code] = Int32(k) }
+        let p = Coordinate(latitude: Self.points[0].latitude, longitude: Self.points[0].longitude)
+        let (_, distances) = try Self.sourceView(p.latitude, p.longitude, f.countries)
+        let (kind, distance) = CountryAgreementReport.judge(mine: "IND", theirs: nil, mineClaims: false, at: p, outlines: f.outlines, index: index, limits: f.limits)
+        XCTAssertEqual(kind, .seam)
+        XCTAssertEqual(distance, distances["IND"]!, accuracy: 0.01 * distances["IND"]!)
+        XCTAssertGreaterThan(distance, f.limits[.seam]!)
+        let (_, claimed) = CountryAgreementReport.judge(mine: "IND", theirs: nil, mineClaims: true, at: p, outlines: f.outlines, index: index, limits: f.limits)
+        XCTAssertLessThan(claimed, f.limits[.seam]!)
+    }
+}
