@@ -229,9 +229,6 @@ final class LeafGrids {
         lookup.vertices.withUnsafeBufferPointer { v in
             for _ in 0..<count {
                 chunk += Int(UnsignedVarint.read(leaves, &position, end: leaves.count)!)
-                // A chunk whose box misses the leaf's closed square has no segment that meets it.
-                if !lookup.chunkBoxes.isEmpty, Int64(lookup.chunkBoxes[4 * chunk]) > maxY || Int64(lookup.chunkBoxes[4 * chunk + 1]) < oy
-                    || Int64(lookup.chunkBoxes[4 * chunk + 2]) > maxX || Int64(lookup.chunkBoxes[4 * chunk + 3]) < ox { continue }
                 var i = Int(lookup.chunkStart[chunk])
                 let last = i + Int(lookup.chunkSegments[chunk])
                 while i < last {
