@@ -14,7 +14,14 @@ public struct CommandRunner {
         public let peakResidentBytes: Int
     }
 
+    /// The `unlocks` under test: `ADMINUNLOCKS_TEST_EXECUTABLE` when set (the full `Scripts/test`
+    /// runs the release build, the binary users install, which it builds anyway for the table
+    /// rebuild), else the one built beside the test bundle.
     public static let executable: String = {
+        if let path = ProcessInfo.processInfo.environment["ADMINUNLOCKS_TEST_EXECUTABLE"], !path.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: path) else { fatalError("ADMINUNLOCKS_TEST_EXECUTABLE=\(path) is not an executable") }
+            return path
+        }
         // The test bundle sits next to the products it was built with (.build/<config>/).
         var directory = Bundle.main.bundleURL
         for _ in 0..<3 {
