@@ -1,13 +1,15 @@
 import CGEOS
 
 extension WorldTableBuilder {
-    /// A gap on China's datum seam that borders two or more of China's neighbours (it spans a
-    /// tripoint) cut among them: each triangle of the face (GEOS's constrained Delaunay
-    /// triangulation, corners only at the face's own vertices) goes to the neighbour whose source
-    /// outline is nearest its centroid. China takes none of it: its converted line is the
+    /// A sliver nobody claims that borders two or more countries, cut among them: each triangle of
+    /// the face (GEOS's constrained Delaunay triangulation, corners only at the face's own
+    /// vertices) goes to the country whose source outline is nearest its centroid. On China's
+    /// datum seam (a gap spanning a tripoint) China is not among them: its converted line is the
     /// surveyed one, so the gap lies outside China. Given whole to the neighbour along most of its
     /// outline, a gap reaching from India-Nepal's line to India's tip answered India 12.7 km from
-    /// India's outline (issue 23).
+    /// India's outline, and in the international view a sliver between Egypt's and Bir Tawil's
+    /// copies of their shared edge went to Sudan, which touches it only at the tripoints, 9–29 km
+    /// from Sudan's outline (issue 23).
     ///
     /// The triangles add no vertex, so the faces around the gap stay noded vertex for vertex (the
     /// coverage union per country and ``CoverageTopology`` need that). Nil when GEOS's
@@ -49,5 +51,17 @@ extension WorldTableBuilder {
         let faceArea = try face.area()
         guard used == faceCorners, abs(total - faceArea) <= 1e-9 * faceArea else { return nil }
         return result
+    }
+
+    /// How far the point of `face` most remote from `outline` lies from it (degrees, GEOS's
+    /// largest empty circle to within 1% of `reach`), exact enough to compare with `reach`: only
+    /// the outline within twice `reach` of the face's box is used (a part farther away cannot be
+    /// within `reach` of any point of the face), infinity when there is none.
+    static func farthestDistance(of face: Geometry, from outline: Geometry, within reach: Double, context: GEOSContext) throws -> Double {
+        let (west, south, east, north) = try face.bounds()
+        let margin = 2 * reach
+        let near = try outline.clipped(west: west - margin, south: south - margin, east: east + margin, north: north + margin)
+        guard !near.isEmpty else { return .infinity }
+        return try face.farthestDistance(from: near, tolerance: reach / 100)
     }
 }
