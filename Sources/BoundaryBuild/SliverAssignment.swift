@@ -54,14 +54,36 @@ extension WorldTableBuilder {
     }
 
     /// How far the point of `face` most remote from `outline` lies from it (degrees, GEOS's
-    /// largest empty circle to within 1% of `reach`), exact enough to compare with `reach`: only
-    /// the outline within twice `reach` of the face's box is used (a part farther away cannot be
-    /// within `reach` of any point of the face), infinity when there is none.
-    static func farthestDistance(of face: Geometry, from outline: Geometry, within reach: Double, context: GEOSContext) throws -> Double {
-        let (west, south, east, north) = try face.bounds()
-        let margin = 2 * reach
-        let near = try outline.clipped(west: west - margin, south: south - margin, east: east + margin, north: north + margin)
-        guard !near.isEmpty else { return .infinity }
-        return try face.farthestDistance(from: near, tolerance: reach / 100)
+    /// largest empty circle to within `tolerance`). The outline is stood for by the runs of the
+    /// face's own outer ring within `touching` of it (GEOS wants obstacles the face covers): the
+    /// face meets its neighbour only there, and leaving out the rest of the outline can only make
+    /// the distance larger, so a face judged near enough is. Infinity when no two consecutive
+    /// vertices of the ring touch the outline.
+    static func farthestDistance(of face: Geometry, from outline: PreparedGeometry, touching: Double, tolerance: Double,
+                                 context: GEOSContext) throws -> Double {
+        let ring = try face.polygonRings()[0]
+        let count = ring.count / 2 - 1  // closed: the last vertex is the first
+        guard count >= 2 else { return .infinity }
+        var near = [Bool](repeating: false, count: count)
+        for k in 0..<count {
+            near[k] = try outline.distance(to: try context.point(x: ring[2 * k], y: ring[2 * k + 1])) < touching
+        }
+        // Runs of touching vertices, as lines; a run through the ring's first vertex is one run.
+        guard let start = near.firstIndex(of: false) else {
+            return try face.farthestDistance(from: try face.boundary(), tolerance: tolerance)
+        }
+        var runs: [[Double]] = [], current: [Double] = []
+        for step in 1...count {
+            let k = (start + step) % count
+            if near[k] {
+                current += [ring[2 * k], ring[2 * k + 1]]
+            } else {
+                if current.count >= 4 { runs.append(current) }
+                current = []
+            }
+        }
+        if current.count >= 4 { runs.append(current) }
+        guard !runs.isEmpty else { return .infinity }
+        return try face.farthestDistance(from: try context.multiLineString(runs), tolerance: tolerance)
     }
 }

@@ -225,8 +225,7 @@ public struct WorldTableBuilder {
         // neighbour than the one along most of the outline. Seam gaps with one neighbour kept in
         // no country: some point of them farther than the seam's tolerance from its outline.
         var tripointGaps = 0, sharedSlivers = 0, splitWhole = 0, splitReassignedKm2 = 0.0, seamGapsTooFar = 0
-        let outlines = try pre.map { try $0.boundary() }
-        let preparedOutlines = try outlines.map { try PreparedGeometry($0) }
+        let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
         let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
         let seamRadius = (Self.seamTolerance - preTolerance - rounding) / Self.metresPerDegree
@@ -274,7 +273,7 @@ public struct WorldTableBuilder {
             // A seam gap with one neighbour goes to it only when every point of it is within the
             // seam's tolerance of that neighbour's own outline, not merely of China's.
             let tooFar = onSeam && bordering.count <= 1 && best >= 0 && radius <= seamRadius
-                ? try Self.farthestDistance(of: face, from: outlines[best], within: seamRadius, context: context) > seamRadius : false
+                ? try Self.farthestDistance(of: face, from: preparedOutlines[best], touching: touchingDistance, tolerance: seamRadius / 100, context: context) > seamRadius : false
             if tooFar { seamGapsTooFar += 1 }
             if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius), !tooFar {
                 slivers += 1
