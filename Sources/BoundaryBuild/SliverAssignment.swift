@@ -1,4 +1,5 @@
 import CGEOS
+import Foundation
 
 extension WorldTableBuilder {
     /// A sliver nobody claims that borders two or more countries, cut among them: each triangle of
@@ -53,37 +54,43 @@ extension WorldTableBuilder {
         return result
     }
 
-    /// How far the point of `face` most remote from `outline` lies from it (degrees, GEOS's
-    /// largest empty circle to within `tolerance`). The outline is stood for by the runs of the
-    /// face's own outer ring within `touching` of it (GEOS wants obstacles the face covers): the
-    /// face meets its neighbour only there, and leaving out the rest of the outline can only make
-    /// the distance larger, so a face judged near enough is. Infinity when no two consecutive
-    /// vertices of the ring touch the outline.
-    static func farthestDistance(of face: Geometry, from outline: PreparedGeometry, touching: Double, tolerance: Double,
-                                 context: GEOSContext) throws -> Double {
+    /// True when every point of `face` lies within `reach` (degrees of latitude) of `outline`: the
+    /// face lies in the buffer of the face's own outer-ring runs within `touching` of the outline
+    /// (the face meets its neighbour only there; leaving out the rest of the outline can only make
+    /// the answer false, and the buffer's polygon lies inside the true one, so a face judged near
+    /// enough is), on a plane with longitudes scaled by the cosine of the face's latitude. False
+    /// when no two consecutive vertices of the ring touch the outline.
+    static func lies(_ face: Geometry, within reach: Double, of outline: PreparedGeometry, touching: Double,
+                     context: GEOSContext) throws -> Bool {
         let ring = try face.polygonRings()[0]
         let count = ring.count / 2 - 1  // closed: the last vertex is the first
-        guard count >= 2 else { return .infinity }
+        guard count >= 2 else { return false }
         var near = [Bool](repeating: false, count: count)
         for k in 0..<count {
             near[k] = try outline.distance(to: try context.point(x: ring[2 * k], y: ring[2 * k + 1])) < touching
         }
         // Runs of touching vertices, as lines; a run through the ring's first vertex is one run.
-        guard let start = near.firstIndex(of: false) else {
-            return try face.farthestDistance(from: try face.boundary(), tolerance: tolerance)
-        }
-        var runs: [[Double]] = [], current: [Double] = []
-        for step in 1...count {
-            let k = (start + step) % count
-            if near[k] {
-                current += [ring[2 * k], ring[2 * k + 1]]
-            } else {
-                if current.count >= 4 { runs.append(current) }
-                current = []
+        var runs: [[Double]] = []
+        if let start = near.firstIndex(of: false) {
+            var current: [Double] = []
+            for step in 1...count {
+                let k = (start + step) % count
+                if near[k] {
+                    current += [ring[2 * k], ring[2 * k + 1]]
+                } else {
+                    if current.count >= 4 { runs.append(current) }
+                    current = []
+                }
             }
+            if current.count >= 4 { runs.append(current) }
+        } else {
+            runs = [ring]
         }
-        if current.count >= 4 { runs.append(current) }
-        guard !runs.isEmpty else { return .infinity }
-        return try face.farthestDistance(from: try context.multiLineString(runs), tolerance: tolerance)
+        guard !runs.isEmpty else { return false }
+        let cosine = cos(try face.pointOnSurface().pointXY().1 * Double.pi / 180)
+        func scaled(_ line: [Double]) -> [Double] { line.enumerated().map { $0.offset % 2 == 0 ? $0.element * cosine : $0.element } }
+        let plane = try context.polygon(try face.polygonRings().map(scaled))
+        let zone = try context.multiLineString(runs.map(scaled)).buffer(reach)
+        return try plane.difference(zone).area() <= 1e-9 * (try plane.area())
     }
 }

@@ -273,7 +273,7 @@ public struct WorldTableBuilder {
             // A seam gap with one neighbour goes to it only when every point of it is within the
             // seam's tolerance of that neighbour's own outline, not merely of China's.
             let tooFar = onSeam && bordering.count <= 1 && best >= 0 && radius <= seamRadius
-                ? try Self.farthestDistance(of: face, from: preparedOutlines[best], touching: touchingDistance, tolerance: seamRadius / 100, context: context) > seamRadius : false
+                ? try !Self.lies(face, within: seamRadius, of: preparedOutlines[best], touching: touchingDistance, context: context) : false
             if tooFar { seamGapsTooFar += 1 }
             if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius), !tooFar {
                 slivers += 1
