@@ -102,18 +102,23 @@ final class LeafGrids: @unchecked Sendable {
         caf_load_acquire(Self.state(lines + node * Self.lineBytes)) == Self.ready
     }
 
-    /// The line of the leaf `leaf` (at least 32 quanta wide) once its grid is ready: built here
-    /// when no thread has started it; nil while another thread builds it (cast the ray instead).
+    /// The line of `node` in `lines` when its grid is ready, else nil (then `buildOnFirstLookup`).
     @inline(__always)
-    func readyLine(_ leaf: Leaf) -> UnsafeRawPointer? {
-        let line = lines + leaf.node &* Self.lineBytes
-        if caf_load_acquire(Self.state(line)) == Self.ready { return UnsafeRawPointer(line) }
-        return buildOnFirstLookup(leaf, line)
+    static func readyLine(_ lines: UnsafeMutableRawPointer, node: Int) -> UnsafeRawPointer? {
+        let line = lines + node &* lineBytes
+        return caf_load_acquire(state(line)) == ready ? UnsafeRawPointer(line) : nil
     }
 
-    /// Builds `leaf`'s grid into `line` when this thread wins it, and publishes it.
+    /// The line of the leaf `leaf` (at least 32 quanta wide) once its grid is ready: built here
+    /// when no thread has started it; nil while another thread builds it (cast the ray instead).
+    func readyLine(_ leaf: Leaf) -> UnsafeRawPointer? {
+        Self.readyLine(lines, node: leaf.node) ?? buildOnFirstLookup(leaf)
+    }
+
+    /// Builds `leaf`'s grid into its line when this thread wins it, and publishes it.
     @inline(never)
-    private func buildOnFirstLookup(_ leaf: Leaf, _ line: UnsafeMutableRawPointer) -> UnsafeRawPointer? {
+    func buildOnFirstLookup(_ leaf: Leaf) -> UnsafeRawPointer? {
+        let line = lines + leaf.node * Self.lineBytes
         let state = Self.state(line)
         guard caf_compare_exchange(state, Self.absent, Self.building) else {
             return caf_load_acquire(state) == Self.ready ? UnsafeRawPointer(line) : nil

@@ -98,6 +98,8 @@ final class UnitLookup {
     /// `jump[j << d | i]`: node index << 8 | its depth, for the cell (i, j) of the jump grid;
     /// empty without a jump table.
     let jump: [UInt64]
+    /// The grids' lines (nil without grids), read per lookup without retaining `grids`.
+    private let gridLines: UnsafeMutableRawPointer?
     /// The leaves' sub-cell grids (nil: every leaf casts its ray), built eagerly or leaf by leaf.
     let grids: LeafGrids?
 
@@ -129,10 +131,12 @@ final class UnitLookup {
         jumpDepth = base.jumpDepth
         jump = base.jump
         self.grids = grids
+        gridLines = grids?.lines
     }
 
     init(_ table: RegionTable, jumpDepth: Int?) {
         grids = nil
+        gridLines = nil
         self.table = table
         vertices = table.vertices
         chunkStart = table.chunkStart
@@ -228,11 +232,11 @@ final class UnitLookup {
                 return UnitLookupResult(unit: payload == 0 ? nil : Int32(payload - 1),
                                         clearanceX: clear ? min(x - ox, ox + size - 1 - x) : 0, clearanceY: clear ? min(y - oy, oy + size - 1 - y) : 0)
             }
-            if let grids {
+            if let gridLines {
                 let subLog2 = Int64(size.trailingZeroBitCount) - LeafGrids.sideLog2
                 // A leaf at least 32 quanta wide: its grid, built on the first lookup that gets here
                 // (nil while another thread builds it: cast the ray).
-                if subLog2 >= 2, let line = grids.readyLine(LeafGrids.Leaf(node: node, ox: ox, oy: oy, log2: subLog2 &+ LeafGrids.sideLog2)) {
+                if subLog2 >= 2, let line = LeafGrids.readyLine(gridLines, node: node) ?? grids.unsafelyUnwrapped.buildOnFirstLookup(LeafGrids.Leaf(node: node, ox: ox, oy: oy, log2: subLog2 &+ LeafGrids.sideLog2)) {
                     let column = (qx - ox) >> subLog2, row = (y - oy) >> subLog2
                     let k = Int(row << 3 | column)
                     if let unit = LeafGrids.unit(line: line, cell: k) {

@@ -65,6 +65,18 @@ enum LocatePointsBenchmark {
         ]
     }
 
+    /// The default locator alone on the file's points, `passes` times (a profile's subject: perf
+    /// sees only the lookups the bench's figures with leaf grids measure): its best pass.
+    static func profile(file: String, tables: String, marginRadius: Double, passes: Int) throws -> String {
+        let points = try readPoints(file)
+        let locator = try RegionLocator(tables: try TableSet(directory: tables), marginRadius: marginRadius)
+        var sink = 0
+        let seconds = try Stopwatch.best(of: passes, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(try locator.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
+        return "default locator, margins \(fixed(marginRadius, 0)) m: \(millions(Double(points.count) / seconds)) M points/s (best of \(passes))" + (sink == 42 ? " " : "")
+    }
+
     /// `lat,lon` lines (a first line that is not numbers is a header); a bad line is an error naming it.
     static func readPoints(_ file: String) throws -> [Coordinate] {
         guard let handle = fopen(file, "r") else { throw BenchError("\(file): cannot open") }
