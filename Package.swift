@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),

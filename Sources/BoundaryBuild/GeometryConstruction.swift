@@ -132,6 +132,16 @@ extension Geometry {
         return (xy[0], xy[1], ((xy[2] - xy[0]) * (xy[2] - xy[0]) + (xy[3] - xy[1]) * (xy[3] - xy[1])).squareRoot())
     }
 
+    /// How far the point of this polygon most remote from `obstacles` (lines, points, which the
+    /// polygon must cover) lies from them: GEOS's largest empty circle with its centre inside the
+    /// polygon, to within `tolerance`.
+    public func farthestDistance(from obstacles: Geometry, tolerance: Double) throws -> Double {
+        let line = try context.take(GEOSLargestEmptyCircle_r(handle, obstacles.pointer, pointer, tolerance), "largest empty circle")
+        let xy = try line.coordinates()
+        guard xy.count >= 4 else { throw GEOSError(operation: "largest empty circle", message: "returned \(xy.count / 2) points") }
+        return ((xy[2] - xy[0]) * (xy[2] - xy[0]) + (xy[3] - xy[1]) * (xy[3] - xy[1])).squareRoot()
+    }
+
     /// The polygon cut into triangles whose corners are its own vertices (GEOS's constrained
     /// Delaunay triangulation), as a collection of triangles.
     public func constrainedTriangles() throws -> Geometry {

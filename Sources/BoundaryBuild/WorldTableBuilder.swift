@@ -219,10 +219,12 @@ public struct WorldTableBuilder {
         // than a sea, else outside the coverage (seas and lakes ringed by land).
         var slivers = 0, noCountry: [Int] = [], seamGiven = 0
         var outsideKm2 = 0.0, noCountryKm2 = 0.0
-        // Seam gaps spanning a tripoint, split among their neighbours (``splitAmongNeighbours``):
-        // how many, how many kept whole (GEOS's triangulation not an exact cut), and the area that
-        // went to another neighbour than the one along most of the outline.
-        var tripointGaps = 0, tripointGapsWhole = 0, tripointReassignedKm2 = 0.0
+        // Slivers split among the countries bordering them (``splitAmongNeighbours``): seam gaps
+        // spanning a tripoint and other slivers with two or more neighbours; how many were kept
+        // whole (GEOS's triangulation not an exact cut), and the area that went to another
+        // neighbour than the one along most of the outline. Seam gaps with one neighbour kept in
+        // no country: some point of them farther than the seam's tolerance from its outline.
+        var tripointGaps = 0, sharedSlivers = 0, splitWhole = 0, splitReassignedKm2 = 0.0, seamGapsTooFar = 0
         let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
         let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
@@ -262,21 +264,29 @@ public struct WorldTableBuilder {
             // Metres east–west are fewer than degrees × 111,320: the radius in degrees bounds it from above.
             let radius = try face.inscribedCircle(tolerance: 1 / Self.metresPerDegree).radius
             let onSeam = touchesChina && neighbours > 0
-            if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius) {
+            // The countries but China within touching distance of the whole face, not only of the
+            // sampled vertices: two or more, and each part goes to its nearest (a seam gap spanning
+            // a tripoint; a sliver between two claimants of one shared edge, which must not go to
+            // a third country that touches it only at a tripoint).
+            let bordering = best >= 0 && radius <= (onSeam ? seamRadius : sliverRadius)
+                ? try near.filter { try $0 != chinaIndex && preparedOutlines[$0].distance(to: face) < touchingDistance } : []
+            // A seam gap with one neighbour goes to it only when every point of it is within the
+            // seam's tolerance of that neighbour's own outline, not merely of China's.
+            let tooFar = onSeam && bordering.count <= 1 && best >= 0 && radius <= seamRadius
+                ? try Self.farthestDistance(of: face, from: preparedOutlines[best], touching: touchingDistance, tolerance: seamRadius / 100, context: context) > seamRadius : false
+            if tooFar { seamGapsTooFar += 1 }
+            if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius), !tooFar {
                 slivers += 1
-                // Across a tripoint (two or more neighbours but China within touching distance of
-                // the whole face, not only of the sampled vertices): each part to its nearest.
-                let bordering = onSeam ? try near.filter { try $0 != chinaIndex && preparedOutlines[$0].distance(to: face) < touchingDistance } : []
                 if bordering.count > 1 {
-                    tripointGaps += 1
+                    if onSeam { tripointGaps += 1 } else { sharedSlivers += 1 }
                     if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines, context: context) {
                         for part in parts {
                             faces.append(part.triangle)
                             owner.append(part.owner)
-                            if part.owner != best { tripointReassignedKm2 += try part.triangle.area() * km2 / area }
+                            if part.owner != best { splitReassignedKm2 += try part.triangle.area() * km2 / area }
                         }
                     } else {
-                        tripointGapsWhole += 1
+                        splitWhole += 1
                         owner[index] = best
                     }
                 } else {
@@ -297,10 +307,12 @@ public struct WorldTableBuilder {
         report.notes.append("world faces: \(nodedFaces); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
                             + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
         lap(report.notes.last!)
+        report.notes.append("slivers bordering two or more countries, cut among them by nearest outline: \(tripointGaps) seam gaps spanning a tripoint, "
+                            + "\(sharedSlivers) others (\(splitWhole) kept whole: no exact triangulation); \(rounded(splitReassignedKm2, 2)) km² given to a nearer "
+                            + "country than the one along most of the sliver's outline")
+        lap(report.notes.last!)
         if chinaIndex != nil {
-            report.notes.append("seam gaps spanning a tripoint (bordering two or more of China's neighbours): \(tripointGaps), cut among them by nearest outline "
-                                + "(\(tripointGapsWhole) kept whole: no exact triangulation); \(rounded(tripointReassignedKm2, 2)) km² given to a nearer neighbour "
-                                + "than the one along most of the gap's outline")
+            report.notes.append("seam gaps with one neighbour kept in no country, some point of them more than the seam's tolerance from that neighbour's outline: \(seamGapsTooFar)")
             lap(report.notes.last!)
         }
 
