@@ -3,7 +3,7 @@
 // AdminUnlocks: GPS points in, administrative unlocks (country, province, city, county) out.
 //
 // Layering (checked by Scripts/check-layering and Scripts/check-portability on every test run):
-//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables, TextFormats, Tracks, Unlocks, BorderAudit,
+//   run-time, pure Swift, embeddable in an iOS app:  ChinaDatum, RegionTables (+ CAtomicFlags, a C header), TextFormats, Tracks, Unlocks, BorderAudit,
 //                                                    Intake (+ CZlib), FootprintMap, AdminUnlocks (the first seven, plus the bundled tables)
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
@@ -45,7 +45,10 @@ let package = Package(
         // Run-time: pure Swift.
         .target(name: "ChinaDatum"),
         .target(name: "TextFormats"),
-        .target(name: "RegionTables", dependencies: ["ChinaDatum"]),
+        // C11-style atomic flags (Synchronization's atomics need macOS 15 / iOS 18): the leaf
+        // grids that RegionTables builds lazily, one leaf at a time, under a shared locator.
+        .target(name: "CAtomicFlags"),
+        .target(name: "RegionTables", dependencies: ["ChinaDatum", "CAtomicFlags"]),
         .target(name: "Tracks", dependencies: ["TextFormats"]),
         .target(name: "Unlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a

@@ -1,9 +1,25 @@
+import CAtomicFlags
 import Dispatch
 import Foundation
 
+/// How a locator uses the leaves' sub-cell grids (docs/locator.md, "Leaf grids"). The answers
+/// are the same bit for bit in every mode; only when the work is done differs.
+public enum LeafGridMode: Sendable {
+    /// Each leaf's grid is built on the first lookup that reaches the leaf and published to every
+    /// thread (the default): the locator is ready as fast as without grids, and a leaf costs its
+    /// build (some 29,000 instructions) once, when first used.
+    case lazy
+    /// Every leaf's grid is built at creation (0.1–0.4 s on both cores): for a measurement
+    /// without first-lookup builds in it.
+    case eager
+    /// No grids: every lookup that reaches a leaf casts its ray.
+    case none
+}
+
 /// Per index leaf, an 8 × 8 grid of sub-cells, each holding the unit of the whole sub-cell when no
 /// segment of the leaf comes near it, so that most points in a leaf are answered without casting a
-/// ray (docs/locator.md, "Leaf grids"). Built from the table when a locator is created with them.
+/// ray (docs/locator.md, "Leaf grids"). Built leaf by leaf on first lookup (`LeafGridMode.lazy`)
+/// or all at once at creation (`.eager`).
 ///
 /// A sub-cell is *clear* when no segment of the leaf's chunks has a bounding box that meets its
 /// closed square; every point of it then lies in one unit (or none), the unit of the sub-cell's
@@ -11,65 +27,134 @@ import Foundation
 /// west side of the nearest crossing of that line east of the sub-cell, inside the leaf, or, when
 /// the line crosses nothing before the leaf's east edge, the answer of the ray cast from that
 /// edge (what the lookup's walk east would find).
-final class LeafGrids {
+///
+/// Publication: each line's state byte (`stateOffset`) goes 0 (absent) → 1 (building: one thread
+/// won the compare-exchange and alone writes the line) → 2 (ready: stored with release ordering
+/// after the line's bytes). A lookup reads a line's bytes only after loading 2 with acquire
+/// ordering, so it sees them complete; a lookup that finds 1 (another thread building) casts its
+/// ray, which gives the same answer. The atomics are `CAtomicFlags`'s (C, since the package
+/// supports macOS 12 / iOS 15, before Swift's Synchronization module).
+final class LeafGrids: @unchecked Sendable {
     /// Sub-cells per side (2^3).
     static let sideLog2: Int64 = 3
     static let cellsPerLeaf = 64
-    /// Bytes a node's grid takes: the codes and palette (one cache line), then the rings.
+    /// Bytes a node's grid takes: the codes and palette (one cache line), then the rings and the state.
     static let lineBytes = 128
+    /// Where in a line its state byte lies (0 absent, 1 building, 2 ready).
+    static let stateOffset = 96
+    static let absent: UInt8 = 0, building: UInt8 = 1, ready: UInt8 = 2
     /// The code of a sub-cell that a segment meets: the lookup casts its ray as before.
     static let unknownCode: UInt8 = 15
     /// While building: a sub-cell that a segment meets.
     static let unknown = Int32.min
     /// While building: a clear sub-cell whose row line crosses nothing east of it in the leaf.
     private static let pending = Int32.min + 1
-    /// Threads that build the grids at most: each leaf writes only its own line, so the leaves
-    /// are shared out among the cores (two measured 1.9× faster than one on an idle machine).
+    /// Threads that build the grids at most when built eagerly: each leaf writes only its own
+    /// line, so the leaves are shared out among the cores (two measured 1.9× faster than one on
+    /// an idle machine).
     static let maxWorkers = 8
-    /// Per node, 128 bytes (64-byte aligned): bytes 0..<32 hold the sub-cells' 4-bit codes
-    /// (sub-cell k = row · 8 + column from the south-west, in byte k / 2, the low half for even k),
-    /// bytes 32..<64 a palette of 8 `Int32` (a unit, or −1 for none) that codes 0…7 index. Code 15
-    /// (`unknownCode`): cast the ray; a node that is not a leaf with a grid has only code 15.
-    /// Bytes 64..<96: each sub-cell's ring (`encodeRings`), 4 bits likewise.
+    /// Per node, 128 bytes (128-byte aligned), zero until the node's grid is built: bytes 0..<32
+    /// hold the sub-cells' 4-bit codes (sub-cell k = row · 8 + column from the south-west, in byte
+    /// k / 2, the low half for even k), bytes 32..<64 a palette of 8 `Int32` (a unit, or −1 for
+    /// none) that codes 0…7 index. Code 15 (`unknownCode`): cast the ray. Bytes 64..<96: each
+    /// sub-cell's ring (`encodeRings`), 4 bits likewise. Byte 96: the state. Only leaves at least
+    /// 32 quanta wide get grids; other nodes' lines stay zero (untouched pages of the allocation).
     let lines: UnsafeMutableRawPointer
+    /// What `calloc` returned (the lines start at the first 128-byte boundary in it).
+    private let allocation: UnsafeMutableRawPointer
     let nodeCount: Int
+    /// The lookup without grids, which builds them: its east-edge rays never recurse into a grid.
+    private let base: UnitLookup
 
+    /// Bytes reserved for the lines (pages are touched only as leaves are built).
     var byteCount: Int { nodeCount * Self.lineBytes }
 
-    deinit { lines.deallocate() }
+    deinit { free(allocation) }
 
-    /// The unit of sub-cell `k` of `node`'s grid (−1: none), or nil when a segment meets it.
+    /// A leaf that gets a grid: its node and its cell (south-west corner, log2 size).
+    struct Leaf {
+        var node: Int, ox: Int64, oy: Int64, log2: Int64
+    }
+
+    /// Grids over `base`'s index (a lookup without grids), built now when `eager`, else leaf by
+    /// leaf as lookups reach them (`readyLine`).
+    init(_ base: UnitLookup, eager: Bool) {
+        let nodeCount = base.table.section(.indexNodes).count / 4
+        self.nodeCount = nodeCount
+        self.base = base
+        // Zeroed pages from the system: no cost until a line is written.
+        let allocation = calloc(nodeCount * Self.lineBytes + Self.lineBytes, 1)!
+        self.allocation = allocation
+        let misalignment = Int(bitPattern: allocation) & (Self.lineBytes - 1)
+        lines = allocation + (misalignment == 0 ? 0 : Self.lineBytes - misalignment)
+        lines.bindMemory(to: UInt8.self, capacity: nodeCount * Self.lineBytes)
+        if eager { buildAll() }
+    }
+
+    /// The state byte of `line`.
     @inline(__always)
-    func unit(node: Int, cell k: Int) -> Int32? {
-        let line = UnsafeRawPointer(lines) + node &* Self.lineBytes
+    private static func state(_ line: UnsafeMutableRawPointer) -> UnsafeMutablePointer<UInt8> {
+        (line + stateOffset).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// True when `node`'s grid is built and published.
+    func isReady(node: Int) -> Bool {
+        caf_load_acquire(Self.state(lines + node * Self.lineBytes)) == Self.ready
+    }
+
+    /// The line of `node` in `lines` when its grid is ready, else nil (then `buildOnFirstLookup`).
+    @inline(__always)
+    static func readyLine(_ lines: UnsafeMutableRawPointer, node: Int) -> UnsafeRawPointer? {
+        let line = lines + node &* lineBytes
+        return caf_load_acquire(state(line)) == ready ? UnsafeRawPointer(line) : nil
+    }
+
+    /// The line of the leaf `leaf` (at least 32 quanta wide) once its grid is ready: built here
+    /// when no thread has started it; nil while another thread builds it (cast the ray instead).
+    func readyLine(_ leaf: Leaf) -> UnsafeRawPointer? {
+        Self.readyLine(lines, node: leaf.node) ?? buildOnFirstLookup(leaf)
+    }
+
+    /// Builds `leaf`'s grid into its line when this thread wins it, and publishes it.
+    @inline(never)
+    func buildOnFirstLookup(_ leaf: Leaf) -> UnsafeRawPointer? {
+        let line = lines + leaf.node * Self.lineBytes
+        let state = Self.state(line)
+        guard caf_compare_exchange(state, Self.absent, Self.building) else {
+            return caf_load_acquire(state) == Self.ready ? UnsafeRawPointer(line) : nil
+        }
+        let scratch = Scratch()
+        defer { scratch.deallocate() }
+        Self.build(leaf, base, scratch, into: line)
+        caf_store_release(state, Self.ready)
+        return UnsafeRawPointer(line)
+    }
+
+    /// The unit of sub-cell `k` of a ready line (−1: none), or nil when a segment meets it.
+    @inline(__always)
+    static func unit(line: UnsafeRawPointer, cell k: Int) -> Int32? {
         let code = (line.load(fromByteOffset: k >> 1, as: UInt8.self) >> UInt8((k & 1) << 2)) & 15
         guard code != Self.unknownCode else { return nil }
         return line.load(fromByteOffset: 32 &+ Int(code) &* 4, as: Int32.self)
     }
 
-    /// The ring of clear sub-cells around sub-cell `k` of `node`'s grid (see `encodeRings`).
+    /// The ring of clear sub-cells around sub-cell `k` of a ready line (see `encodeRings`).
     @inline(__always)
-    func ring(node: Int, cell k: Int) -> Int64 {
-        let line = UnsafeRawPointer(lines) + (node &* Self.lineBytes &+ 64)
-        return Int64((line.load(fromByteOffset: k >> 1, as: UInt8.self) >> UInt8((k & 1) << 2)) & 15)
+    static func ring(line: UnsafeRawPointer, cell k: Int) -> Int64 {
+        Int64((line.load(fromByteOffset: 64 &+ k >> 1, as: UInt8.self) >> UInt8((k & 1) << 2)) & 15)
     }
 
-    /// A leaf that gets a grid: its node and its cell (south-west corner, log2 size).
-    private struct Leaf {
-        var node: Int, ox: Int64, oy: Int64, log2: Int64
+    /// The unit of sub-cell `k` of `node`'s grid, which must be ready (−1: none), or nil when a
+    /// segment meets it.
+    func unit(node: Int, cell k: Int) -> Int32? {
+        Self.unit(line: lines + node * Self.lineBytes, cell: k)
     }
 
-    /// The grids of every leaf of `lookup`'s index at least 32 quanta wide.
-    init(_ lookup: UnitLookup) {
-        let nodeCount = lookup.table.section(.indexNodes).count / 4
-        self.nodeCount = nodeCount
-        let lines = UnsafeMutableRawPointer.allocate(byteCount: nodeCount * Self.lineBytes, alignment: Self.lineBytes)
-        lines.initializeMemory(as: UInt8.self, repeating: 0xFF, count: nodeCount * Self.lineBytes)
-        self.lines = lines
-        let nodes = lookup.nodes
+    /// The leaves at least 32 quanta wide, depth-first over the index.
+    func gridLeaves() -> [Leaf] {
+        let nodes = base.nodes
         var leaves: [Leaf] = []
-        // Depth-first over the index.
-        var stack = [Leaf(node: 0, ox: lookup.originX, oy: lookup.originY, log2: lookup.rootLog2)]
+        var stack = [Leaf(node: 0, ox: base.originX, oy: base.originY, log2: base.rootLog2)]
         while let cell = stack.popLast() {
             let raw = UInt32(littleEndian: nodes.loadUnaligned(fromByteOffset: cell.node * 4, as: UInt32.self))
             if raw >> 30 == 1 {
@@ -81,27 +166,28 @@ final class LeafGrids {
                 leaves.append(cell)
             }
         }
+        return leaves
+    }
+
+    /// Builds every leaf's grid (that no lookup has built), the leaves shared out among the cores.
+    private func buildAll() {
+        let leaves = gridLeaves()
         let workers = max(1, min(Self.maxWorkers, ProcessInfo.processInfo.activeProcessorCount, leaves.count / 256))
         leaves.withUnsafeBufferPointer { leaves in
-            let shared = SharedBuild(lookup: lookup, leaves: leaves, lines: lines)
+            let shared = SharedBuild(grids: self, leaves: leaves)
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let scratch = Scratch()
-                defer { scratch.deallocate() }
                 for i in stride(from: worker, to: shared.leaves.count, by: workers) {
-                    let leaf = shared.leaves[i]
-                    Self.build(leaf, shared.lookup, scratch, into: shared.lines + leaf.node * Self.lineBytes)
+                    _ = shared.grids.readyLine(shared.leaves[i])
                 }
             }
         }
     }
 
-    /// What the builders share: the lookup, only read (its arrays are immutable), the leaves, and
-    /// the lines, where each leaf writes only its own node's line, so no two threads touch the
-    /// same bytes and none reads what another writes.
+    /// What the eager builders share: the grids (each leaf's line claimed by one thread through its
+    /// state byte) and the leaves, only read.
     private struct SharedBuild: @unchecked Sendable {
-        let lookup: UnitLookup
+        let grids: LeafGrids
         let leaves: UnsafeBufferPointer<Leaf>
-        let lines: UnsafeMutableRawPointer
     }
 
     /// One builder's working space for a leaf: per sub-cell, the nearest crossing found inside it

@@ -98,14 +98,20 @@ final class UnitLookup {
     /// `jump[j << d | i]`: node index << 8 | its depth, for the cell (i, j) of the jump grid;
     /// empty without a jump table.
     let jump: [UInt64]
-    /// The leaves' sub-cell grids (nil: every leaf casts its ray).
+    /// The grids' lines (nil without grids), read per lookup without retaining `grids`.
+    private let gridLines: UnsafeMutableRawPointer?
+    /// The leaves' sub-cell grids (nil: every leaf casts its ray), built eagerly or leaf by leaf.
     let grids: LeafGrids?
 
-    /// A lookup with a jump table of `jumpDepth` levels (nil: none) and, with `leafGrids`, the
-    /// leaves' sub-cell grids (built over a lookup without them: the same answers, by ray casting).
-    convenience init(_ table: RegionTable, jumpDepth: Int?, leafGrids: Bool) {
+    /// A lookup with a jump table of `jumpDepth` levels (nil: none) and the leaves' sub-cell grids
+    /// as `leafGrids` says (built over a lookup without them: the same answers, by ray casting).
+    convenience init(_ table: RegionTable, jumpDepth: Int?, leafGrids: LeafGridMode) {
         let base = UnitLookup(table, jumpDepth: jumpDepth)
-        self.init(base, grids: leafGrids ? LeafGrids(base) : nil)
+        switch leafGrids {
+        case .none: self.init(base, grids: nil)
+        case .lazy: self.init(base, grids: LeafGrids(base, eager: false))
+        case .eager: self.init(base, grids: LeafGrids(base, eager: true))
+        }
     }
 
     private init(_ base: UnitLookup, grids: LeafGrids?) {
@@ -125,10 +131,12 @@ final class UnitLookup {
         jumpDepth = base.jumpDepth
         jump = base.jump
         self.grids = grids
+        gridLines = grids?.lines
     }
 
     init(_ table: RegionTable, jumpDepth: Int?) {
         grids = nil
+        gridLines = nil
         self.table = table
         vertices = table.vertices
         chunkStart = table.chunkStart
@@ -224,17 +232,22 @@ final class UnitLookup {
                 return UnitLookupResult(unit: payload == 0 ? nil : Int32(payload - 1),
                                         clearanceX: clear ? min(x - ox, ox + size - 1 - x) : 0, clearanceY: clear ? min(y - oy, oy + size - 1 - y) : 0)
             }
-            if let grids {
+            if let gridLines {
                 let subLog2 = Int64(size.trailingZeroBitCount) - LeafGrids.sideLog2
-                let column = (qx - ox) >> subLog2, row = (y - oy) >> subLog2
-                if subLog2 >= 2, let unit = grids.unit(node: node, cell: Int(row << 3 | column)) {
-                    // A clear sub-cell: no arc meets its closed square.
-                    // Around it, `ring` − 1 sub-cells each way are clear too.
-                    let reach = (grids.ring(node: node, cell: Int(row << 3 | column)) - 1) << subLog2
-                    let cx = ox + column << subLog2 - reach, cy = oy + row << subLog2 - reach, sub = Int64(1) << subLog2 + 2 * reach
-                    let clear = qx == x
-                    return UnitLookupResult(unit: unit < 0 ? nil : unit,
-                                            clearanceX: clear ? min(x - cx, cx + sub - 1 - x) : 0, clearanceY: clear ? min(y - cy, cy + sub - 1 - y) : 0)
+                // A leaf at least 32 quanta wide: its grid, built on the first lookup that gets here
+                // (nil while another thread builds it: cast the ray).
+                if subLog2 >= 2, let line = LeafGrids.readyLine(gridLines, node: node) ?? grids.unsafelyUnwrapped.buildOnFirstLookup(LeafGrids.Leaf(node: node, ox: ox, oy: oy, log2: subLog2 &+ LeafGrids.sideLog2)) {
+                    let column = (qx - ox) >> subLog2, row = (y - oy) >> subLog2
+                    let k = Int(row << 3 | column)
+                    if let unit = LeafGrids.unit(line: line, cell: k) {
+                        // A clear sub-cell: no arc meets its closed square.
+                        // Around it, `ring` − 1 sub-cells each way are clear too.
+                        let reach = (LeafGrids.ring(line: line, cell: k) - 1) << subLog2
+                        let cx = ox + column << subLog2 - reach, cy = oy + row << subLog2 - reach, sub = Int64(1) << subLog2 + 2 * reach
+                        let clear = qx == x
+                        return UnitLookupResult(unit: unit < 0 ? nil : unit,
+                                                clearanceX: clear ? min(x - cx, cx + sub - 1 - x) : 0, clearanceY: clear ? min(y - cy, cy + sub - 1 - y) : 0)
+                    }
                 }
             }
             let limitX = ox + size

@@ -75,6 +75,8 @@ public final class RegionLocator: @unchecked Sendable {
     /// Margins are computed when a border is within this many metres; 0 turns them off (the
     /// regions and statuses are the same, and a lookup costs a fraction: no nearby-arc search).
     public let marginRadius: Double
+    /// When the leaves' sub-cell grids are built (`.lazy`: on first lookup; docs/locator.md).
+    public let leafGrids: LeafGridMode
     private let chinaCountry: Int32
     /// Per-table lookups precomputed from the units and arcs (flat arrays, read per point).
     private let worldView: TableView
@@ -103,7 +105,7 @@ public final class RegionLocator: @unchecked Sendable {
         /// or one side is outside the coverage). Bit 7: one side is outside the coverage.
         let arcBorders: [UInt8]
 
-        init(_ table: RegionTable, leafGrids: Bool) {
+        init(_ table: RegionTable, leafGrids: LeafGridMode) {
             self.table = table
             lookup = UnitLookup(table, jumpDepth: Self.jumpDepth, leafGrids: leafGrids)
             levelCount = table.levels.count
@@ -136,15 +138,11 @@ public final class RegionLocator: @unchecked Sendable {
         }
     }
 
-    /// A locator ready in milliseconds: every leaf answered by casting its ray, no leaf grids
-    /// (building them takes 0.1–0.4 s, docs/locator.md, "Leaf grids").
-    public convenience init(tables: TableSet, marginRadius: Double = 300) throws {
-        try self.init(tables: tables, marginRadius: marginRadius, leafGrids: false)
-    }
-
-    /// `leafGrids: true` builds the leaves' sub-cell grids first (docs/locator.md, "Leaf grids"):
-    /// the same answers, most without a ray, for long batch runs that amortise the build.
-    public init(tables: TableSet, marginRadius: Double, leafGrids: Bool) throws {
+    /// A locator over `tables`, ready in milliseconds. `leafGrids` (docs/locator.md, "Leaf grids"):
+    /// `.lazy` (the default) builds each index leaf's sub-cell grid on the first lookup that
+    /// reaches it, so most points are then answered without casting a ray; `.eager` builds them
+    /// all now (0.1–0.4 s); `.none` builds none. The answers are the same in every mode.
+    public init(tables: TableSet, marginRadius: Double = 300, leafGrids: LeafGridMode = .lazy) throws {
         let world = tables.world, china = tables.china
         guard world.datum == .wgs84, world.levels == [.country] else {
             throw LocatorError(reason: "\(world.path): expected a WGS-84 country table")
@@ -157,6 +155,7 @@ public final class RegionLocator: @unchecked Sendable {
         }
         self.tables = tables
         self.marginRadius = marginRadius
+        self.leafGrids = leafGrids
         self.chinaCountry = chinaCountry
         worldView = TableView(world, leafGrids: leafGrids)
         chinaView = TableView(china, leafGrids: leafGrids)
@@ -175,7 +174,8 @@ public final class RegionLocator: @unchecked Sendable {
     }
 
     /// Bytes the locator holds beyond the tables themselves: both tables' jump tables and chunk
-    /// boxes (built when the locator is created).
+    /// boxes (built when the locator is created) and the leaf grids' lines (reserved; with lazy
+    /// grids, pages are touched only as leaves are built).
     public var indexByteCount: Int {
         worldView.lookup.byteCount + chinaView.lookup.byteCount
     }

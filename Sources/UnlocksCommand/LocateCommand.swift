@@ -8,11 +8,6 @@ enum LocateCommand {
     enum Format: String, CaseIterable { case csv, jsonl }
     enum InputDatum: String, CaseIterable { case wgs84, gcj02 }
 
-    /// Inputs of at least this many bytes (about 350,000 lines) get a locator with the leaves'
-    /// grids: building them costs about as much as locating that many points saves
-    /// (docs/locator.md, "Leaf grids"; measured with farm-bench, BENCHMARKS.md).
-    static let leafGridBytes: Int64 = 8 << 20
-
     static let spec = CommandSpec(
         name: "locate",
         abstract: "Assign lat,lon points to country, province, city and county.",
@@ -46,10 +41,9 @@ enum LocateCommand {
         let path = arguments.positionals.first ?? "-"
         let displayName = path == "-" ? "<stdin>" : path
         let source = try FileSource(path: path)
-        // Margins only appear in JSON Lines: CSV output skips their search. A large input is
-        // worth the leaves' grids (one lookup a line, no reuse between lines).
-        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0,
-                                        leafGrids: (source.regularFileSize ?? 0) >= Self.leafGridBytes)
+        // Margins only appear in JSON Lines: CSV output skips their search. The leaves' grids are
+        // built lazily, as lines reach them (the default).
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0)
         let output = BufferedOutput()
         if format == .csv { try output.write("lat,lon,country,province,city,county,status\n") }
         var rejected = 0, antarctic = 0  // points south of 60°S in no country: Antarctica (docs/report-format.md)

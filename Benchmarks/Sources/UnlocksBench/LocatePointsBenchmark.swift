@@ -6,22 +6,31 @@ import Glibc
 #endif
 
 /// The locator on a file of points (`lat,lon` per line, WGS-84): all four levels without and with
-/// margins and the world table's country alone, then the same with the leaves' grids
-/// (`leafGrids: true`), in this thread's CPU time (best of 5), plus the tables' load time and the
-/// locator's creation time (wall-clock) without and with the grids. `Scripts/bench locate` runs it on four point
+/// margins and the world table's country alone, without the leaves' grids (`leafGrids: .none`),
+/// then the same with them (the default, `.lazy`: the first pass builds the leaves it reaches,
+/// reported on its own; the best of 5 passes after it), in this thread's CPU time, plus the
+/// tables' load time and the locator's creation time (wall-clock) with lazy and eager grids. `Scripts/bench locate` runs it on four point
 /// sets (`make-points`) beside the Python peers (Benchmarks/peer_locate.py) on the same files.
 enum LocatePointsBenchmark {
     static func run(file: String, tables: String, repeats: Int) throws -> [String] {
         let points = try readPoints(file)
         var set = try TableSet(directory: tables)
         let load = try Stopwatch.best(of: repeats * 4) { set = try TableSet(directory: tables) }
-        var margins = try RegionLocator(tables: set, marginRadius: 300)
-        let ready = try Stopwatch.best(of: repeats) { margins = try RegionLocator(tables: set, marginRadius: 300) }
-        let plain = try RegionLocator(tables: set, marginRadius: 0)
-        var gridMargins = try RegionLocator(tables: set, marginRadius: 300, leafGrids: true)
-        let gridReady = try Stopwatch.best(of: repeats) { gridMargins = try RegionLocator(tables: set, marginRadius: 300, leafGrids: true) }
-        let gridPlain = try RegionLocator(tables: set, marginRadius: 0, leafGrids: true)
-        var sink = 0
+        let margins = try RegionLocator(tables: set, marginRadius: 300, leafGrids: .none)
+        let plain = try RegionLocator(tables: set, marginRadius: 0, leafGrids: .none)
+        var gridMargins = try RegionLocator(tables: set, marginRadius: 300)
+        let gridReady = try Stopwatch.best(of: repeats) { gridMargins = try RegionLocator(tables: set, marginRadius: 300) }
+        let gridPlain = try RegionLocator(tables: set, marginRadius: 0)
+        var eager = gridPlain
+        let eagerReady = try Stopwatch.best(of: 2) { eager = try RegionLocator(tables: set, marginRadius: 0, leafGrids: .eager) }
+        var sink = Int(eager.marginRadius)
+        // The first pass of each lazy locator over the points, building the leaves it reaches.
+        let firstPlain = try Stopwatch.best(of: 1, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(try gridPlain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
+        let firstMargins = try Stopwatch.best(of: 1, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(try gridMargins.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
         let plainSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(try plain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
@@ -44,15 +53,28 @@ enum LocatePointsBenchmark {
         let n = Double(points.count)
         return [
             "points: \(points.count) (\(file))",
-            "tables loaded in \(fixed(load * 1000, 2)) ms (both, best of \(repeats * 4)); locator ready in \(fixed(ready * 1000, 2)) ms over loaded tables (best of \(repeats))",
+            "tables loaded in \(fixed(load * 1000, 2)) ms (both, best of \(repeats * 4)); locator ready in \(fixed(gridReady * 1000, 2)) ms over loaded tables (lazy leaf grids, the default; best of \(repeats))",
             "all four levels (no margins): \(millions(n / plainSeconds)) M points/s",
             "with margins (300 m): \(millions(n / marginSeconds)) M points/s",
             "country only (world table): \(millions(n / countrySeconds)) M points/s",
             "leaf grids: all four levels (no margins): \(millions(n / gridPlainSeconds)) M points/s",
             "leaf grids: with margins (300 m): \(millions(n / gridMarginSeconds)) M points/s",
             "leaf grids: country only (world table): \(millions(n / gridCountrySeconds)) M points/s",
-            "leaf grids: locator ready in \(fixed(gridReady * 1000, 1)) ms over loaded tables, holding \(fixed(Double(gridMargins.indexByteCount) / 1_048_576, 1)) MiB of run-time index (without: \(fixed(Double(plain.indexByteCount) / 1_048_576, 1)) MiB)",
+            "leaf grids: first pass, building the leaves it reaches: all four levels \(millions(n / firstPlain)) M points/s, with margins \(millions(n / firstMargins)) M points/s",
+            "leaf grids: eager build (`.eager`), locator ready in \(fixed(eagerReady * 1000, 1)) ms; run-time index \(fixed(Double(gridMargins.indexByteCount) / 1_048_576, 1)) MiB at most (lines reserved, touched as built; without grids: \(fixed(Double(plain.indexByteCount) / 1_048_576, 1)) MiB)",
         ]
+    }
+
+    /// The default locator alone on the file's points, `passes` times (a profile's subject: perf
+    /// sees only the lookups the bench's figures with leaf grids measure): its best pass.
+    static func profile(file: String, tables: String, marginRadius: Double, passes: Int) throws -> String {
+        let points = try readPoints(file)
+        let locator = try RegionLocator(tables: try TableSet(directory: tables), marginRadius: marginRadius)
+        var sink = 0
+        let seconds = try Stopwatch.best(of: passes, clock: CLOCK_THREAD_CPUTIME_ID) {
+            for p in points { sink &+= Int(try locator.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        }
+        return "default locator, margins \(fixed(marginRadius, 0)) m: \(millions(Double(points.count) / seconds)) M points/s (best of \(passes))" + (sink == 42 ? " " : "")
     }
 
     /// `lat,lon` lines (a first line that is not numbers is a header); a bad line is an error naming it.

@@ -12,6 +12,8 @@ import Glibc
 //   UnlocksBench locate WHEEL [DIR] the table locator against GEOS prepared geometry on the source
 //   UnlocksBench locate-points FILE [DIR]
 //                                   the locator on a `lat,lon` file: all four levels, with margins, country only
+//   UnlocksBench locate-points-profile FILE [DIR [MARGIN]]
+//                                   the default locator alone on the file, ten passes (for perf)
 //   UnlocksBench make-points KIND COUNT SEED OUT [DIR]
 //                                   seeded point sets: china-box, world, china (inside), counties (around centres)
 //   UnlocksBench readers [POINTS]   the GPX, CSV and FIT track readers alone (default 2,000,000 points)
@@ -49,6 +51,9 @@ case "locate":
     print(try LocatorBenchmark.run(source: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 3).joined(separator: "\n"))
 case "locate-points":
     print(try LocatePointsBenchmark.run(file: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions", repeats: 5).joined(separator: "\n"))
+case "locate-points-profile":
+    print(try LocatePointsBenchmark.profile(file: arguments[1], tables: arguments.count > 2 ? arguments[2] : "Data/regions",
+                                            marginRadius: arguments.count > 3 ? Double(arguments[3]) ?? 300 : 300, passes: 10))
 case "make-points":
     try LocatePointsBenchmark.makePoints(kind: arguments[1], count: Int(arguments[2]) ?? 1_000_000, seed: UInt64(arguments[3]) ?? 1,
                                          out: arguments[4], tables: arguments.count > 5 ? arguments[5] : "Data/regions")
