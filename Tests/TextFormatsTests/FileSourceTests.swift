@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// `FileSource.regularFileSize`: what `unlocks locate` sizes its input by before reading it
-/// (a large file gets the locator's leaf grids).
+/// `FileSource.regularFileSize`: a regular file's size known before reading it, none for a pipe
+/// (`unlocks locate` sized its input by it until every locator got lazy leaf grids).
 final class FileSourceTests: XCTestCase {
     func testARegularFileHasItsSizeAndAPipeHasNone() throws {
         let path = try temporaryDirectory() + "/points.csv"
