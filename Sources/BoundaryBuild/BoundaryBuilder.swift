@@ -65,7 +65,10 @@ public struct BoundaryBuilder {
                 } else if job == 1 {
                     results.world = try worldBuilder.build(catalog, sourceSHA256: archive.sha256, log: log)
                 } else if let international {
-                    let built = try worldBuilder.build(countries: international.countries, seamCountry: nil, name: "international",
+                    // Natural Earth's borders share their vertices: no pre-simplification (``WorldTableBuilder/preTolerance``).
+                    let builder = WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer,
+                                                    preTolerance: 0)
+                    let built = try builder.build(countries: international.countries, seamCountry: nil, name: "international",
                                                        sourceSHA256: international.sha256, log: log)
                     results.international = (built.bytes, built.report)
                 }

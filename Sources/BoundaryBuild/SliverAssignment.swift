@@ -3,24 +3,32 @@ import Foundation
 
 extension WorldTableBuilder {
     /// A sliver nobody claims that borders two or more countries, cut among them: each triangle of
-    /// the face (GEOS's constrained Delaunay triangulation, corners only at the face's own
-    /// vertices) goes to the country whose source outline is nearest its centroid. On China's
-    /// datum seam (a gap spanning a tripoint) China is not among them: its converted line is the
-    /// surveyed one, so the gap lies outside China. Given whole to the neighbour along most of its
-    /// outline, a gap reaching from India-Nepal's line to India's tip answered India 12.7 km from
-    /// India's outline, and in the international view a sliver between Egypt's and Bir Tawil's
-    /// copies of their shared edge went to Sudan, which touches it only at the tripoints, 9–29 km
-    /// from Sudan's outline (issue 23).
-    ///
-    /// The triangles add no vertex, so the faces around the gap stay noded vertex for vertex (the
-    /// coverage union per country and ``CoverageTopology`` need that). Nil when GEOS's
-    /// triangulation is not an exact cut of the face (a triangle without area, a corner that is
-    /// not a vertex of the face, a vertex left out, or areas that do not add up): the caller then
-    /// gives the face whole, as before.
-    ///
-    /// `neighbours` index `outlines`; the result pairs each triangle with its neighbour.
+    /// the face (``cut(_:owner:)``) goes to the country whose source outline is nearest its
+    /// centroid. On China's datum seam (a gap spanning a tripoint) China is not among them: its
+    /// converted line is the surveyed one, so the gap lies outside China. Given whole to the
+    /// neighbour along most of its outline, a gap reaching from India-Nepal's line to India's tip
+    /// answered India 12.7 km from India's outline (issue 23). `neighbours` index `outlines`.
     static func splitAmongNeighbours(_ face: Geometry, neighbours: [Int], outlines: [PreparedGeometry],
                                      context: GEOSContext) throws -> [(triangle: Geometry, owner: Int)]? {
+        try cut(face) { triangle in
+            let (cx, cy) = try triangle.centroid().pointXY()
+            let centre = try context.point(x: cx, y: cy)
+            var nearest = neighbours[0], nearestDistance = Double.infinity
+            for c in neighbours {
+                let d = try outlines[c].distance(to: centre)
+                if d < nearestDistance { nearest = c; nearestDistance = d }
+            }
+            return nearest
+        }
+    }
+
+    /// The face cut into triangles (GEOS's constrained Delaunay triangulation, corners only at
+    /// the face's own vertices), each with the owner `owner` gives it. The triangles add no
+    /// vertex, so the faces around stay noded vertex for vertex (the coverage union per country
+    /// and ``CoverageTopology`` need that). Nil when GEOS's triangulation is not an exact cut of
+    /// the face (a triangle without area, a corner that is not a vertex of the face, a vertex left
+    /// out, or areas that do not add up): the caller then keeps the face whole.
+    static func cut(_ face: Geometry, owner: (Geometry) throws -> Int) throws -> [(triangle: Geometry, owner: Int)]? {
         struct Corner: Hashable { var x: UInt64, y: UInt64 }
         func corners(_ polygon: Geometry) throws -> Set<Corner> {
             var set = Set<Corner>()
@@ -40,14 +48,7 @@ extension WorldTableBuilder {
             guard area > 0, mine.isSubset(of: faceCorners) else { return nil }
             used.formUnion(mine)
             total += area
-            let (cx, cy) = try triangle.centroid().pointXY()
-            let centre = try context.point(x: cx, y: cy)
-            var nearest = neighbours[0], nearestDistance = Double.infinity
-            for c in neighbours {
-                let d = try outlines[c].distance(to: centre)
-                if d < nearestDistance { nearest = c; nearestDistance = d }
-            }
-            result.append((triangle, nearest))
+            result.append((triangle, try owner(triangle)))
         }
         let faceArea = try face.area()
         guard used == faceCorners, abs(total - faceArea) <= 1e-9 * faceArea else { return nil }

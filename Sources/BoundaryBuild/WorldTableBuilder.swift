@@ -25,8 +25,14 @@ public struct WorldTableBuilder {
     /// should be at least this, so that land near a coarse coast is still `edge`.
     public let coastTolerance: Double
     public let buffer: Double
-    /// Light per-country simplification before noding, metres.
-    public let preTolerance = 20.0
+    /// Light per-country simplification before noding, metres (0: none). It keeps the world
+    /// sources' 3.9 M vertices' noding within minutes; but each country is simplified on its
+    /// own, so two copies of one shared border can keep different vertices and open a sliver
+    /// between them, which snap rounding may join with another pair's (in Natural Earth, Egypt's
+    /// and Bir Tawil's edge along 22 N with Egypt's and Sudan's, one face claimed by Sudan at its
+    /// point on surface: a band of Sudan 9–29 km from Sudan's outline). Natural Earth's borders
+    /// share their vertices and its 0.55 M vertices node in seconds, so its view takes none.
+    public let preTolerance: Double
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are not seas: they stay
     /// in the coverage (given to a neighbour, or as a unit of no country).
     public let sliverWidth = 2_000.0
@@ -40,8 +46,9 @@ public struct WorldTableBuilder {
     /// they were; taken from the tolerances like the quantisation error).
     public static let coordinateStep: Int32 = 8
 
-    public init(tolerance: Double, coastTolerance: Double, buffer: Double) {
+    public init(tolerance: Double, coastTolerance: Double, buffer: Double, preTolerance: Double = 20) {
         self.tolerance = tolerance
+        self.preTolerance = preTolerance
         self.coastTolerance = coastTolerance
         self.buffer = buffer
     }
@@ -162,7 +169,7 @@ public struct WorldTableBuilder {
             mark = Stopwatch.seconds()
         }
         // Light simplification, then node every border with every other and polygonize.
-        let pre = try sources.map { try $0.simplifiedPreservingTopology(tolerance: preTolerance / Self.metresPerDegree).polygonalPart() }
+        let pre = try sources.map { try (preTolerance > 0 ? $0.simplifiedPreservingTopology(tolerance: preTolerance / Self.metresPerDegree) : $0).polygonalPart() }
         // Noded on the table's own coordinate grid (snap rounding), so that storing the faces'
         // vertices moves none of them: a coordinate rounded after noding can make nearby borders
         // cross (it did, in the Canadian Arctic), and ray casting needs them not to.
@@ -179,6 +186,9 @@ public struct WorldTableBuilder {
         var owner = [Int](repeating: -1, count: faces.count)
         var unclaimed: [Int] = []
         var overlaps = 0
+        let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
+        // Face vertices are on the grid, the outlines they came from up to 0.71 of a step away.
+        let touchingDistance = 0.75 * Double(Self.coordinateStep) * TableFormat.quantum
         // The datum seam, measured on the faces before they are assigned: overlaps between China and
         // a neighbour, slivers between them that nobody claims, and how wide they get.
         let chinaBorder = try chinaIndex.map { try PreparedGeometry(try pre[$0].boundary()) }
@@ -201,6 +211,9 @@ public struct WorldTableBuilder {
             for c in countries.indices where bounds[c].0 <= px && px <= bounds[c].2 && bounds[c].1 <= py && py <= bounds[c].3 {
                 if try prepared[c].contains(point) { claimants.append(c) }
             }
+            // A thin face tested near a claimant's outline may be claimed by others along its
+            // length (``splitByCorners``): cut, when China is not among the countries it touches
+            // (there the datum seam's rules decide).
             if claimants.count == 1 {
                 owner[index] = claimants[0]
             } else if claimants.count > 1 {
@@ -225,12 +238,9 @@ public struct WorldTableBuilder {
         // neighbour than the one along most of the outline. Seam gaps with one neighbour kept in
         // no country: some point of them farther than the seam's tolerance from its outline.
         var tripointGaps = 0, sharedSlivers = 0, splitWhole = 0, splitReassignedKm2 = 0.0, seamGapsTooFar = 0
-        let preparedOutlines = try pre.map { try PreparedGeometry(try $0.boundary()) }
         let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
         let seamRadius = (Self.seamTolerance - preTolerance - rounding) / Self.metresPerDegree
-        // Face vertices are on the grid, the outlines they came from up to 0.71 of a step away.
-        let touchingDistance = 0.75 * Double(Self.coordinateStep) * TableFormat.quantum
         for index in unclaimed {
             let face = faces[index]
             let area = try face.area(), perimeter = try face.boundary().length()
