@@ -226,7 +226,7 @@ public struct WorldTableBuilder {
         }
         // Unclaimed faces (docs/boundaries.md, "Holes and gaps"): given to a neighbour only where
         // every point of them is within the tolerance of a claimed border (the largest inscribed
-        // circle is that small: slivers the noding and the 20 m pre-simplification opened), on
+        // circle is that small: slivers the noding and the pre-simplification opened), on
         // China's datum seam within the seam's 1 km; otherwise kept as the source has them, in no
         // country: as units of no region (their borders keep the land tolerance) when narrower
         // than a sea, else outside the coverage (seas and lakes ringed by land).
@@ -313,7 +313,7 @@ public struct WorldTableBuilder {
             }
         }
         let seam = chinaIndex == nil ? [:] : ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
-        if chinaIndex != nil { report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the 20 m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m") }
+        if chinaIndex != nil { report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the \(Int(preTolerance)) m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m") }
         report.notes.append("world faces: \(nodedFaces); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
                             + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
         lap(report.notes.last!)
@@ -394,7 +394,7 @@ public struct WorldTableBuilder {
         report.collapsedRingsKept = simplifier.collapsedRingsKept
         lap("geometry repaired: " + repair.summary)
         // Deviation: from the noded arcs (measured, degrees × 111,320 m: exact north–south, an upper
-        // bound east–west) plus the pre-simplification's 20 m.
+        // bound east–west) plus the pre-simplification's tolerance.
         let deviation = stored.deviations(contents, originals: simplifier.originalArcs, metresPerUnit: Self.metresPerDegree) { ($0, $1) }
         var landWorst = 0.0, landSum = 0.0, landCount = 0, coastWorst = 0.0
         for (index, arc) in contents.arcs.enumerated() {
@@ -424,7 +424,8 @@ public struct WorldTableBuilder {
         figures.meanDeviation = landCount > 0 ? landSum / Double(landCount) : 0
         report.outlineMaximumDeviation = coastWorst
         report.levels = [figures]
-        report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west) plus the 20 m pre-simplification"
+        report.notes.append("deviation: measured from the noded borders to the stored ones (degrees × 111,320 m, an upper bound east–west)"
+                            + (preTolerance > 0 ? " plus the \(Int(preTolerance)) m pre-simplification" : " (no pre-simplification)")
                             + (chinaIndex == nil ? "" : "; the seam border follows China's converted line, so it departs from the neighbours' (GCJ-02-snapped) source by the seam's width"))
 
         // Leaves of up to 16 chunks, no smaller than 2^11 quanta (2.3 km, more than the 2 km margin
