@@ -211,9 +211,6 @@ public struct WorldTableBuilder {
             for c in countries.indices where bounds[c].0 <= px && px <= bounds[c].2 && bounds[c].1 <= py && py <= bounds[c].3 {
                 if try prepared[c].contains(point) { claimants.append(c) }
             }
-            // A thin face tested near a claimant's outline may be claimed by others along its
-            // length (``splitByCorners``): cut, when China is not among the countries it touches
-            // (there the datum seam's rules decide).
             if claimants.count == 1 {
                 owner[index] = claimants[0]
             } else if claimants.count > 1 {

@@ -73,13 +73,15 @@ enum AuditCommand {
             outputs.discard()
         }
         for name in OutputFileSet.auditNames { documents.append(try AuditDocumentFile(path: outputs.stagedPath(name))) }
-        let report = AuditReport(locator: locator, within: within, options: options.classify, source: check,
-                                 json: documents[0], geoJSON: documents[1], html: documents[2])
+        // The report is used by the writer's thread alone until `finish` joins it, and the auditor
+        // by the audit thread alone: each is confined to one thread at a time, not shared.
+        nonisolated(unsafe) let report = AuditReport(locator: locator, within: within, options: options.classify, source: check,
+                                                     json: documents[0], geoJSON: documents[1], html: documents[2])
         // Three stages: this thread reads and classifies; a second audits the kept ground points
         // (in batches); a third checks and writes the episodes as they end. The first write
         // failure (a full disk, a broken source wheel) stops the run.
         let writer = WorkerQueue<AuditEpisode>(name: "audit writer", capacity: 50_000, weight: { $0.points.count }) { try report.add($0) }
-        let auditor = BorderAuditor(locator: locator, within: within, options: options.classify) { writer.send($0) }
+        nonisolated(unsafe) let auditor = BorderAuditor(locator: locator, within: within, options: options.classify) { writer.send($0) }
         let observations = WorkerQueue<[ObservedPoint]>(name: "audit", capacity: 8) { batch in
             for point in batch { auditor.observe(point) }
         }

@@ -110,15 +110,22 @@ final class SeamGapTests: XCTestCase {
     /// The harness itself: each point, and points around it, judged with the distance to the
     /// answered country's own outline; none beyond tolerance.
     func testTheHarnessFindsNoAnswerFarFromTheAnsweredCountry() throws {
-        let f = try Self.fixture.get()
-        var points: [Coordinate] = Self.points.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
-        for (k, p) in Self.points.enumerated() {
-            points += AgreementPoints.random(count: 2_000, longitudes: (p.longitude - 0.05)...(p.longitude + 0.05),
-                                             latitudes: (p.latitude - 0.05)...(p.latitude + 0.05), seed: 500 + UInt64(k))
+        let centres = Self.points.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
+        try Self.assertHarnessPasses(around: centres, span: 0.05, seed: 500)
+    }
+
+    /// The harness (GEOS on the source) on each centre and 2,000 random points within `span`
+    /// degrees of it: nothing beyond tolerance.
+    static func assertHarnessPasses(around centres: [Coordinate], span: Double, seed: UInt64, file: StaticString = #filePath, line: UInt = #line) throws {
+        let f = try fixture.get()
+        var points = centres
+        for (k, p) in centres.enumerated() {
+            points += AgreementPoints.random(count: 2_000, longitudes: (p.longitude - span)...(p.longitude + span),
+                                             latitudes: (p.latitude - span)...(p.latitude + span), seed: seed + UInt64(k))
         }
         let report = try CountryAgreementReport(points, locator: f.locator, reference: f.reference, outlines: f.outlines, limits: f.limits,
                                                 coastTolerance: BoundaryBuilder.defaultWorldCoastTolerance)
-        XCTAssertEqual(report.failures.count, 0, report.failures.prefix(20).map(\.description).joined(separator: "\n"))
+        XCTAssertEqual(report.failures.count, 0, report.failures.prefix(20).map(\.description).joined(separator: "\n"), file: file, line: line)
     }
 
     /// Seam gaps with one neighbour: a point in one is answered that neighbour only within the
@@ -126,7 +133,6 @@ final class SeamGapTests: XCTestCase {
     /// source); the harness on each point and 2,000 around it finds nothing beyond tolerance.
     func testASeamGapWithOneNeighbourGoesToItOnlyWithinTheSeamTolerance() throws {
         let f = try Self.fixture.get()
-        var points: [Coordinate] = Self.singleNeighbourPoints.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
         for p in Self.singleNeighbourPoints {
             let (holding, distances) = try Self.sourceView(p.latitude, p.longitude, f.countries)
             let answer = try f.locator.locate(latitude: p.latitude, longitude: p.longitude).country
@@ -136,13 +142,8 @@ final class SeamGapTests: XCTestCase {
                                          "\(p): answered \(mine), which the source does not have there (it has \(holding))")
             }
         }
-        for (k, p) in Self.singleNeighbourPoints.enumerated() {
-            points += AgreementPoints.random(count: 2_000, longitudes: (p.longitude - 0.03)...(p.longitude + 0.03),
-                                             latitudes: (p.latitude - 0.03)...(p.latitude + 0.03), seed: 600 + UInt64(k))
-        }
-        let report = try CountryAgreementReport(points, locator: f.locator, reference: f.reference, outlines: f.outlines, limits: f.limits,
-                                                coastTolerance: BoundaryBuilder.defaultWorldCoastTolerance)
-        XCTAssertEqual(report.failures.count, 0, report.failures.prefix(20).map(\.description).joined(separator: "\n"))
+        try Self.assertHarnessPasses(around: Self.singleNeighbourPoints.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) },
+                                     span: 0.03, seed: 600)
     }
 
     /// The harness's rule alone: an answer beside China's outline but 12 km from the answered
