@@ -29,7 +29,7 @@ final class EnglishNamesTests: XCTestCase {
         for region in table.regions { byKey["\(region.level.name)/\(region.code)"] = region }
         for region in table.regions {
             XCTAssertFalse(region.englishName.isEmpty, "\(region.code) \(region.name) has no English name")
-            // Pinyin's ü, and the exonyms Ürümqi, Garzê and Dêqên.
+            // Pinyin's ü, and the exonyms Ürümqi and Garzê.
             XCTAssertTrue(region.englishName.allSatisfy { $0.isASCII || "üÜê".contains($0) }, region.englishName)
         }
         for (level, code, english) in Self.wellKnown {
