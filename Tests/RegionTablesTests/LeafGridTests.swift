@@ -96,16 +96,8 @@ final class LeafGridTests: XCTestCase {
             let probes = NearbyArcSearchTests.probes(table, seed: 28, count: 20_000)
             let expected = probes.map { table.unit(atX: $0.x, y: $0.y) }
             let lazy = UnitLookup(table, jumpDepth: RegionLocator.TableView.jumpDepth, leafGrids: .lazy)
-            let wrong = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
-            defer { wrong.deallocate() }
-            wrong.initialize(repeating: 0)
-            let shared = Shared(lookup: lazy, probes: probes, expected: expected, wrong: wrong)
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                var count = 0
-                for (i, p) in shared.probes.enumerated() where shared.lookup.find(x: p.x, y: p.y).unit != shared.expected[i] { count += 1 }
-                shared.wrong[thread] = count
-            }
-            XCTAssertEqual(Array(wrong), [Int](repeating: 0, count: threads), "\(name): answers differ on some thread")
+            let wrong = Self.mismatchesPerThread(threads, count: probes.count) { i in lazy.find(x: probes[i].x, y: probes[i].y).unit != expected[i] }
+            XCTAssertEqual(wrong, [Int](repeating: 0, count: threads), "\(name): answers differ on some thread")
             let eager = readyLines(UnitLookup(table, jumpDepth: RegionLocator.TableView.jumpDepth, leafGrids: .eager).grids!)
             let built = readyLines(lazy.grids!)
             XCTAssertGreaterThan(built.count, 100)
@@ -117,30 +109,32 @@ final class LeafGridTests: XCTestCase {
         let reference = try RegionLocator(tables: BundledTables.tables, marginRadius: 300, leafGrids: .none)
         let expected = try points.map { try reference.locate(latitude: $0.latitude, longitude: $0.longitude) }
         let locator = try RegionLocator(tables: BundledTables.tables, marginRadius: 300)
+        let wrong = Self.mismatchesPerThread(threads, count: points.count) { i in
+            (try? locator.locate(latitude: points[i].latitude, longitude: points[i].longitude)) != expected[i]
+        }
+        XCTAssertEqual(wrong, [Int](repeating: 0, count: threads), "placements differ on some thread")
+    }
+
+    /// Runs `differs` on every index 0..<count on each of `threads` threads at once (all in the
+    /// same order, so they race for the same leaves); per thread, how many indices differed.
+    static func mismatchesPerThread(_ threads: Int, count: Int, _ differs: (Int) -> Bool) -> [Int] {
         let wrong = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
         defer { wrong.deallocate() }
         wrong.initialize(repeating: 0)
-        let shared = SharedPlacements(locator: locator, points: points, expected: expected, wrong: wrong)
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var count = 0
-            for (i, p) in shared.points.enumerated() where (try? shared.locator.locate(latitude: p.latitude, longitude: p.longitude)) != shared.expected[i] { count += 1 }
-            shared.wrong[thread] = count
+        withoutActuallyEscaping(differs) { differs in
+            let shared = Unchecked(differs: differs, wrong: wrong)
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                shared.wrong[thread] = (0..<count).filter(shared.differs).count
+            }
         }
-        XCTAssertEqual(Array(wrong), [Int](repeating: 0, count: threads), "placements differ on some thread")
+        return Array(wrong)
     }
 
     /// What the threads of `testConcurrentFirstLookups` share (each writes only its own `wrong` slot).
-    private struct Shared: @unchecked Sendable {
-        let lookup: UnitLookup
-        let probes: [(x: Int64, y: Int64)]
-        let expected: [Int32?]
-        let wrong: UnsafeMutableBufferPointer<Int>
-    }
-
-    private struct SharedPlacements: @unchecked Sendable {
-        let locator: RegionLocator
-        let points: [Coordinate]
-        let expected: [Placement]
+    /// The race's closure and counts, handed to the threads: the closure only reads what it
+    /// captured, and each thread writes its own count.
+    private struct Unchecked: @unchecked Sendable {
+        let differs: (Int) -> Bool
         let wrong: UnsafeMutableBufferPointer<Int>
     }
 
