@@ -97,14 +97,6 @@ public final class FileSource: ByteSource {
         if ownsDescriptor { close(descriptor) }
     }
 
-    /// The size in bytes when the source is a regular file (standard input redirected from one
-    /// too), else nil (a pipe, a terminal): how much there is to read, known before reading it.
-    public var regularFileSize: Int64? {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(status.st_size)
-    }
-
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             let n = readDescriptor(descriptor, buffer.baseAddress, buffer.count)
