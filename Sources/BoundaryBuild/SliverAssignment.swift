@@ -63,7 +63,7 @@ extension WorldTableBuilder {
     /// when no two consecutive vertices of the ring touch the outline.
     static func lies(_ face: Geometry, within reach: Double, of outline: PreparedGeometry, touching: Double,
                      context: GEOSContext) throws -> Bool {
-        let ring = try face.polygonRings()[0]
+        let rings = try face.polygonRings(), ring = rings[0]
         let count = ring.count / 2 - 1  // closed: the last vertex is the first
         guard count >= 2 else { return false }
         var near = [Bool](repeating: false, count: count)
@@ -90,7 +90,7 @@ extension WorldTableBuilder {
         guard !runs.isEmpty else { return false }
         let cosine = cos(try face.pointOnSurface().pointXY().1 * Double.pi / 180)
         func scaled(_ line: [Double]) -> [Double] { line.enumerated().map { $0.offset % 2 == 0 ? $0.element * cosine : $0.element } }
-        let plane = try context.polygon(try face.polygonRings().map(scaled))
+        let plane = try context.polygon(rings.map(scaled))
         let zone = try context.multiLineString(runs.map(scaled)).buffer(reach)
         return try plane.difference(zone).area() <= 1e-9 * (try plane.area())
     }

@@ -27,7 +27,7 @@ final class SliverAssignmentTests: XCTestCase {
     }
 
     func testAFaceTouchingItsNeighbourAtOneCornerIsNotNear() throws {
-        // The strip's only vertex on the neighbour's line is its south-west corner.
+        // The face's only vertex on the neighbour's line is its south-west corner.
         let face = try context.polygon([[80, 30, 80.001, 30.002, 80.001, 30.003, 80, 30]])
         let outline = try PreparedGeometry(try context.multiLineString([[79.5, 30, 80, 30]]))
         XCTAssertFalse(try WorldTableBuilder.lies(face, within: 973.7 * metre, of: outline, touching: 5 * metre, context: context))

@@ -5,10 +5,11 @@ import XCTest
 @testable import BoundaryBuild
 import UnlocksTestSupport
 
-/// International view: the sliver between Egypt's and Bir Tawil's copies of their shared edge
-/// along 22 N (issue 23). Given whole to the country along most of its outline, it went to Sudan,
-/// which touches it only at the two tripoints: a band one noding step tall answered Sudan 9–29 km
-/// from Sudan's outline, where the source has Egypt or Bir Tawil. The expected answers are
+/// International view: the band along Egypt's and Bir Tawil's shared edge at 22 N (issue 23).
+/// Each country simplified on its own before noding left two copies of the edge a few metres
+/// apart; snap rounding joined that sliver with Egypt's and Sudan's east of the tripoint into one
+/// face, claimed by Sudan at the one point tested: a band 9–27 m tall answered Sudan 9–29 km from
+/// Sudan's outline, where the source has Egypt or Bir Tawil (docs/boundaries.md). The expected answers are
 /// Natural Earth's, computed here with GEOS on the pinned wheel (`CountryAgreementReport`), on
 /// the harness's four points, on rows through the band and on random points around it.
 final class SharedEdgeSliverTests: XCTestCase {
