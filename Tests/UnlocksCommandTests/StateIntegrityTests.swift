@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import UnlocksCommand
 import UnlocksTestSupport
 
 /// The `--state` file end to end: concurrent runs, inputs known by their whole content, files that
@@ -170,6 +171,15 @@ final class StateIntegrityTests: XCTestCase {
         func set(_ folder: String) -> [Data?] {
             ["audit.json", "audit.geojson", "audit.html"].map { try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) }
         }
+        // The set as it stands once an interrupted commit (a run killed among its renames, whose
+        // folder `.audit-commit-PID` holds the files it had not moved yet) is rolled forward, as
+        // the next run writing there does first.
+        func committedSet(_ folder: String) -> [Data?] {
+            let commits = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".audit-commit-") }
+            XCTAssertLessThanOrEqual(commits.count, 1, "\(commits)")
+            guard let commit = commits.first else { return set(folder) }
+            return zip(set(folder), set(folder + "/" + commit)).map { $1 ?? $0 }
+        }
         let started = Date()
         for input in ["a.csv", "b.csv"] { XCTAssertEqual(try audit(input, dir + "/ref-" + input).status, 0) }
         // Kill moments from 2% to 120% of a whole audit's time here (debug and release builds differ tenfold).
@@ -183,12 +193,37 @@ final class StateIntegrityTests: XCTestCase {
         for trial in 0..<12 {
             let result = try audit(trial % 2 == 0 ? "b.csv" : "a.csv", out, timeout: whole * Double.random(in: 0.02...1.2, using: &generator))
             if result.status == 128 + SIGKILL { killed += 1 }
-            XCTAssertTrue(expected.contains(set(out)), "trial \(trial): the three files are not one set: \(set(out).map { $0?.count ?? -1 }) vs \(expected.map { $0.map { $0?.count ?? -1 } })")
+            XCTAssertTrue(expected.contains(committedSet(out)),
+                          "trial \(trial): the three files are not one set: \(committedSet(out).map { $0?.count ?? -1 }) vs \(expected.map { $0.map { $0?.count ?? -1 } })")
         }
         XCTAssertGreaterThan(killed, 0, "no audit was killed")
         XCTAssertEqual(try audit("a.csv", out).status, 0)
         XCTAssertEqual(set(out), expected[0])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["audit.geojson", "audit.html", "audit.json"])
+    }
+}
+
+/// A commit interrupted among its renames (made here as a killed run leaves it: the new set's
+/// first file moved, the rest still in `.audit-commit-PID` of a process that no longer runs) is
+/// rolled forward by the next `OutputFileSet` over the same folder: the whole new set, nothing left.
+final class OutputFileSetTests: XCTestCase {
+    func testAnInterruptedCommitIsRolledForwardByTheNextRun() throws {
+        let out = try temporaryDirectory()
+        let names = OutputFileSet.auditNames
+        for name in names { try "old \(name)".write(toFile: out + "/" + name, atomically: false, encoding: .utf8) }
+        let commit = out + "/.audit-commit-2000000000"  // above Linux's and Darwin's largest PID: no such process
+        try FileManager.default.createDirectory(atPath: commit, withIntermediateDirectories: false)
+        try "new \(names[0])".write(toFile: out + "/" + names[0], atomically: false, encoding: .utf8)
+        for name in names.dropFirst() { try "new \(name)".write(toFile: commit + "/" + name, atomically: false, encoding: .utf8) }
+        // A run killed before its commit: its staging folder is discarded, its files never seen.
+        let staging = out + "/.audit-2000000001"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        try "unfinished".write(toFile: staging + "/" + names[2], atomically: false, encoding: .utf8)
+
+        let next = try OutputFileSet(out: out)
+        for name in names { XCTAssertEqual(try String(contentsOfFile: out + "/" + name, encoding: .utf8), "new \(name)") }
+        next.discard()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), names.sorted())
     }
 }
 
