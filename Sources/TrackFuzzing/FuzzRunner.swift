@@ -98,9 +98,14 @@ public struct FuzzRunner: Sendable {
     }
 
     #if os(Linux)
-    /// `VmHWM` of a running process, bytes (0 when it cannot be read: the process has ended).
+    /// `VmHWM` of a running process, bytes (0 when it cannot be read: the process has ended, or
+    /// has not yet exec'd). Until its exec a child spawned by `posix_spawn` (a vfork) shares this
+    /// process's memory and reads as this process's high-water mark: the test process, grown past
+    /// the limit by the tests before, once had a fuzz group blamed for its 302 MB.
     static func highWaterBytes(_ pid: pid_t) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        func executable(_ link: String) -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: link) }
+        guard let child = executable("/proc/\(pid)/exe"), child != executable("/proc/self/exe"),
+              let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
         return (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0) * 1024
     }
