@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
         .library(name: "Intake", targets: ["Intake"]),
+        .library(name: "LogbookStore", targets: ["LogbookStore"]),
         // Not for apps: the table build and the tools the benchmarks package uses from here
         // (Benchmarks/, a package of its own so that building the product never compiles them).
         .library(name: "UnlocksDevelopment", targets: ["BoundaryBuild", "PlaceWalks", "SeededRandom", "TrackFuzzing"]),
@@ -54,7 +55,7 @@ let package = Package(
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
-        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap"],
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap", "LogbookStore"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
@@ -67,6 +68,10 @@ let package = Package(
         // What happens to a path: folders, archives (zip, gzip, tar over zlib), export bundles, the
         // format by name and content, fingerprints and copies, skip reasons, the workers.
         .target(name: "Intake", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "Tracks", "Unlocks"]),
+
+        // A person's footprint kept in SQLite: the session type (`Logbook`) every command and app
+        // uses, over the intake and the ledger. SQLite is a system library on iOS, macOS and Linux.
+        .target(name: "LogbookStore", dependencies: ["CSQLite", "ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "Intake", "FootprintMap"]),
 
         // Seeded random numbers (SplitMix64) for the build's agreement sampling, the fuzzer, the
         // benchmarks and the tests; no run-time module uses it.

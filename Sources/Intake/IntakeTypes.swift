@@ -43,6 +43,9 @@ public struct IntakeOptions: Sendable {
     public var jobs = 1
     /// Reading and classifying one input overlap on two threads (the ledger is the same either way).
     public var overlapsReading = ProcessInfo.processInfo.activeProcessorCount > 1
+    /// Set from another thread to stop the run before its next file (the ledger is then partial:
+    /// the caller discards it).
+    public var cancellation: IntakeCancellation?
 
     public init(classify: ClassifyOptions = ClassifyOptions(), datums: DatumRules? = nil) {
         self.classify = classify
@@ -97,4 +100,24 @@ public struct IntakeOutcome: Sendable {
     public var alreadyInState: Int
     /// Inputs of this run rejected or read in part.
     public var failedInputs: Int
+}
+
+/// A flag another thread sets to stop an intake between files (a cancelled import).
+public final class IntakeCancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+
+    public init() {}
+
+    public func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+    }
+
+    public var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
 }

@@ -78,7 +78,7 @@ public struct IntakeRun {
         if options.jobs > 1, let locator {
             take(found, jobs: options.jobs, locator: locator)
         } else {
-            for file in found { take(file) }
+            for file in found where options.cancellation?.isCancelled != true { take(file) }
         }
     }
 

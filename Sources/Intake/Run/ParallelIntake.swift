@@ -70,6 +70,7 @@ extension IntakeRun {
             first += 1
         }
         for file in found {
+            if options.cancellation?.isCancelled == true { break }
             if let job = job(for: file) {
                 while inFlight >= limit { takeTurn() }
                 turns.append(.sent(job, ticket: workers.send(job)))
@@ -84,6 +85,8 @@ extension IntakeRun {
                 takeTurn()
             }
         }
+        // Cancelled: what is in flight is let go with the workers (the caller discards the run).
+        if options.cancellation?.isCancelled == true { return }
         while first < turns.count { takeTurn() }
     }
 

@@ -122,3 +122,14 @@ enum InputWalk {
         return walk.found
     }
 }
+
+extension WalkedFile {
+    /// Whether it is a file on disk (not bytes an app handed over, not standard input's copy).
+    public var isOnDisk: Bool {
+        if case .file = origin, name == path { return true }
+        return false
+    }
+
+    /// The key an input with these bytes has in a ledger (``Fingerprint``).
+    public func contentKey() throws -> String { try Fingerprint.of(self).key }
+}

@@ -62,6 +62,21 @@ public struct LiveLedger {
         }
     }
 
+    /// Starts from a ledger (a logbook's inputs).
+    package init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger) {
+        self.locator = locator
+        self.options = options
+        finished = ledger
+    }
+
+    /// Changes the finished inputs (an import, a merge or a forget through a logbook), a recording
+    /// possibly in progress: its later changes are measured against the new ledger, silently.
+    package mutating func updateFinished<T>(_ change: (inout UnlockLedger) throws -> T) throws -> T {
+        let result = try change(&finished)
+        try rebaseline()
+        return result
+    }
+
     /// The id of the recording in progress, nil between recordings.
     public var recordingID: String? { recording?.record.fingerprint }
 
@@ -176,8 +191,14 @@ public struct LiveLedger {
         let paths = Set(removed.compactMap { finished.inputs[$0]?.path })
         for (key, record) in finished.inputs where record.duplicateOf.map(paths.contains) == true { removed.insert(key) }
         finished.forget(removed)
+        try rebaseline()
+        return removed
+    }
+
+    /// After ``finished`` changed under a recording: its standings recomputed against the new
+    /// ledger, silently (what was known before the recording changed).
+    private mutating func rebaseline() throws(LedgerOverflow) {
         if let classifier = recording {
-            // What was known before the recording changed: its standings are recomputed, silently.
             try useAsBaseline(finished)
             classifier.forEachRegionSoFar { key, evidence in
                 if let standing = RegionStanding(merging: baselineRegions[key], evidence), standings[key].map({ standing > $0 }) ?? true {
@@ -189,7 +210,6 @@ public struct LiveLedger {
             baselineRegions = [:]
             standings = [:]
         }
-        return removed
     }
 
     // MARK: Changes

@@ -7,7 +7,7 @@ import TextFormats
 extension ClassifyReport {
     /// What a report counted, kept small so that the state's report can be dropped before the
     /// run adds to the ledger.
-    public struct Baseline {
+    public struct Baseline: Sendable {
         /// Per level, each region with evidence by code: whether it was confirmed and counted.
         var regions: [RegionLevel: [String: (confirmed: Bool, counted: Bool)]] = [:]
         var inputs = 0
@@ -31,7 +31,7 @@ extension ClassifyReport {
     /// What this report counts that the baseline did not: differences of totals (negative when
     /// a new reading supersedes an older, longer-counted one), regions newly counted, regions
     /// raised from tentative or passed through to confirmed, badges whose percent rose.
-    public struct Changes: Equatable {
+    public struct Changes: Equatable, Sendable {
         /// A region in a list of changes.
         public struct Region: Equatable, Sendable {
             public var code: String

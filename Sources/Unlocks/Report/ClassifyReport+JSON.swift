@@ -226,7 +226,7 @@ extension ClassifyReport {
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
 
     /// A local day (days since 1970-01-01) as `YYYY-MM-DD`.
-    static func dateText(_ day: Int64) -> String {
+    package static func dateText(_ day: Int64) -> String {
         let date = Timestamp.civilDate(daysSinceEpoch: day)
         return String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day)
     }

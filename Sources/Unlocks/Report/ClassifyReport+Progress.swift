@@ -8,9 +8,9 @@ import TextFormats
 // (docs/report-format.md, `progress`).
 
 extension ClassifyReport {
-    public struct Progress: Equatable {
+    public struct Progress: Equatable, Sendable {
         /// A region with its explored share.
-        public struct Ranked: Equatable {
+        public struct Ranked: Equatable, Sendable {
             public var code: String
             public var name: String
             public var englishName: String
@@ -18,7 +18,7 @@ extension ClassifyReport {
         }
 
         /// An unlocked region and how many of its children (the next level down) are unlocked.
-        public struct Children: Equatable {
+        public struct Children: Equatable, Sendable {
             public var level: RegionLevel
             public var code: String
             public var name: String
@@ -29,7 +29,7 @@ extension ClassifyReport {
         }
 
         /// A region not unlocked, and its distance from ``from``.
-        public struct Nearest: Equatable {
+        public struct Nearest: Equatable, Sendable {
             public var code: String
             public var name: String
             public var englishName: String

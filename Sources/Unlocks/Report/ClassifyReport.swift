@@ -10,9 +10,9 @@ import Tracks
 /// Made in two steps: `init` accumulates every figure once from the combined view, every sum
 /// over loaded numbers checked (`ClassifyReport+Inputs`, `+Cells`, `+Unlocks`, `+Days`); the
 /// JSON and the text (`+JSON`, `+Text`) and the badges (``BadgeMetric``) only read those figures.
-public struct ClassifyReport {
+public struct ClassifyReport: Sendable {
     /// One unlocked (or tentatively unlocked) region.
-    public struct Unlock: Equatable {
+    public struct Unlock: Equatable, Sendable {
         public var level: RegionLevel
         public var code: String
         public var name: String
@@ -48,7 +48,7 @@ public struct ClassifyReport {
     }
 
     /// One local day of the series: what was new that day and what was counted on it.
-    public struct Day: Equatable {
+    public struct Day: Equatable, Sendable {
         /// Days since 1970-01-01 in the report's zone.
         public var day: Int64
         /// Cells whose first visit falls on the day, and their area.
@@ -64,7 +64,7 @@ public struct ClassifyReport {
     }
 
     /// One local year of the series: its days summed.
-    public struct Year: Equatable {
+    public struct Year: Equatable, Sendable {
         public var year: Int64
         /// Days with a recorded point.
         public var recordedDays = 0
@@ -75,7 +75,7 @@ public struct ClassifyReport {
         public var newUnlocks: [RegionLevel: Int] = [:]
     }
 
-    public struct Metrics: Equatable {
+    public struct Metrics: Equatable, Sendable {
         public var totalDistanceKilometers: Double
         public var flightDistanceKilometers: Double
         public var totalDurationHours: Double
@@ -95,7 +95,7 @@ public struct ClassifyReport {
 
     /// The inputs by status (superseded readings apart), the skipped ones by reason, and pins
     /// (a superseded reading's not counted).
-    public struct InputTotals: Equatable {
+    public struct InputTotals: Equatable, Sendable {
         public var read = 0, partial = 0, rejected = 0, skipped = 0, planned = 0
         /// Earlier readings of a path that a later reading covers: they count nothing.
         public var superseded = 0

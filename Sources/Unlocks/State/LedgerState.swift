@@ -84,7 +84,7 @@ public enum LedgerState {
     /// The options a state's evidence depends on; a run with different ones would mix rules.
     /// The worldview is one of them (absent in the default `china`, as in states made before there
     /// were two): a state made in one view refuses a run in another.
-    static func ruleValues(_ options: ClassifyOptions, worldview: Worldview) -> [(key: String, value: JSONValue)] {
+    package static func ruleValues(_ options: ClassifyOptions, worldview: Worldview) -> [(key: String, value: JSONValue)] {
         // A fixed offset keeps the member states always had; a named zone is stored by name.
         [options.timeZone.fixedMinutes.map { ("utcOffsetMinutes", .number(Double($0))) } ?? ("timeZone", .string(options.timeZone.description)),
          ("maximumAccuracy", .number(options.maximumAccuracy)),
