@@ -1,6 +1,7 @@
 import ChinaDatum
 import Foundation
 import Intake
+import LogbookStore
 import RegionTables
 import Tracks
 import Unlocks
@@ -47,6 +48,26 @@ enum CommandIntake {
         return run.finish()
     }
 
+    /// Imports `files` into `logbook` as the command line asks (`--datum`, `--datum-for`,
+    /// `--include-virtual`, `--jobs`), the progress line and the inputs' messages on standard error.
+    static func take(_ files: [WalkedFile], into logbook: Logbook, arguments: ParsedArguments, report: ReportOptions) async throws -> ImportResult {
+        let intake = try options(arguments)
+        let importOptions = ImportOptions(datum: intake.classify.inputDatum, datums: intake.datums, includeVirtual: intake.includeVirtual,
+                                          jobs: try RuleOptions.jobCount(arguments))
+        let progress = ProgressLine()
+        let result = try await logbook.importFiles(files, options: importOptions, report: report) { event in
+            switch event {
+            case let .message(message):
+                progress.clear()
+                reportError(message)
+            case let .progress(state):
+                progress.show(state)
+            }
+        }
+        progress.clear()
+        return result
+    }
+
     /// Events that clear the progress line before each message.
     static func events(_ progress: ProgressLine) -> IntakeEvents {
         IntakeEvents(message: { message in
@@ -58,16 +79,24 @@ enum CommandIntake {
     /// The notes on standard error once the report is written, and the exit code: 3 when a
     /// track file of this run was rejected or read in part, or when the report holds no track
     /// point at all (nothing to classify: say why rather than report an empty archive as fine).
+    static func conclude(_ result: ImportResult, includePlans: Bool = false) -> ExitCode {
+        conclude(skippedByReason: result.skippedByReason, alreadyInState: result.alreadyInLogbook, inputs: result.report.inputs,
+                 failedInputs: result.failedInputs, includePlans: includePlans)
+    }
+
     static func conclude(_ outcome: IntakeOutcome, includePlans: Bool = false) -> ExitCode {
+        conclude(skippedByReason: outcome.skippedByReason, alreadyInState: outcome.alreadyInState, inputs: Array(outcome.ledger.inputs.values),
+                 failedInputs: outcome.failedInputs, includePlans: includePlans)
+    }
+
+    static func conclude(skippedByReason: [String: Int], alreadyInState already: Int, inputs: [InputRecord], failedInputs: Int, includePlans: Bool) -> ExitCode {
         var parts: [String] = []
-        let skipped = outcome.skippedByReason.values.reduce(0, +)
+        let skipped = skippedByReason.values.reduce(0, +)
         if skipped > 0 {
             parts.append((skipped == 1 ? "1 file skipped (" : "\(skipped) files skipped (")
-                         + outcome.skippedByReason.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
+                         + skippedByReason.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
         }
-        let already = outcome.alreadyInState
         if already > 0 { parts.append("\(already) input\(already == 1 ? "" : "s") already in the state") }
-        let inputs = outcome.ledger.inputs.values
         let planned = inputs.filter { $0.status == .planned }.count
         if planned > 0 && !includePlans {
             parts.append("\(planned) input\(planned == 1 ? " is a plan" : "s are plans") (a route or no times), unlocking nothing; --include-plans counts \(planned == 1 ? "it" : "them")")
@@ -79,6 +108,6 @@ enum CommandIntake {
                         + (pins > 0 ? ", \(pins) pin\(pins == 1 ? "" : "s")" : "") + "; the report lists every file)")
             return .inputsRejected
         }
-        return outcome.failedInputs > 0 ? .inputsRejected : .success
+        return failedInputs > 0 ? .inputsRejected : .success
     }
 }

@@ -2,6 +2,7 @@ import ChinaDatum
 import FootprintMap
 import Foundation
 import Intake
+import LogbookStore
 import RegionTables
 import Unlocks
 
@@ -20,7 +21,8 @@ enum MapCommand {
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
         usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--worldview NAME] [--jobs N]",
         options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and the tile files (created if missing; all replaced together)."),
-                  .value("state", "FILE", "Draw the ledger kept in FILE by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only.")]
+                  .value("state", "FILE", "Draw the logbook FILE made by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only."),
+                  LogbookAccess.keyOption]
             + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
         discussion: """
         Reads PATH exactly as classify does, with the same options; with --state FILE and no
@@ -37,37 +39,29 @@ enum MapCommand {
         """
     )
 
-    /// The state's bytes; a missing file is an error here (classify starts a new state there, but
-    /// the map never writes one, so a wrong name would silently draw nothing).
-    static func readState(_ path: String) throws -> [UInt8] {
-        guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such state (unlocks classify --state FILE writes one)") }
-        return bytes
-    }
-
-    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard !arguments.positionals.isEmpty || arguments.value("state") != nil else {
-            throw UsageError(message: "give at least one file, folder or archive to map, or --state FILE to draw a state")
+            throw UsageError(message: "give at least one file, folder or archive to map, or --state FILE to draw a logbook")
         }
         guard let out = arguments.value("out") else { throw UsageError(message: "--out DIR is required (the folder for footprint.geojson and footprint.html)") }
-        var options = try CommandIntake.options(arguments)
-        options.jobs = try RuleOptions.jobCount(arguments)
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let statePath = arguments.value("state")
         let files = try CommandIntake.walk(arguments.positionals, outputs: names.map { ("--out", out + "/" + $0) }, named: statePath.map { [$0] } ?? [])
-        let progress = ProgressLine()
-        var stateBytes = try statePath.map(readState)
-        RuleOptions.takeZone(of: stateBytes, into: &options.classify, arguments)
-        var run = IntakeRun(locator: locator, options: options,
-                            ledger: try stateBytes.map {
-                                try LedgerState.decode($0, path: statePath!, options: options.classify, tables: locator.tables)
-                            } ?? UnlockLedger(), events: CommandIntake.events(progress))
-        stateBytes = nil
-        let outcome = CommandIntake.take(files, into: &run, progress: progress)
-        // The combined view once, for the report and the footprint.
-        let combined = try outcome.ledger.combined()
-        let report = try ClassifyReport(ledger: outcome.ledger, combined: combined, tables: locator.tables, options: options.classify,
-                                        lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
-        let footprint = Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
+        // The map adds nothing to the logbook: it is read into one in memory, with the inputs beside it.
+        var rules = try RuleOptions.parse(arguments)
+        if let statePath {
+            let url = URL(fileURLWithPath: statePath)
+            guard let stored = try Logbook.storedRules(at: url, locator: locator) else {
+                throw LogbookError(.notALogbook, path: statePath, reason: "no such logbook (unlocks classify --state FILE makes one)")
+            }
+            rules = try RuleOptions.parse(arguments, base: stored)
+        }
+        let logbook = try Logbook(inMemoryWith: locator, rules: rules)
+        if let statePath { try await logbook.merge(contentsOf: URL(fileURLWithPath: statePath), key: try LogbookAccess.key(arguments)) }
+        let reportOptions = ReportOptions(lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
+        let result = try await CommandIntake.take(files, into: logbook, arguments: arguments, report: reportOptions)
+        let footprint = try await logbook.mapFootprint(reportOptions)
+        let report = footprint.report
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8), card = Array(footprint.card().utf8)
 
         try OutputFolder.prepare(out)
@@ -88,6 +82,6 @@ enum MapCommand {
         try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), footprint-card.svg (\(card.count) bytes), "
                          + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
-        return CommandIntake.conclude(outcome, includePlans: options.classify.includePlans)
+        return CommandIntake.conclude(result, includePlans: rules.includePlans)
     }
 }

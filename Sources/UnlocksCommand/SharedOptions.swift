@@ -35,24 +35,22 @@ enum RuleOptions {
             .value("jobs", "N", "Classify up to N inputs at once, each on a core of its own (default: this machine's active processors; 1 reads one input after another). The report and the state are the same bytes for every N."),
         ]
 
-    /// The options that shape the ledger, from the command line (shared with `merge`).
-    static func parse(_ arguments: ParsedArguments) throws -> ClassifyOptions {
-        var options = ClassifyOptions()
-        options.timeZone = try timeZone(arguments)
+    /// The options that shape the ledger: those given on the command line over `base` (a
+    /// logbook's own rules, or the defaults).
+    static func parse(_ arguments: ParsedArguments, base: ClassifyOptions = ClassifyOptions()) throws -> ClassifyOptions {
+        var options = base
+        if let zone = try timeZone(arguments) { options.timeZone = zone }
         if let text = arguments.value("explore-max-speed") {
             guard let kmh = Double(text), kmh.isFinite, kmh > 0, kmh <= 1000 else {
                 throw UsageError(message: "--explore-max-speed '\(text)' is not a speed in km/h between 0 and 1000 (e.g. 30)")
             }
             options.exploreMaxSpeed = kmh / 3.6
         }
-        options.includePlans = arguments.flags.contains("include-plans")
+        if arguments.flags.contains("include-plans") { options.includePlans = true }
         options.since = try day(arguments, "since")
         options.until = try day(arguments, "until")
         if let since = options.since, let until = options.until, since > until {
             throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
-        }
-        if options.selectsDates, arguments.value("state") != nil {
-            throw UsageError(message: "--since and --until select the moments of this run's inputs; a state keeps every moment of its inputs: give the tracks without --state")
         }
         if let text = arguments.value("familiarity-levels") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
@@ -75,16 +73,8 @@ enum RuleOptions {
         return jobs
     }
 
-    /// A run given no `--time-zone` or `--utc-offset` counts in the zone the state `bytes` was
-    /// made with (when readable), so a state keeps its days wherever and whenever it is run.
-    static func takeZone(of bytes: [UInt8]?, into options: inout ClassifyOptions, _ arguments: ParsedArguments) {
-        guard arguments.value("time-zone") == nil, arguments.value("utc-offset") == nil,
-              let bytes, let zone = LedgerState.timeZone(of: bytes) else { return }
-        options.timeZone = zone
-    }
-
-    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else the system's zone.
-    static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone {
+    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both); nil when neither is given.
+    static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone? {
         let name = arguments.value("time-zone"), offset = arguments.value("utc-offset")
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
         if let name {
@@ -97,7 +87,7 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
-        return .system
+        return nil
     }
 
     /// `--NAME YYYY-MM-DD` as days since 1970-01-01; nil when not given.

@@ -82,6 +82,7 @@ package final class SQLiteDatabase {
     /// The rows of `sql` with `values` bound, each read by `row`.
     package func rows<T>(_ sql: String, _ values: SQLiteValue..., row: (SQLiteStatement) throws -> T) throws -> [T] {
         let statement = try statement(sql)
+        defer { statement.reset() }
         try statement.bind(values)
         var result: [T] = []
         while try statement.step() { result.append(try row(statement)) }
@@ -106,6 +107,7 @@ package final class SQLiteDatabase {
     /// `PRAGMA name` as an integer.
     package func pragmaInteger(_ name: String) throws(SQLiteError) -> Int64 {
         let statement = try statement("PRAGMA \(name)")
+        defer { statement.reset() }
         guard try statement.step() else { return 0 }
         return statement.int64(0)
     }
@@ -113,6 +115,7 @@ package final class SQLiteDatabase {
     /// The first problems `PRAGMA integrity_check` finds ("ok" alone when there are none).
     package func integrityCheck() throws(SQLiteError) -> [String] {
         let statement = try statement("PRAGMA integrity_check")
+        defer { statement.reset() }
         var lines: [String] = []
         while try statement.step() { lines.append(statement.text(0) ?? "") }
         return lines
@@ -148,7 +151,8 @@ package final class SQLiteStatement {
 
     deinit { sqlite3_finalize(raw) }
 
-    func reset() {
+    /// Ends a use of the statement: a statement left on a row would hold its read transaction open.
+    package func reset() {
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
     }

@@ -92,8 +92,18 @@ public actor Logbook {
     /// Opens the logbook at `url` (a file path), creating it when missing; a `--state` file of the
     /// previous format (`AUSTATE4`) is migrated to a store in its place, the old file kept beside it.
     public init(at url: URL, locator: RegionLocator, configuration: Configuration = Configuration()) throws {
-        let path = url.path
+        try self.init(storePath: url.path, url: url, locator: locator, configuration: configuration)
+    }
+
+    /// A logbook kept in memory only (SQLite's `:memory:` database): the same rules and answers,
+    /// gone when released. What `unlocks classify` without `--state` runs on.
+    public init(inMemoryWith locator: RegionLocator, rules: ClassifyOptions = ClassifyOptions()) throws {
+        try self.init(storePath: ":memory:", url: URL(fileURLWithPath: "/dev/null"), locator: locator, configuration: Configuration(rules: rules))
+    }
+
+    private init(storePath path: String, url: URL, locator: RegionLocator, configuration: Configuration) throws {
         self.url = url
+        self.path = path == ":memory:" ? "(in memory)" : path
         self.locator = locator
         readOnly = configuration.readOnly
         var migrated: URL?
@@ -104,7 +114,7 @@ public actor Logbook {
             migrated = try StateMigration.migrate(legacy, at: path, locator: locator, rules: configuration.rules, key: configuration.key)
         }
         migratedFrom = migrated
-        let exists = FileManager.default.fileExists(atPath: path)
+        let exists = path == ":memory:" || FileManager.default.fileExists(atPath: path)
         guard exists || configuration.createIfMissing else {
             throw LogbookError(.notALogbook, path: path, reason: "no such logbook (unlocks classify --state FILE makes one)")
         }
@@ -127,8 +137,24 @@ public actor Logbook {
     /// The worldview the logbook answers countries in (the locator's).
     public nonisolated var worldview: Worldview { locator.tables.worldview }
 
-    /// The path as errors name it.
-    nonisolated var path: String { url.path }
+    /// The store's path as errors name it.
+    nonisolated let path: String
+
+    /// The rules the logbook or state file at `url` was made with, without opening it for use;
+    /// nil when there is none yet. For a caller that keeps a store's rules and changes one.
+    public static func storedRules(at url: URL, locator: RegionLocator) throws -> ClassifyOptions? {
+        let path = url.path
+        if let legacy = try StateMigration.legacyState(at: path) {
+            if let problem = LedgerState.headerProblem(Array(legacy.prefix(8))) { throw LogbookError(.unmigratableState, path: path, reason: problem) }
+            guard let rules = LedgerState.rules(of: legacy) else { throw LogbookError(.damaged, path: path, reason: "a state file without readable rules") }
+            return try LogbookLoader.rules(rules.compactRendered(), given: nil, worldview: locator.tables.worldview, path: path)
+        }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let store = try LogbookStore.open(path: path, create: false, readOnly: true)
+        let text: String?
+        do { text = try store.metaText("rules") } catch { throw store.failure(error) }
+        return try text.map { try LogbookLoader.rules($0, given: nil, worldview: locator.tables.worldview, path: path) }
+    }
 
     /// The ledger: every finished input, and the recording in progress as if it ended now.
     public var ledger: UnlockLedger { live.ledger }

@@ -67,6 +67,9 @@ package final class LogbookStore {
 
     /// An SQLite error as the logbook's: damage named as such, the rest a storage failure.
     package func failure(_ error: SQLiteError) -> LogbookError {
+        if error.extendedCode == 1032 {  // SQLITE_READONLY_DBMOVED
+            return LogbookError(.storage, path: path, reason: "the logbook was moved, replaced or deleted while this run used it; nothing was written there. Put it back (or start a new one) and run again")
+        }
         if error.isCorruption {
             return LogbookError(.damaged, path: path, reason: "the store is damaged (\(error.message)); rebuild it from your tracks")
         }
@@ -79,6 +82,7 @@ package final class LogbookStore {
 
     package func meta(_ key: String) throws(SQLiteError) -> SQLiteValue? {
         let statement = try database.statement("SELECT value FROM meta WHERE key = ?")
+        defer { statement.reset() }
         try statement.bind([.text(key)])
         guard try statement.step() else { return nil }
         return statement.value(0)
@@ -283,6 +287,7 @@ package final class LogbookStore {
     /// `PRAGMA quick_check`: nil when SQLite finds nothing wrong, else its first finding.
     package func quickCheck() throws(SQLiteError) -> String? {
         let statement = try database.statement("PRAGMA quick_check(1)")
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         let line = statement.text(0) ?? ""
         return line == "ok" ? nil : line
