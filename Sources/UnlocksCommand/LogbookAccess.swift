@@ -44,19 +44,11 @@ enum LogbookAccess {
     static func resolve(_ path: String) throws -> String {
         var status = stat()
         guard stat(path, &status) == 0 else { return path }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw UsageError(message: "--state \(path) is not a regular file (a logbook is one SQLite file)") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw LogbookError(.notALogbook, path: path, reason: "not a regular file (a logbook is one SQLite file, written by unlocks classify --state)")
+        }
         guard let real = realpath(path, nil) else { return path }
         defer { free(real) }
         return String(cString: real)
-    }
-}
-
-extension LogbookError.Kind {
-    /// Errors a person fixes by running the command differently: usage, exit 2.
-    var isUsage: Bool {
-        switch self {
-        case .rulesDiffer, .worldviewDiffers, .keyRequired, .notSigned, .nothingMatched: return true
-        default: return false
-        }
     }
 }

@@ -52,6 +52,9 @@ enum RuleOptions {
         if let since = options.since, let until = options.until, since > until {
             throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
         }
+        if options.selectsDates, arguments.value("state") != nil {
+            throw UsageError(message: "--since and --until select the moments of this run's inputs; a logbook keeps every moment of its inputs: give the tracks without --state")
+        }
         if let text = arguments.value("familiarity-levels") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 3, let lit = parts[0], let bright = parts[1], let gold = parts[2],

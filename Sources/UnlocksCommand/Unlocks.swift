@@ -87,9 +87,7 @@ enum Unlocks {
         } catch let error as InputError {
             reportError(error.description)
             return .failure
-        } catch let error as LogbookError {
-            reportError(error.description)
-            return error.kind.isUsage ? .usage : .failure
+
         } catch let error as CustomStringConvertible {
             reportError(error.description)
             return .failure

@@ -100,15 +100,15 @@ final class TimeZoneAndDatumTests: XCTestCase {
         XCTAssertEqual(options?["timeZone"] as? String, "Europe/Berlin")
         let other = try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", "Europe/Paris", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r4"])
         XCTAssertNotEqual(other.status, 0)
-        XCTAssertTrue(other.stderr.contains("the state was made with --time-zone Europe/Berlin; this run uses Europe/Paris"), other.stderr)
+        XCTAssertTrue(other.stderr.contains("the logbook was made with --time-zone Europe/Berlin; this run uses Europe/Paris"), other.stderr)
         XCTAssertFalse(other.stderr.contains("metres") || other.stderr.contains("exploreMaxSpeed"), other.stderr)
         let slower = try CommandRunner.run(["classify", "--tables", Self.tables, "--explore-max-speed", "20", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r5"])
-        XCTAssertTrue(slower.stderr.contains("the state was made with --explore-max-speed 30; this run uses 20"), slower.stderr)
+        XCTAssertTrue(slower.stderr.contains("the logbook was made with --explore-max-speed 30; this run uses 20"), slower.stderr)
         XCTAssertFalse(slower.stderr.contains("time-zone"), slower.stderr)
         let merged = try CommandRunner.run(["merge", "--tables", Self.tables, berlinState, chinaState])
         XCTAssertNotEqual(merged.status, 0)
         XCTAssertTrue(merged.stderr.contains("china.state"), merged.stderr)
-        XCTAssertTrue(merged.stderr.contains("the state was made with --utc-offset +08:00; this run uses Europe/Berlin"), merged.stderr)
+        XCTAssertTrue(merged.stderr.contains("the logbook was made with --utc-offset +08:00; this run uses Europe/Berlin"), merged.stderr)
         XCTAssertEqual(try CommandRunner.run(["merge", "--tables", Self.tables, berlinState], environment: ["TZ": "Asia/Tokyo"]).status, 0)
     }
 

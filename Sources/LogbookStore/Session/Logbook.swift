@@ -152,7 +152,7 @@ public actor Logbook {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let store = try LogbookStore.open(path: path, create: false, readOnly: true)
         let text: String?
-        do { text = try store.metaText("rules") } catch { throw store.failure(error) }
+        do { text = store.hasSchema ? try store.metaText("rules") : nil } catch { throw store.failure(error) }
         return try text.map { try LogbookLoader.rules($0, given: nil, worldview: locator.tables.worldview, path: path) }
     }
 

@@ -27,18 +27,23 @@ enum LogbookLoader {
     static func load(_ store: LogbookStore, locator: RegionLocator, rules given: ClassifyOptions?, signer: LogbookSigner?, readOnly: Bool) throws -> Loaded {
         let path = store.path, worldview = locator.tables.worldview
         do {
-            guard let storedRules = try store.metaText("rules") else {
-                // A new store: the given rules (or the defaults) become its own.
+            var storedRules = store.hasSchema ? try store.metaText("rules") : nil
+            if storedRules == nil, !readOnly {
+                // A new store: the given rules (or the defaults) become its own, unless another
+                // process gave it rules meanwhile (checked in the same write transaction).
                 let rules = given ?? ClassifyOptions()
-                if !readOnly {
-                    try store.transaction {
-                        try store.setMeta("rules", .text(rulesText(rules, worldview: worldview)))
-                        if let signer {
-                            try store.setMeta("signature", .blob(signer.signature(rules: rulesText(rules, worldview: worldview), regions: [], inputMACs: [:],
-                                                                                   forgotten: [:], badges: [:], recording: nil, lastBatch: [])))
-                        }
+                storedRules = try store.transaction { () throws -> String? in
+                    if let other = try store.metaText("rules") { return other }
+                    try store.setMeta("rules", .text(rulesText(rules, worldview: worldview)))
+                    if let signer {
+                        try store.setMeta("signature", .blob(signer.signature(rules: rulesText(rules, worldview: worldview), regions: [], inputMACs: [:],
+                                                                               forgotten: [:], badges: [:], recording: nil, lastBatch: [])))
                     }
+                    return nil
                 }
+            }
+            guard let storedRules else {
+                let rules = given ?? ClassifyOptions()
                 return Loaded(rules: rules, isNew: true, references: RegionReferences(tables: locator.tables), blocks: CellBlocks(), macs: [:], origins: [:],
                               recording: nil, batchChain: [], live: LiveLedger(locator: locator, options: rules, ledger: UnlockLedger()))
             }

@@ -1,5 +1,10 @@
 import ChinaDatum
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RegionTables
 import TextFormats
 import Unlocks
@@ -17,6 +22,7 @@ package final class LogbookStore {
     /// killed writer leaves the last committed state). Fails when the file is not a logbook or
     /// of a newer format.
     package static func open(path: String, create: Bool = true, readOnly: Bool = false) throws(LogbookError) -> LogbookStore {
+        if create, !readOnly, path != ":memory:" { removeOrphanedJournals(of: path) }
         let database: SQLiteDatabase
         do {
             database = try SQLiteDatabase(path: path, readOnly: readOnly, create: create)
@@ -28,41 +34,71 @@ package final class LogbookStore {
         return store
     }
 
+    /// Creates the store's file when it does not exist (exclusively: this process made it) and
+    /// then removes a write-ahead log or journal left beside it by a deleted database, which SQLite
+    /// would otherwise replay into the new one.
+    private static func removeOrphanedJournals(of path: String) {
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        #else
+        let descriptor = Darwin.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        #endif
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
     private init(path: String, database: SQLiteDatabase) {
         self.path = path
         self.database = database
     }
 
-    /// Checks the file's identity and format, creating the schema in a new (empty) file.
+    /// Checks the file's identity and format, creating the schema in a new (empty) file. The
+    /// check and the creation are one write transaction, so two processes opening a new file at
+    /// once create it once.
     private func prepare(readOnly: Bool) throws(LogbookError) {
         do {
-            let application = try database.pragmaInteger("application_id")
-            let format = try database.pragmaInteger("user_version")
-            let tables = try database.rows("SELECT count(*) FROM sqlite_schema") { $0.int64(0) }.first ?? 0
-            if application == 0 && format == 0 && tables == 0 {
-                guard !readOnly else { throw LogbookError(.notALogbook, path: path, reason: "an empty database, not a logbook") }
-                try database.execute("PRAGMA journal_mode = WAL")
-                try database.transaction {
-                    try database.execute(LogbookSchema.statements)
-                    try database.execute("PRAGMA application_id = \(LogbookSchema.applicationID); PRAGMA user_version = \(LogbookSchema.format)")
+            if !readOnly { try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
+            func identify() throws -> Bool {
+                let application = try database.pragmaInteger("application_id")
+                let format = try database.pragmaInteger("user_version")
+                let tables = try database.rows("SELECT count(*) FROM sqlite_schema") { $0.int64(0) }.first ?? 0
+                if application == 0 && format == 0 && tables == 0 { return false }
+                guard application == LogbookSchema.applicationID else {
+                    throw LogbookError(.notALogbook, path: path, reason: "an SQLite database that is not a logbook (application id \(application))")
                 }
-            } else if application != LogbookSchema.applicationID {
-                throw LogbookError(.notALogbook, path: path, reason: "an SQLite database that is not a logbook (application id \(application))")
-            } else if format > LogbookSchema.format {
-                throw LogbookError(.newerFormat, path: path, reason: "a logbook of format \(format), newer than this unlocks reads (format \(LogbookSchema.format)); use the unlocks that wrote it, or a newer one")
-            } else if format < 1 {
-                throw LogbookError(.damaged, path: path, reason: "a logbook without a format number")
+                guard format <= LogbookSchema.format else {
+                    throw LogbookError(.newerFormat, path: path, reason: "a logbook of format \(format), newer than this unlocks reads (format \(LogbookSchema.format)); use the unlocks that wrote it, or a newer one")
+                }
+                guard format >= 1 else { throw LogbookError(.damaged, path: path, reason: "a logbook without a format number") }
+                return true
             }
-            if !readOnly {
-                try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF")
+            // An empty file read-only is a logbook with nothing in it yet (another process is creating it).
+            if readOnly {
+                _ = try identify()
+                return
+            }
+            if try identify() { return }
+            try database.transaction {
+                guard try !identify() else { return }
+                try database.execute(LogbookSchema.statements)
+                try database.execute("PRAGMA application_id = \(LogbookSchema.applicationID); PRAGMA user_version = \(LogbookSchema.format)")
             }
         } catch let error as LogbookError {
             throw error
         } catch let error as SQLiteError {
+            if error.code == 26 {  // SQLITE_NOTADB
+                throw LogbookError(.notALogbook, path: path, reason: "not a logbook (the SQLite file unlocks classify --state writes) nor a state file of the previous format")
+            }
             throw failure(error)
         } catch {
             throw LogbookError(.storage, path: path, reason: "\(error)")
         }
+    }
+
+    /// Whether the store has its schema (an empty file opened read-only has none yet).
+    package var hasSchema: Bool {
+        ((try? database.rows("SELECT count(*) FROM sqlite_schema WHERE name = 'meta'") { $0.int64(0) })?.first ?? 0) > 0
     }
 
     /// An SQLite error as the logbook's: damage named as such, the rest a storage failure.
