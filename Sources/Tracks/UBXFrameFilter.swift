@@ -21,6 +21,8 @@ struct UBXFrameFilter<Base: ByteSource>: ByteSource {
     private var held: [UInt8] = []
     private var next = 0
     private var ended = false
+    /// Where the base's bytes are read into (one chunk, allocated once).
+    private var scratch: [UInt8] = []
     /// Line feeds of skipped frames still to hand out.
     private var lineFeeds = 0
     private static var chunk: Int { 1 << 16 }
@@ -98,10 +100,9 @@ struct UBXFrameFilter<Base: ByteSource>: ByteSource {
             held.removeSubrange(0..<next)
             next = 0
         }
-        let old = held.count
-        held.append(contentsOf: repeatElement(0, count: Self.chunk))
-        let n = try held.withUnsafeMutableBytes { try base.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[old...])) }
-        held.removeLast(Self.chunk - n)
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.chunk) }
+        let n = try scratch.withUnsafeMutableBytes { try base.read(into: $0) }
+        held.append(contentsOf: scratch[0..<n])
         if n == 0 { ended = true }
         return n > 0
     }
