@@ -67,8 +67,11 @@ extension TrackClassifier {
             return
         }
         if point.time != nil { sawTimed = true }
+        // A duplicate repeats the time of the input's previous point, across the reader's segment
+        // breaks too (GeoJSON Point features, GPX segments): duplicates are per input.
+        if let t = point.time, t == timeOfLastPoint { return drop(.duplicateTime) }
+        timeOfLastPoint = point.time
         if hasPrevious, let t = point.time, let lastTime = previous.time {
-            if t == lastTime { return drop(.duplicateTime) }
             if t < lastTime || t - lastTime > options.segmentGap {
                 segmentBreak()
             }

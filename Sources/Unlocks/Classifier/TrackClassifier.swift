@@ -48,6 +48,9 @@ public struct TrackClassifier: TrackSink {
     /// that a point is not copied from one to the next (measured: a tenth of the classifier's time).
     var previous = TrackPoint(latitude: 0, longitude: 0)
     var hasPrevious = false
+    /// The time of the input's last point that passed the filter, kept across segment breaks (a
+    /// point repeating it is a `duplicateTime`: docs/report-format.md).
+    var timeOfLastPoint: Int64?
     var breakPending = true
     /// The last point committed to the ground track (the start of the next leg), when `hasAnchor`;
     /// its placement is `lookupPlacement` when `anchorReused`, else `anchorPlacement`.
@@ -184,6 +187,7 @@ public struct TrackClassifier: TrackSink {
         // Kept as the state and the report keep it: WGS-84 is no entry.
         self.record.datum = inputDatum == .wgs84 ? nil : inputDatum
         hasPrevious = false
+        timeOfLastPoint = nil
         hasAnchor = false
         anchorReused = false
         breakPending = true
