@@ -24,6 +24,8 @@ let package = Package(
                 .product(name: "RegionTables", package: "AdminUnlocks"),
                 .product(name: "Tracks", package: "AdminUnlocks"),
                 .product(name: "Intake", package: "AdminUnlocks"),
+                .product(name: "Unlocks", package: "AdminUnlocks"),
+                .product(name: "LogbookStore", package: "AdminUnlocks"),
                 // The table build, the town walks, the fuzzer and the seeded generator.
                 .product(name: "UnlocksDevelopment", package: "AdminUnlocks"),
                 "CLibarchive",

@@ -69,7 +69,7 @@ extension Logbook {
     /// what a native map draws, each with its familiarity level.
     public func cells(in box: GeoBox) throws -> [ExploredCell] {
         do {
-            return try store.cells(in: box).map { ExploredCell(key: $0.key, bounds: ExploredGrid.bounds(ofKey: $0.key), familiarity: $0.level) }
+            return try store.cells(in: box).map { ExploredCell(key: $0.key, bounds: $0.bounds, familiarity: $0.level) }
         } catch let error as SQLiteError {
             throw store.failure(error)
         }

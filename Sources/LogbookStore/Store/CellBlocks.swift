@@ -40,7 +40,7 @@ package struct CellBlocks: Equatable {
     static func cells(of block: Int64, _ bytes: [UInt8]) -> [(key: Int64, level: FamiliarityLevel)]? {
         guard bytes.count % 2 == 0 else { return nil }
         let rowBase = (block >> 17) << shift, columnBase = (block & ((1 << 17) - 1)) << shift
-        var result: [(Int64, FamiliarityLevel)] = []
+        var result: [(key: Int64, level: FamiliarityLevel, bounds: GeoBox)] = []
         result.reserveCapacity(bytes.count / 2)
         var index = 0
         while index < bytes.count {
@@ -103,12 +103,12 @@ extension LogbookStore {
         }
     }
 
-    /// The cells in `box` (their bounds intersecting it), with their levels, in key order.
-    package func cells(in box: GeoBox) throws -> [(key: Int64, level: FamiliarityLevel)] {
+    /// The cells in `box` (their bounds intersecting it), with their levels and bounds, in key order.
+    package func cells(in box: GeoBox) throws -> [(key: Int64, level: FamiliarityLevel, bounds: GeoBox)] {
         // The R-tree stores 32-bit floats rounded outwards: a block's stored bounds contain its
         // true ones, so no block is missed; cells are then checked exactly.
         let spans = box.west <= box.east ? [(box.west, box.east)] : [(box.west, 180.0), (-180.0, box.east)]
-        var result: [(Int64, FamiliarityLevel)] = []
+        var result: [(key: Int64, level: FamiliarityLevel, bounds: GeoBox)] = []
         for (west, east) in spans {
             let sql = """
             SELECT b.block, b.cells FROM cell_index i JOIN cell_blocks b ON b.block = i.block
@@ -130,13 +130,13 @@ extension LogbookStore {
                         rowBounds[row] = value
                         return value
                     }()
-                    let cellWest = -180 + Double(column) * bounds.width
-                    if bounds.north >= box.south, bounds.south <= box.north, cellWest + bounds.width >= west, cellWest <= east {
-                        result.append(cell)
+                    let cellWest = -180 + Double(column) * bounds.width, cellEast = -180 + Double(column + 1) * bounds.width
+                    if bounds.north >= box.south, bounds.south <= box.north, cellEast >= west, cellWest <= east {
+                        result.append((cell.key, cell.level, GeoBox(south: bounds.south, west: cellWest, north: bounds.north, east: cellEast)))
                     }
                 }
             }
         }
-        return result.sorted { $0.0 < $1.0 }
+        return result.sorted { $0.key < $1.key }
     }
 }
