@@ -28,9 +28,6 @@ let package = Package(
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
         .library(name: "Intake", targets: ["Intake"]),
         .library(name: "LogbookStore", targets: ["LogbookStore"]),
-        // Not for apps: the table build and the tools the benchmarks package uses from here
-        // (Benchmarks/, a package of its own so that building the product never compiles them).
-        .library(name: "UnlocksDevelopment", targets: ["BoundaryBuild", "PlaceWalks", "SeededRandom", "TrackFuzzing"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),

@@ -40,7 +40,7 @@ package struct CellBlocks: Equatable {
     static func cells(of block: Int64, _ bytes: [UInt8]) -> [(key: Int64, level: FamiliarityLevel)]? {
         guard bytes.count % 2 == 0 else { return nil }
         let rowBase = (block >> 17) << shift, columnBase = (block & ((1 << 17) - 1)) << shift
-        var result: [(key: Int64, level: FamiliarityLevel, bounds: GeoBox)] = []
+        var result: [(key: Int64, level: FamiliarityLevel)] = []
         result.reserveCapacity(bytes.count / 2)
         var index = 0
         while index < bytes.count {

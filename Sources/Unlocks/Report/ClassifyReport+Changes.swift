@@ -8,8 +8,9 @@ extension ClassifyReport {
     /// What a report counted, kept small so that the state's report can be dropped before the
     /// run adds to the ledger.
     public struct Baseline: Sendable {
-        /// Per level, each region with evidence by code: whether it was confirmed and counted.
-        var regions: [RegionLevel: [String: (confirmed: Bool, counted: Bool)]] = [:]
+        /// Per level, each region with evidence by code: whether it was confirmed and counted, and
+        /// its names (to name it when it is gone from a later report).
+        var regions: [RegionLevel: [String: (confirmed: Bool, counted: Bool, name: String, englishName: String)]] = [:]
         var inputs = 0
         var metrics: Metrics
         var tiles: [Int: (visited: Int, maxSquare: Int)] = [:]
@@ -18,7 +19,8 @@ extension ClassifyReport {
         /// The figures of `report` (with its badges, when it has them).
         public init(_ report: ClassifyReport) {
             for (level, list) in report.unlocks {
-                regions[level] = Dictionary(list.map { ($0.code, ($0.confirmed, $0.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough))) },
+                regions[level] = Dictionary(list.map { ($0.code, ($0.confirmed, $0.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough),
+                                                                   $0.name, $0.englishName)) },
                                             uniquingKeysWith: { a, _ in a })
             }
             inputs = report.inputs.count
@@ -56,6 +58,9 @@ extension ClassifyReport {
         public var unlocked: [RegionLevel: [Region]] = [:]
         /// Regions with evidence before that were not confirmed and are now.
         public var confirmed: [RegionLevel: [Region]] = [:]
+        /// Regions that counted before and do not now (inputs forgotten), per level, by code;
+        /// `evidence` is what is left of them (`none` when nothing).
+        public var lost: [RegionLevel: [Region]] = [:]
         public var exploredKm2 = 0.0
         public var exploredCells = 0
         public var distanceKilometers = 0.0
@@ -68,7 +73,7 @@ extension ClassifyReport {
         public var badges: [Badge]?
 
         public static func == (a: Changes, b: Changes) -> Bool {
-            a.inputs == b.inputs && a.unlocked == b.unlocked && a.confirmed == b.confirmed && a.exploredKm2 == b.exploredKm2
+            a.inputs == b.inputs && a.unlocked == b.unlocked && a.confirmed == b.confirmed && a.lost == b.lost && a.exploredKm2 == b.exploredKm2
                 && a.exploredCells == b.exploredCells && a.distanceKilometers == b.distanceKilometers && a.recordedDays == b.recordedDays
                 && a.tiles.elementsEqual(b.tiles) { $0 == $1 } && a.familiarCells == b.familiarCells && a.badges == b.badges
         }
@@ -86,6 +91,17 @@ extension ClassifyReport {
                     if u.confirmed, let was = before[u.code], !was.confirmed {
                         confirmed[level, default: []].append(region)
                     }
+                }
+                let now = Dictionary(list.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
+                for (code, was) in before.sorted(by: { $0.key < $1.key }) where was.counted {
+                    let remaining = now[code]
+                    guard remaining?.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough) != true else { continue }
+                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: remaining?.evidence ?? "none"))
+                }
+            }
+            for (level, before) in baseline.regions where report.unlocks[level] == nil {
+                for (code, was) in before.sorted(by: { $0.key < $1.key }) where was.counted {
+                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: "none"))
                 }
             }
             let now = report.metrics, was = baseline.metrics
@@ -108,7 +124,7 @@ extension ClassifyReport {
 
         /// Nothing counted differs.
         public var isEmpty: Bool {
-            unlocked.isEmpty && confirmed.isEmpty && exploredCells == 0 && distanceKilometers == 0 && recordedDays == 0
+            unlocked.isEmpty && confirmed.isEmpty && lost.isEmpty && exploredCells == 0 && distanceKilometers == 0 && recordedDays == 0
                 && tiles.allSatisfy { $0.visited == 0 && $0.maxSquareFrom == $0.maxSquareTo } && familiarCells == FamiliarityCounts() && (badges ?? []).isEmpty
         }
 
@@ -131,6 +147,7 @@ extension ClassifyReport {
                 ("inputs", .number(Double(inputs))),
                 ("unlocked", regions(unlocked)),
                 ("confirmed", regions(confirmed)),
+                ("lost", regions(lost)),
                 ("exploredKm2", .number(exploredKm2)),
                 ("exploredCells", .number(Double(exploredCells))),
                 ("distanceKilometers", .number(distanceKilometers)),
@@ -164,6 +181,7 @@ extension ClassifyReport {
             }
             if !unlocked.isEmpty { out += "  Unlocked: " + names(unlocked) + "\n" }
             if !confirmed.isEmpty { out += "  Now confirmed: " + names(confirmed) + "\n" }
+            if !lost.isEmpty { out += "  No longer unlocked: " + names(lost) + "\n" }
             out += "  Explored: \(signed(exploredKm2, 3)) km² (\(signed(exploredCells)) cells), \(signed(distanceKilometers, 1)) km, \(signed(recordedDays)) days\n"
             out += "  Tiles: " + tiles.map { t in
                 "z\(t.zoom) \(signed(t.visited))" + (t.maxSquareFrom == t.maxSquareTo ? "" : " (max square \(t.maxSquareFrom)×\(t.maxSquareFrom) → \(t.maxSquareTo)×\(t.maxSquareTo))")
