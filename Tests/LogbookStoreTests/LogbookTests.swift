@@ -162,6 +162,28 @@ final class LogbookTests: XCTestCase {
         XCTAssertNil(recordingAfter)
     }
 
+    func testChangesSinceAMomentAreTheReportAgainstThatMomentsFigures() async throws {
+        let folder = try temporaryDirectory()
+        let logbook = try open(folder + "/c.logbook")
+        _ = try await logbook.importSources([.path(samples[0])])
+        let first = try await logbook.report()
+        try await Task.sleep(nanoseconds: 5_000_000)
+        let moment = Date()
+        try await Task.sleep(nanoseconds: 5_000_000)
+        _ = try await logbook.importSources(samples.dropFirst().map { .path($0) })
+        let now = try await logbook.report()
+        // Reopened (the figures are in the store, not in memory).
+        let reopened = try open(folder + "/c.logbook")
+        let since = try await reopened.changes(since: moment)
+        XCTAssertEqual(since, ClassifyReport.Changes(from: ClassifyReport.Baseline(first), to: now))
+        XCTAssertFalse(since.unlocked.isEmpty)
+        // Before anything was imported: everything counted now is new.
+        let all = try await reopened.changes(since: Date(timeIntervalSince1970: 0))
+        let counted = now.unlocks.mapValues { $0.filter { $0.counts(lenient: false, includePassedThrough: false) }.count }
+        XCTAssertEqual(all.unlocked.mapValues(\.count), counted.filter { $0.value > 0 })
+        XCTAssertEqual(all.exploredCells, now.metrics.exploredCellCount)
+    }
+
     func testTheViewportHoldsExactlyTheCellsWhoseBoundsMeetIt() async throws {
         let folder = try temporaryDirectory()
         let logbook = try open(folder + "/v.logbook")

@@ -44,7 +44,13 @@ extension Logbook {
                     try store.setRecording(change)
                     (recording, chain) = (change, [])
                 }
-                let derived = derive ? try LogbookWriter.writeDerived(store, ledger: next.ledger, locator: locator, rules: rules, replacing: blocks) : nil
+                let writesDerived = derive && !inMemory
+                let derived = writesDerived ? try LogbookWriter.writeDerived(store, ledger: next.ledger, locator: locator, rules: rules, replacing: blocks) : nil
+                if let report = derived?.report {
+                    var figures = ClassifyReport.Baseline(report)
+                    figures.badges = ledger.reportedBadgePercents
+                    try store.addRevision(figures.json().compactRendered(), at: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+                }
                 try LogbookWriter.sign(store, signer: signer, rules: LogbookLoader.rulesText(rules, worldview: worldview), macs: rows.macs,
                                        forgotten: ledger.forgotten, badges: ledger.reportedBadgePercents, recording: recording, lastBatch: chain)
                 return Outcome(live: next, rows: rows, derived: derived, recording: recording, chain: chain)
@@ -54,10 +60,25 @@ extension Logbook {
             (references, macs, origins) = (outcome.rows.references, outcome.rows.macs, outcome.rows.origins)
             (recordingRow, batchChain) = (outcome.recording, outcome.chain)
             if let derived = outcome.derived { blocks = derived.blocks }
+            if derive && inMemory { derivedAreStale = true }
             seenVersion = try store.dataVersion()
             return outcome.derived?.report
         } catch let error as LogbookError {
             throw error
+        } catch let error as SQLiteError {
+            throw store.failure(error)
+        }
+    }
+
+    /// Writes the derived tables of a logbook in memory, when a change left them behind.
+    func refreshDerived() throws {
+        guard derivedAreStale else { return }
+        do {
+            let derived = try store.transaction {
+                try LogbookWriter.writeDerived(store, ledger: live.ledger, locator: locator, rules: rules, replacing: blocks)
+            }
+            blocks = derived.blocks
+            derivedAreStale = false
         } catch let error as SQLiteError {
             throw store.failure(error)
         }

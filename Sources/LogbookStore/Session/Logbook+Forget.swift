@@ -42,14 +42,14 @@ extension Logbook {
         let duplicates = inputs.filter { $0.value.duplicateOf.map(paths.contains) == true && !keys.contains($0.key) }
         keys.formUnion(duplicates.keys)
         let records = keys.compactMap { inputs[$0] }
-        try commit { next in
+        let committed = try commit { next in
             if let recording = next.recordingID, keys.contains(recording) { _ = try next.forget(ids: [recording]) }
             try next.updateFinished { $0.forgetForGood(keys) }
             var delta = Delta()
             delta.removed = keys
             return delta
         }
-        var report = try self.report(options)
+        var report = try self.report(options, reusing: committed)
         report.changes = ClassifyReport.Changes(from: before, to: report)
         let duplicateKeys = Set(duplicates.keys)
         return ForgetResult(inputs: records.filter { !duplicateKeys.contains($0.fingerprint) }.sorted { $0.path < $1.path },
@@ -68,14 +68,14 @@ extension Logbook {
             keys.formUnion(matched)
         }
         let records = keys.map { InputRecord(path: forgotten[$0] ?? $0, fingerprint: $0, format: "") }
-        try commit { next in
+        let committed = try commit { next in
             let removed = Set(next.finished.inputs.filter { $0.value.skipReason == UnlockLedger.forgottenReason && keys.compactMap({ forgotten[$0] }).contains($0.value.path) }.keys)
             try next.updateFinished { $0.unforget(keys) }
             var delta = Delta()
             delta.removed = removed
             return delta
         }
-        var report = try self.report(options)
+        var report = try self.report(options, reusing: committed)
         report.changes = ClassifyReport.Changes(from: before, to: report)
         return ForgetResult(inputs: records.sorted { $0.path < $1.path }, duplicates: [], report: report)
     }

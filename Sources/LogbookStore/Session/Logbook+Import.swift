@@ -85,7 +85,7 @@ extension Logbook {
         try Task.checkCancellation()
         var added: [InputRecord] = []
         let origins = Self.origins(of: files)
-        try commit { next in
+        let committed = try commit { next in
             var delta = Delta()
             for (key, record) in outcome.ledger.inputs where snapshot.inputs[key] != record { delta.changed.insert(key) }
             delta.removed = Set(snapshot.inputs.keys.filter { outcome.ledger.inputs[$0] == nil })
@@ -111,7 +111,7 @@ extension Logbook {
             added = delta.changed.compactMap { next.finished.inputs[$0] }.sorted { ($0.path, $0.fingerprint) < ($1.path, $1.fingerprint) }
             return delta
         }
-        var report = try self.report(reportOptions)
+        var report = try self.report(reportOptions, reusing: committed)
         report.changes = ClassifyReport.Changes(from: before, to: report)
         return ImportResult(inputs: added, skippedByReason: outcome.skippedByReason, alreadyInLogbook: outcome.alreadyInState,
                             failedInputs: outcome.failedInputs, report: report)

@@ -15,7 +15,7 @@ extension Logbook {
     public func merge(contentsOf other: URL, key: [UInt8]? = nil, report options: ReportOptions = ReportOptions()) throws -> ClassifyReport {
         let (ledger, origins) = try Self.storedLedger(at: other, locator: locator, rules: rules, key: key)
         let before = try baseline(options)
-        try commit { next in
+        let committed = try commit { next in
             let current = next.finished
             for (key, input) in ledger.inputs where input.status != .skipped {
                 guard let ours = current.inputs[key], ours.status != .skipped, ours.path == input.path else { continue }
@@ -32,7 +32,7 @@ extension Logbook {
             delta.origins = origins.filter { delta.changed.contains($0.key) }
             return delta
         }
-        var report = try self.report(options)
+        var report = try self.report(options, reusing: committed)
         report.changes = ClassifyReport.Changes(from: before, to: report)
         return report
     }

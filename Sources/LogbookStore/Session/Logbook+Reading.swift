@@ -1,5 +1,6 @@
 import FootprintMap
 import Foundation
+import TextFormats
 import RegionTables
 import Unlocks
 
@@ -32,8 +33,19 @@ extension Logbook {
     /// ended now. With ``ReportOptions/badges``, each badge's percent reported is raised and kept
     /// (it never goes down, even after a forget).
     public func report(_ options: ReportOptions = ReportOptions()) throws -> ClassifyReport {
+        try report(options, reusing: nil)
+    }
+
+    /// The report, made from `committed` (the report a change's derived tables were made from, in
+    /// the default counting) when the options count the same way.
+    func report(_ options: ReportOptions, reusing committed: ClassifyReport?) throws -> ClassifyReport {
         let ledger = live.ledger
-        var report = try makeReport(ledger, options)
+        var report: ClassifyReport
+        if let committed, !options.lenient, !options.includePassedThrough {
+            report = committed
+        } else {
+            report = try makeReport(ledger, options)
+        }
         guard let catalog = options.badges else { return report }
         var reported = ledger.reportedBadgePercents
         report.badges = catalog.progress(in: report, reported: &reported)
@@ -65,9 +77,34 @@ extension Logbook {
         }
     }
 
+    /// What changed since `moment`: the report now against the logbook's figures then (kept after
+    /// each change: every one of the last 48 hours, before that the last of each day). Regions
+    /// unlocked, confirmed and lost, area, distance, days, tiles, familiar cells and badges, as
+    /// ``ClassifyReport/Changes``. Figures are kept in the default counting (not lenient, vehicle
+    /// crossings not counted); a moment before the logbook's first change gives everything.
+    public func changes(since moment: Date, _ options: ReportOptions = ReportOptions()) throws -> ClassifyReport.Changes {
+        let time = Int64((moment.timeIntervalSince1970 * 1000).rounded(.down))
+        let kept: String?
+        do { kept = try store.revision(atOrBefore: time) } catch let error as SQLiteError { throw store.failure(error) }
+        var report = try makeReport(live.ledger, options)
+        var reported = live.finished.reportedBadgePercents
+        if let catalog = options.badges { report.badges = catalog.progress(in: report, reported: &reported) }
+        let baseline: ClassifyReport.Baseline
+        if let kept {
+            guard let value = try? JSONParser.parse(Array(kept.utf8)), let figures = ClassifyReport.Baseline(json: value) else {
+                throw LogbookError(.damaged, path: path, reason: "the figures kept for the changes since a moment are damaged")
+            }
+            baseline = figures
+        } else {
+            baseline = ClassifyReport.Baseline.empty
+        }
+        return ClassifyReport.Changes(from: baseline, to: report)
+    }
+
     /// The explored cells in a viewport (their bounds meeting `box`), from the store's R-tree:
     /// what a native map draws, each with its familiarity level.
     public func cells(in box: GeoBox) throws -> [ExploredCell] {
+        try refreshDerived()
         do {
             return try store.cells(in: box).map { ExploredCell(key: $0.key, bounds: $0.bounds, familiarity: $0.level) }
         } catch let error as SQLiteError {

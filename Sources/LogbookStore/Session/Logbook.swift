@@ -88,6 +88,11 @@ public actor Logbook {
     var recordingRow: LogbookStore.RecordingRow?
     /// SQLite's `data_version` when this connection last wrote or read: another process's commit changes it.
     var seenVersion: Int64 = 0
+    /// Whether the derived tables (cell blocks, unlocks, days) lag the rows: a logbook in memory
+    /// writes them only when asked for (no other reader can see them), a file with every change.
+    var derivedAreStale = false
+    /// A logbook in memory (``init(inMemoryWith:rules:)``).
+    let inMemory: Bool
 
     /// Opens the logbook at `url` (a file path), creating it when missing; a `--state` file of the
     /// previous format (`AUSTATE4`) is migrated to a store in its place, the old file kept beside it.
@@ -104,6 +109,7 @@ public actor Logbook {
     private init(storePath path: String, url: URL, locator: RegionLocator, configuration: Configuration) throws {
         self.url = url
         self.path = path == ":memory:" ? "(in memory)" : path
+        inMemory = path == ":memory:"
         self.locator = locator
         readOnly = configuration.readOnly
         var migrated: URL?

@@ -30,3 +30,19 @@ extension LogbookStore {
         }
     }
 }
+
+extension LogbookStore {
+    /// Keeps `figures` as the logbook's at `time` (milliseconds since 1970), and thins the older
+    /// ones: everything of the last 48 hours, before that the last of each UTC day.
+    package func addRevision(_ figures: String, at time: Int64) throws(SQLiteError) {
+        try database.run("INSERT OR REPLACE INTO revisions(time, figures) VALUES (?, ?)", .integer(time), .text(figures))
+        try database.run("""
+            DELETE FROM revisions WHERE time < ?1 AND time NOT IN (SELECT max(time) FROM revisions WHERE time < ?1 GROUP BY time / 86400000)
+            """, .integer(time - 48 * 3_600_000))
+    }
+
+    /// The figures kept at or before `time`, nil when the logbook had none then.
+    package func revision(atOrBefore time: Int64) throws -> String? {
+        try database.rows("SELECT figures FROM revisions WHERE time <= ? ORDER BY time DESC LIMIT 1", .integer(time)) { $0.text(0) ?? "" }.first
+    }
+}

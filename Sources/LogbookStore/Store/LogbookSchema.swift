@@ -1,7 +1,9 @@
 /// The SQLite schema of a logbook (format 1). What a person's footprint is made of lives in rows
 /// (`inputs` with their content hashes and contributions, `forgotten`, `badges_reported`, the
 /// `recording` in progress and its point batches); what is computed from them for a map or an
-/// outside reader (`cell_blocks` with their R-tree, `unlocks`, `days`) is rewritten with them.
+/// outside reader (`cell_blocks` with their R-tree, `unlocks`, `days`) is rewritten with them;
+/// `revisions` keeps the report's figures after each change (the last two days in full, then the
+/// last of each day) for the changes since a moment.
 enum LogbookSchema {
     /// `PRAGMA application_id`: "AULB", so `file(1)` and this library tell a logbook from any database.
     static let applicationID: Int64 = 0x4155_4C42
@@ -56,6 +58,7 @@ enum LogbookSchema {
         explored_km2 REAL NOT NULL,
         PRIMARY KEY(level, code)
     ) WITHOUT ROWID;
+    CREATE TABLE revisions(time INTEGER PRIMARY KEY, figures TEXT NOT NULL);
     CREATE TABLE days(day TEXT PRIMARY KEY, new_cells INTEGER NOT NULL, new_km2 REAL NOT NULL,
                       distance_km REAL NOT NULL, duration_hours REAL NOT NULL) WITHOUT ROWID;
     """

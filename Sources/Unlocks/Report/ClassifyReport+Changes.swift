@@ -14,7 +14,7 @@ extension ClassifyReport {
         var inputs = 0
         var metrics: Metrics
         var tiles: [Int: (visited: Int, maxSquare: Int)] = [:]
-        var badges: [String: Int] = [:]
+        package var badges: [String: Int] = [:]
 
         /// The figures of `report` (with its badges, when it has them).
         public init(_ report: ClassifyReport) {
