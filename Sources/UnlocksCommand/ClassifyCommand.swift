@@ -60,7 +60,12 @@ enum ClassifyCommand {
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to classify") }
+        guard !arguments.positionals.isEmpty else {
+            throw UsageError(message: "give at least one file, folder or archive to classify" + (arguments.value("state").map { " (to print the report of the logbook \($0) alone: unlocks show \($0))" } ?? ""))
+        }
+        for path in arguments.positionals where LogbookAccess.isLogbook(path) {
+            reportError("note: \(path) is a logbook, not a track: 'unlocks show \(path)' prints its report, 'unlocks classify TRACKS --state \(path)' adds to it")
+        }
         let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see

@@ -52,3 +52,17 @@ enum LogbookAccess {
         return String(cString: real)
     }
 }
+
+extension LogbookAccess {
+    /// Whether `path` is a logbook (an SQLite file with the logbook's application id) or a state
+    /// file of the previous format, by its first bytes.
+    static func isLogbook(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }  // never open a pipe to look
+        guard let handle = FileHandle(forReadingAtPath: path), let head = try? handle.read(upToCount: 72) else { return false }
+        try? handle.close()
+        let bytes = [UInt8](head)
+        if bytes.starts(with: Array("AUSTATE".utf8)) { return true }
+        return bytes.count == 72 && bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) && Array(bytes[68..<72]) == Array("AULB".utf8)
+    }
+}
