@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
         .library(name: "Intake", targets: ["Intake"]),
+        // The C ABI (include/adminunlocks.h) that the Python package `adminunlocks` loads (docs/python.md).
+        .library(name: "AdminUnlocksC", type: .dynamic, targets: ["AdminUnlocksC"]),
         // Not for apps: the table build and the tools the benchmarks package uses from here
         // (Benchmarks/, a package of its own so that building the product never compiles them).
         .library(name: "UnlocksDevelopment", targets: ["BoundaryBuild", "PlaceWalks", "SeededRandom", "TrackFuzzing"]),
@@ -56,6 +58,9 @@ let package = Package(
         // named through it as real files; docs/embedding.md).
         .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
+
+        // The C ABI over the library: `@_cdecl` functions for the Python package (Python/, docs/python.md).
+        .target(name: "AdminUnlocksC", dependencies: ["AdminUnlocks"], exclude: ["include"]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
         // borders, and the tables audited as a whole, as JSON, GeoJSON and one HTML page.
