@@ -54,7 +54,7 @@ def locate_batches(batches: Iterator, lat: str, lon: str, worldview: str, datum:
 def main(arguments: list[str]) -> int:
     args = parse(arguments)
     from pyspark.sql import SparkSession
-    from pyspark.sql.types import StringType, StructField
+    from pyspark.sql.types import StringType, StructField, StructType
 
     spark = SparkSession.builder.appName("adminunlocks-locate-points").getOrCreate()
     try:
@@ -67,9 +67,7 @@ def main(arguments: list[str]) -> int:
         if clash:
             print(f"locate_points: {args.input} already has the column(s) {', '.join(clash)}", file=sys.stderr)
             return 2
-        schema = table.schema
-        for name in COLUMNS:
-            schema = schema.add(StructField(name, StringType(), nullable=name != "status"))
+        schema = StructType(table.schema.fields + [StructField(name, StringType(), nullable=name != "status") for name in COLUMNS])
         located = table.mapInArrow(lambda batches: locate_batches(batches, args.lat, args.lon, args.worldview, args.datum), schema)
         located.write.mode("overwrite" if args.overwrite else "errorifexists").parquet(args.output)
     finally:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import adminunlocks as au
-from conftest import run_unlocks
+from unlocks_cli import run_unlocks
 
 SAMPLES = sorted(p.name for p in Path(__file__).resolve().parents[2].joinpath("Data/samples").iterdir())
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import adminunlocks as au
-from conftest import run_unlocks
+from unlocks_cli import run_unlocks
 
 LEVELS = ("country", "province", "city", "county")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import adminunlocks as au
-from conftest import REPOSITORY, run_unlocks
+from unlocks_cli import REPOSITORY, run_unlocks
 
 PACKAGE = Path(au.__file__).resolve().parent
 
