@@ -24,6 +24,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 
 SUMMARY_VERSION = 1
@@ -139,15 +140,17 @@ def main(arguments: list[str]) -> int:
         partitions = args.partitions or min(len(users), 4 * context.defaultParallelism)
         reports = context.parallelize(users, partitions).mapPartitions(lambda part: classify_partition(part, folder, options))
         summary = Summary()
+        started = time.perf_counter()
         for user, text in reports.toLocalIterator():
             write_atomically(os.path.join(args.out, user + ".json"), text + "\n")
             summary.add(json.loads(text))
+        seconds = time.perf_counter() - started
     finally:
         spark.stop()
     shown = {key: value for key, value in options.items() if key != "jobs"}
     write_atomically(os.path.join(args.out, "summary.json"), json.dumps(summary.json(shown), ensure_ascii=False, indent=2) + "\n")
-    print(f"classify_users: {summary.users} users, {summary.points['read']} points, {summary.failed_inputs} inputs rejected or read in part",
-          file=sys.stderr)
+    print(f"classify_users: {summary.users} users, {summary.points['read']} points, {summary.failed_inputs} inputs rejected or read in part; "
+          f"{seconds:.2f} s from the first task to the last report", file=sys.stderr)
     return 0
 
 

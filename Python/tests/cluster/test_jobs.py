@@ -104,6 +104,3 @@ def test_locate_points_job_gives_the_clis_codes(tmp_path: Path) -> None:
     for name in ("country", "province", "city", "county"):
         assert located.column(name).to_pylist()[n:] == [None, None]
     assert located.column("status").to_pylist()[n:] == ["invalid", "invalid"]
-    # The existing output is refused without --overwrite.
-    again = subprocess.run(command, capture_output=True, timeout=900)
-    assert again.returncode != 0 and b"already exists" in again.stderr
