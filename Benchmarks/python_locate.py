@@ -201,6 +201,10 @@ class SedonaDB(SQLPeer):
         return self.db.sql(sql).to_arrow_table()
 
 
+def note(text):
+    print(f"python_locate: {text}", file=sys.stderr, flush=True)
+
+
 def agreement(got, reference):
     return float(np.mean(got == reference))
 
@@ -213,9 +217,11 @@ def main():
     started = time.perf_counter()
     polygons = source_polygons(wheel)
     load_seconds = time.perf_counter() - started
+    note(f"source polygons loaded in {load_seconds:.1f} s")
     shapely_peer = Shapely(polygons)
     peers = [DuckDB(polygons), SedonaDB(polygons)]
     setup_seconds = time.perf_counter() - started
+    note(f"peers ready after {setup_seconds:.1f} s")
     tables = adminunlocks.open_tables()
     for path in files:
         data = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
@@ -225,6 +231,7 @@ def main():
         rows = {}
 
         seconds, (ref_country, ref_county) = cpu(2, lambda: shapely_peer.run(lat, lon, glat, glon))
+        note(f"{path}: shapely (the reference) done")
         rows["shapely"] = {"name": shapely_peer.name, "pointsPerCPUSecond": n / seconds, "country": 1.0, "county": 1.0}
 
         tables.locate(lat, lon)  # the first pass builds the leaf grids it reaches
@@ -239,6 +246,7 @@ def main():
                                 "edge": int(edge.sum())}
         for peer in peers:
             seconds, (country, county) = cpu(2, lambda: peer.run(lat, lon, glat, glon))
+            note(f"{path}: {peer.name} done")
             rows[peer.name.split()[0]] = {"name": peer.name, "pointsPerCPUSecond": n / seconds,
                                           "country": agreement(country, ref_country), "county": agreement(county, ref_county)}
         pairs = list(zip(lon.tolist(), lat.tolist()))
