@@ -1,6 +1,7 @@
-"""The Spark jobs on a local cluster of two worker processes against the CLI: Scripts/cluster-classify's
-reports equal to `unlocks classify USER --format json --jobs 1`, its summary counted here from
-the CLI's reports; locate_points.py's Parquet equal to `unlocks locate` on the same points."""
+"""The Spark jobs against the CLI: Scripts/cluster-classify (a local cluster of two worker
+processes) giving reports equal to `unlocks classify USER --format json --jobs 1`, its summary
+counted here from the CLI's reports; locate_points.py's Parquet equal to `unlocks locate` on the
+same points."""
 from __future__ import annotations
 
 import json
@@ -87,7 +88,9 @@ def test_locate_points_job_gives_the_clis_codes(tmp_path: Path) -> None:
     for part in range(3):  # several files, so several tasks
         pq.write_table(table.slice(part * 7000, 7000), source / f"part-{part}.parquet")
     out = tmp_path / "located"
-    command = [os.environ["SPARK_SUBMIT"], "--master", "local-cluster[2,1,1024]", *shlex.split(os.environ["SPARK_LOCAL_OPTIONS"]),
+    # Spark in one JVM with two task slots (local[2]), its Python workers processes of their own:
+    # the cluster itself is the other test's; this one is about the job (and saves CI two JVMs).
+    command = [os.environ["SPARK_SUBMIT"], "--master", "local[2]", *shlex.split(os.environ["SPARK_LOCAL_OPTIONS"]),
                str(REPOSITORY / "Python/jobs/locate_points.py"), str(source), str(out), "--lat", "latitude", "--lon", "longitude"]
     done = subprocess.run(command, capture_output=True, timeout=900)
     assert done.returncode == 0, (done.stdout + done.stderr).decode(errors="replace")[-3000:]
