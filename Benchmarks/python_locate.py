@@ -174,7 +174,7 @@ class DuckDB(SQLPeer):
         self.db.execute("CREATE OR REPLACE TABLE points AS SELECT * FROM points_arrow")
 
     def query(self, sql):
-        return self.db.execute(sql).fetch_arrow_table()
+        return self.db.execute(sql).to_arrow_table()
 
 
 class SedonaDB(SQLPeer):
