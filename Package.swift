@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
         .library(name: "Intake", targets: ["Intake"]),
         .library(name: "LogbookStore", targets: ["LogbookStore"]),
+        // The C ABI (include/adminunlocks.h) that the Python package `adminunlocks` loads (docs/python.md).
+        .library(name: "AdminUnlocksC", type: .dynamic, targets: ["AdminUnlocksC"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -54,6 +56,9 @@ let package = Package(
         // named through it as real files; docs/embedding.md).
         .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap", "LogbookStore"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
+
+        // The C ABI over the library: `@_cdecl` functions for the Python package (Python/, docs/python.md).
+        .target(name: "AdminUnlocksC", dependencies: ["AdminUnlocks"], exclude: ["include"]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
         // borders, and the tables audited as a whole, as JSON, GeoJSON and one HTML page.
