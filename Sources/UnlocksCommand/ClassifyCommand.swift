@@ -60,7 +60,7 @@ enum ClassifyCommand {
 
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to classify") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         var options = try CommandIntake.options(arguments)
         let lenient = arguments.flags.contains("lenient")
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),

@@ -18,7 +18,7 @@ enum ForgetCommand {
             .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
             .flag("undo", "Bring forgotten inputs back: the next classify --state reads them again."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the state was made with (default: the state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default: the state's)."),
@@ -49,7 +49,7 @@ enum ForgetCommand {
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, or files)") }
         guard let statePath = arguments.value("state") else { throw UsageError(message: "give the state to edit with --state FILE") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         var options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)

@@ -11,7 +11,7 @@ enum MergeCommand {
         options: [
             .value("state", "FILE", "Write the merged state to FILE (atomically)."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the states were made with (default: the first state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default: the first state's)."),
@@ -40,7 +40,7 @@ enum MergeCommand {
 
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         var options = try RuleOptions.parse(arguments)
         try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", arguments.value("state"))], named: arguments.positionals)
