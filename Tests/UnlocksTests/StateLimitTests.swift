@@ -71,7 +71,7 @@ final class StateLimitTests: XCTestCase {
         UnsignedVarint.append(UInt64.max - 2, to: &huge)
         var crafted = Array(body.dropLast(tail.count))
         crafted += [tail[0]] + huge + Array(tail.dropFirst(2))
-        assertRefused(checksummed(crafted), mentioning: "passes of a cell do not fit in the file")
+        assertRefused(checksummed(crafted), mentioning: "passes of a cell do not fit")
     }
 
     /// 4,100 minutes of 2^53 points each: every minute is in range, their sum is not.

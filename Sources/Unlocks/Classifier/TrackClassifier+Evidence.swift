@@ -5,9 +5,10 @@ import Tracks
 // "Evidence"): the reused lookup, the pending point, per-level evidence.
 
 extension TrackClassifier {
-    /// Weighs the pending point (the anchor) now that its outgoing leg is known (or there is none).
+    /// Weighs the pending point (the anchor) now that its outgoing leg is known (or there is none:
+    /// `afterGap` is then the input's next point, after a gap, if any).
     @inline(__always)
-    mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil) {
+    mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil, afterGap: TrackPoint? = nil) {
         guard pendingActive else { return }
         pendingActive = false
         var been = pendingBeen || outgoingAtHumanSpeed
@@ -21,7 +22,17 @@ extension TrackClassifier {
         case .humanPowered?: been = true
         case nil: break
         }
-        let lone = pendingMovement == nil && !pendingHasPredecessor && successor == nil
+        var lone = pendingMovement == nil && !pendingHasPredecessor && successor == nil
+        // A point been there only because it starts or ends its segment at a gap (no leg at
+        // human speed on either side): when the input's points on either side, across the gap,
+        // leave no time for a stop there, it was carried on, in a vehicle.
+        let outgoingHuman = successor != nil && outgoingAtHumanSpeed
+        if been, pendingMovement == nil, !pendingIncomingHuman, !outgoingHuman, !pendingHasPredecessor || successor == nil,
+           let a = pendingHasPredecessor ? pendingPredecessor : pendingBeforeGap, let b = successor ?? afterGap,
+           !couldStop(anchor.point, between: a, and: b) {
+            been = false
+            lone = false
+        }
         if anchorReused {
             let time = anchor.point.time
             let visit = Visit(time: time, latitude: anchor.point.latitude, longitude: anchor.point.longitude)
@@ -41,6 +52,17 @@ extension TrackClassifier {
         } else {
             weigh(been: been, lone: lone)
         }
+    }
+
+    /// Whether a lone point `p` between the input's points `a` (before a gap) and `b` (after one)
+    /// leaves time for a stop of a segment gap (5 minutes) there, travelling the rest at the
+    /// speed of a fast leg (``ClassifyOptions/fastSpeed``, 200 km/h: beyond a car, a high-speed
+    /// train's cruise). Fixes a train ride's export kept minutes apart leave none; a stop between
+    /// two drives an hour apart does. Untimed or backwards times: it could.
+    mutating func couldStop(_ p: TrackPoint, between a: TrackPoint, and b: TrackPoint) -> Bool {
+        guard let ta = a.time, let tp = p.time, let tb = b.time, ta < tp, tp < tb else { return true }
+        let travelling = (scale.metres(from: a, to: p) + scale.metres(from: p, to: b)) / options.fastSpeed
+        return Double(tb - ta) / 1000 - travelling >= Double(options.segmentGap) / 1000
     }
 
     /// Places a ground point: true when it reuses the last lookup's placement (`lookupPlacement`),

@@ -127,7 +127,7 @@ extension TrackClassifier {
         if speed > options.implausibleSpeed {
             for _ in 0..<(run.count - 1) { drop(.implausibleSpeed) }
             breakPending = true
-            commit(landing)
+            commit(landing, acrossRun: true)
         } else if speed > options.flightSpeed {
             let inner = Int64(run.count - 1)
             record.pointsKept += inner
@@ -139,7 +139,7 @@ extension TrackClassifier {
             }
             addLeg(from: t0, to: t1, millimetres: Int64((runMetres * 1000).rounded()), kind: .flight)
             breakPending = true
-            commit(landing, legAlreadyCounted: true)
+            commit(landing, legAlreadyCounted: true, acrossRun: true)
         } else {
             for point in run { commit(point) }
         }
@@ -170,16 +170,20 @@ extension TrackClassifier {
         record.dropped[reason, default: 0] += 1
     }
 
-    /// `legMetres`, when known, is the distance from the anchor (saves computing it again).
-    mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil) {
+    /// `legMetres`, when known, is the distance from the anchor (saves computing it again);
+    /// `acrossRun`: the point lands after a flight or a glitch, which broke the segment (no gap
+    /// in time: the points on either side say nothing of a stop).
+    mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil, acrossRun: Bool = false) {
         record.pointsKept += 1
         if inRoute { record.pointsPlanned += 1 } else if point.time == nil { untimedTrackKept += 1 }
         // The leg from the anchor, and whether it was at human-powered speed; the anchor's evidence
         // is decided by it before this point is placed (placing may flush the reused evidence).
         let hasLeg = !breakPending && hasAnchor
         var metres = 0.0, untimed = false, humanSpeed = false
+        // The ground point before a gap, for a point that may stand alone between two gaps.
+        let beforeGap: TrackPoint? = breakPending && hasAnchor && !acrossRun ? anchor.point : nil
         if breakPending {
-            resolvePending(outgoingAtHumanSpeed: true)
+            resolvePending(outgoingAtHumanSpeed: true, afterGap: acrossRun ? nil : point)
         } else if hasAnchor {
             metres = legMetres ?? scale.metres(from: anchor.point, to: point)
             if let t0 = anchor.point.time, let t1 = point.time {
@@ -280,7 +284,9 @@ extension TrackClassifier {
         // judge: they count as places been (tentatively).
         pendingActive = true
         pendingBeen = !hasLeg || humanSpeed
+        pendingIncomingHuman = hasLeg && humanSpeed
         pendingMovement = movement
+        pendingBeforeGap = beforeGap
         pendingHasPredecessor = hasLeg
         if hasLeg { pendingPredecessor = anchor.point }
         anchor = located

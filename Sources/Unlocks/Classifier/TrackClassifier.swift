@@ -109,6 +109,11 @@ public struct TrackClassifier: TrackSink {
     /// pending point's label, which decides its evidence.
     var movement: Movement?
     var pendingMovement: Movement?
+    /// The input's ground point before the gap that starts the pending point's segment, if any:
+    /// with the point after the next gap, it says whether a lone point could have been a stop.
+    var pendingBeforeGap: TrackPoint?
+    /// The pending point's incoming leg was at human-powered speed.
+    var pendingIncomingHuman = false
     /// The current segment is a GPX route (a plan).
     var inRoute = false
     /// A timed point of this input has passed the filter: it is a recording, not a plan.
@@ -231,6 +236,7 @@ public struct TrackClassifier: TrackSink {
         lastPlace = nil
         movement = nil
         pendingMovement = nil
+        pendingBeforeGap = nil
         loneReuseCount = 0
         loneReuseFirst = nil
     }

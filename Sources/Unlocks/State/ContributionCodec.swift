@@ -335,7 +335,8 @@ public enum ContributionCodec {
                     day = ZigZag.decode(try next("day"))
                 } else {
                     let step = try next("day step")
-                    guard step >= 1, step <= UInt64(2 * largestDay) else { throw fail("days out of order") }
+                    guard step >= 1 else { throw fail("days out of order") }
+                    guard step <= UInt64(2 * largestDay) else { throw fail("a day beyond the days of ±2^53 ms") }
                     day += Int64(step)
                 }
                 guard abs(day) <= largestDay else { throw fail("day \(day) is beyond the days of ±2^53 ms") }
