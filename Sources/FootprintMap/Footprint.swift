@@ -1,5 +1,6 @@
 import ChinaDatum
 import RegionTables
+import Tracks
 import Unlocks
 
 /// What `unlocks map` draws: the classify report, the explored cells grouped by the finest region
@@ -32,6 +33,22 @@ public struct Footprint {
     let cellLevels: [FamiliarityLevel]
     /// The places the person has been, most explored first (``Cluster``).
     public let clusters: [Cluster]
+    /// Places known without explored cells (a photo, a stop seen by one fix): pins (``Pin``).
+    public let pins: [Pin]
+
+    /// A place the person has been that no explored cell shows: the first visit of a counted
+    /// unlock lying outside every ``Cluster`` (grown by about a kilometre) — a photo's position
+    /// is a visit with no cell. One per zoom-12 tile (about 10 km), titled by the finest region
+    /// there (a county before its city, province and country).
+    public struct Pin: Equatable, Sendable {
+        public var latitude: Double
+        public var longitude: Double
+        public var level: RegionLevel
+        public var code: String
+        public var title: String
+        /// The local day of the first visit (days since 1970 in the report's zone); nil: untimed.
+        public var day: Int64?
+    }
 
     /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is
     /// of); `cellPasses`: their effective passes (``CombinedLedger/cellPasses``), leveled by the
@@ -67,6 +84,28 @@ public struct Footprint {
         levelsByPlace = groups.mapValues { $0.map(\.level) }
         growth = report.days.filter { $0.newCells > 0 }
         clusters = Cluster.clusters(cellsByPlace)
+        pins = Self.pins(report: report, outside: clusters)
+    }
+
+    /// The pins of `report`'s counted unlocks whose first visit no cluster covers (``Pin``).
+    static func pins(report: ClassifyReport, outside clusters: [Cluster]) -> [Pin] {
+        let margin = 0.01  // about a kilometre, in degrees
+        var pins: [Pin] = [], tiles = Set<Int64>()
+        var clock = LocalDayClock(zone: report.options.timeZone)
+        for level in [RegionLevel.county, .city, .province, .country] {
+            for u in report.unlocks[level] ?? [] where u.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough) {
+                let latitude = u.firstVisit.latitude, longitude = u.firstVisit.longitude
+                let covered = clusters.contains {
+                    latitude >= $0.south - margin && latitude <= $0.north + margin && longitude >= $0.west - margin && longitude <= $0.east + margin
+                }
+                let tile = SlippyTile.tile(latitude: latitude, longitude: longitude, zoom: Cluster.joinZoom)
+                guard !covered, tiles.insert(SlippyTile.key(x: tile.x, y: tile.y, zoom: Cluster.joinZoom)).inserted else { continue }
+                pins.append(Pin(latitude: latitude, longitude: longitude, level: level, code: u.code,
+                                title: u.englishName.isEmpty || u.englishName == u.name ? u.name : "\(u.name) \(u.englishName)",
+                                day: u.firstVisit.time.map { clock.day(of: $0) }))
+            }
+        }
+        return pins
     }
 
     /// The table of a level.
