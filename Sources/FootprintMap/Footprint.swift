@@ -36,10 +36,11 @@ public struct Footprint {
     /// Places known without explored cells (a photo, a stop seen by one fix): pins (``Pin``).
     public let pins: [Pin]
 
-    /// A place the person has been that no explored cell shows: the first visit of a counted
-    /// unlock lying outside every ``Cluster`` (grown by about a kilometre) — a photo's position
-    /// is a visit with no cell. One per zoom-12 tile (about 10 km), titled by the finest region
-    /// there (a county before its city, province and country).
+    /// A place the person has been that no explored cell shows: a visit confirming a region
+    /// (``ClassifyReport/placesBeen``: each input's first in each region, a photo's position
+    /// among them) that lies outside every ``Cluster`` (grown by about a kilometre). One per
+    /// zoom-12 tile (about 10 km), titled by the finest region there (a county before its city,
+    /// province and country).
     public struct Pin: Equatable, Sendable {
         public var latitude: Double
         public var longitude: Double
@@ -87,25 +88,26 @@ public struct Footprint {
         pins = Self.pins(report: report, outside: clusters)
     }
 
-    /// The pins of `report`'s counted unlocks whose first visit no cluster covers (``Pin``).
+    /// The pins of `report`'s places been that no cluster covers (``Pin``).
     static func pins(report: ClassifyReport, outside clusters: [Cluster]) -> [Pin] {
         let margin = 0.01  // about a kilometre, in degrees
         var pins: [Pin] = [], tiles = Set<Int64>()
         var clock = LocalDayClock(zone: report.options.timeZone)
-        for level in [RegionLevel.county, .city, .province, .country] {
-            for u in report.unlocks[level] ?? [] where u.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough) {
-                let latitude = u.firstVisit.latitude, longitude = u.firstVisit.longitude
-                let covered = clusters.contains {
-                    latitude >= $0.south - margin && latitude <= $0.north + margin && longitude >= $0.west - margin && longitude <= $0.east + margin
-                }
-                let tile = SlippyTile.tile(latitude: latitude, longitude: longitude, zoom: Cluster.joinZoom)
-                guard !covered, tiles.insert(SlippyTile.key(x: tile.x, y: tile.y, zoom: Cluster.joinZoom)).inserted else { continue }
-                pins.append(Pin(latitude: latitude, longitude: longitude, level: level, code: u.code,
-                                title: u.englishName.isEmpty || u.englishName == u.name ? u.name : "\(u.name) \(u.englishName)",
-                                day: u.firstVisit.time.map { clock.day(of: $0) }))
+        // The finest level first, so a tile's pin is named by its county where China has one.
+        let places = report.placesBeen.enumerated().sorted { ($1.element.level, $0.offset) < ($0.element.level, $1.offset) }.map(\.element)
+        for place in places {
+            let latitude = place.visit.latitude, longitude = place.visit.longitude
+            let covered = clusters.contains {
+                latitude >= $0.south - margin && latitude <= $0.north + margin && longitude >= $0.west - margin && longitude <= $0.east + margin
             }
+            let tile = SlippyTile.tile(latitude: latitude, longitude: longitude, zoom: Cluster.joinZoom)
+            guard !covered, tiles.insert(SlippyTile.key(x: tile.x, y: tile.y, zoom: Cluster.joinZoom)).inserted else { continue }
+            pins.append(Pin(latitude: latitude, longitude: longitude, level: place.level, code: place.code,
+                            title: place.englishName.isEmpty || place.englishName == place.name ? place.name : "\(place.name) \(place.englishName)",
+                            day: place.visit.time.map { clock.day(of: $0) }))
         }
-        return pins
+        // In the order of the visits.
+        return pins.sorted { ($0.day ?? .max, $0.latitude, $0.longitude) < ($1.day ?? .max, $1.latitude, $1.longitude) }
     }
 
     /// The table of a level.

@@ -49,11 +49,21 @@ public struct CombinedLedger: Sendable {
     public var standing: [String: InputStanding] = [:]
     /// The counted timed minutes in order, with what was counted in each (for the per-day series).
     public var countedMinutes: [CountedMinute] = []
+    /// Each input's first confirming visit of each region it confirms (in the counted moments),
+    /// by visit then region: the places the person has been, photos' among them (a map pins the
+    /// ones no explored cell shows).
+    public var confirmedVisits: [ConfirmedVisit] = []
 
     public init() {}
 
     /// The distance at human-powered speed: walking, running, cycling, hiking.
     public var humanDistanceMillimetres: Int64 { distanceMillimetres - flightDistanceMillimetres - vehicleDistanceMillimetres }
+}
+
+/// A region and one input's first visit confirming it.
+public struct ConfirmedVisit: Equatable, Sendable {
+    public var key: RegionKey
+    public var visit: Visit
 }
 
 /// One counted timed minute: its UTC minute and the distance and duration counted in it.
@@ -280,7 +290,9 @@ extension UnlockLedger {
                     return Visit(time: minute == MomentTally.untimedMinute ? nil : minute &* 60_000, latitude: v.latitude, longitude: v.longitude)
                 }
                 var evidence = view.regions[key] ?? RegionEvidence()
-                evidence.confirmedBy = earliest(evidence.confirmedBy, earliest(visit(stored.confirmedBy, minutes.confirmed), visit(stored.loneBy, minutes.lone, demoted: false)))
+                let confirmed = earliest(visit(stored.confirmedBy, minutes.confirmed), visit(stored.loneBy, minutes.lone, demoted: false))
+                if let confirmed { view.confirmedVisits.append(ConfirmedVisit(key: key, visit: confirmed)) }
+                evidence.confirmedBy = earliest(evidence.confirmedBy, confirmed)
                 evidence.tentativeBy = earliest(evidence.tentativeBy, visit(stored.tentativeBy, minutes.tentative))
                 evidence.passedBy = earliest(evidence.passedBy, earliest(visit(stored.passedBy, minutes.passed),
                                                                          visit(stored.loneBy, minutes.demotedLone, demoted: true)))
@@ -297,6 +309,7 @@ extension UnlockLedger {
         view.tiles = TileList.union(order.map { parts[$0].tiles })
         view.cellPasses = PassCandidates.effectivePasses(order.map { parts[$0].passes }, of: view.cells)
         view.countedMinutes.sort { $0.minute < $1.minute }
+        view.confirmedVisits.sort { ($0.visit, $0.key) < ($1.visit, $1.key) }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }
             standings[i].minutes = extents[i].minutes

@@ -165,6 +165,19 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// Places the person has been: each input's first confirming visit of each region it
+    /// confirms (``CombinedLedger/confirmedVisits``), by visit; a photo's position among them.
+    public let placesBeen: [PlaceBeen]
+
+    /// A region and a visit confirming it.
+    public struct PlaceBeen: Equatable, Sendable {
+        public var level: RegionLevel
+        public var code: String
+        public var name: String
+        public var englishName: String
+        public var visit: Visit
+    }
+
     /// The first and last local days with a recorded point (``Metrics/recordedDays``' days); nil when none.
     public let recordedSpan: (first: Int64, last: Int64)?
     /// The series by local year, in order.
@@ -229,6 +242,10 @@ public struct ClassifyReport {
             (unlocks[level] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) }.count
         }
         recordedSpan = combined.days.min().map { ($0, combined.days.max()!) }
+        placesBeen = combined.confirmedVisits.map { v in
+            let region = (v.key.level == .country ? tables.world : tables.china).region(v.key.index)
+            return PlaceBeen(level: v.key.level, code: region.code, name: region.name, englishName: region.englishName, visit: v.visit)
+        }
         metrics = Metrics(totalDistanceKilometers: rounded(Double(combined.humanDistanceMillimetres) / 1e6, 3),
                           vehicleDistanceKilometers: rounded(Double(combined.vehicleDistanceMillimetres) / 1e6, 3),
                           flightDistanceKilometers: rounded(Double(combined.flightDistanceMillimetres) / 1e6, 3),
