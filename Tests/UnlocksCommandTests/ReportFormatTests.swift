@@ -23,7 +23,9 @@ final class ReportFormatTests: XCTestCase {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
-        return String(decoding: output, as: UTF8.self)
+        // Standard error shares the terminal: the progress line ends with an erase (ESC [ K).
+        let text = String(decoding: output, as: UTF8.self)
+        return text.range(of: "\u{1B}[K", options: .backwards).map { String(text[$0.upperBound...]) } ?? text
     }
 
     func testATerminalGetsTextAndAPipeGetsJSON() throws {

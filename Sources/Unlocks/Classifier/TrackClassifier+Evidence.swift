@@ -54,11 +54,11 @@ extension TrackClassifier {
         }
     }
 
-    /// Whether a lone point `p` between the input's points `a` (before a gap) and `b` (after one)
+    /// Whether a point `p` at a gap, between the input's points `a` and `b` on either side of it,
     /// leaves time for a stop of a segment gap (5 minutes) there, travelling the rest at the
     /// speed of a fast leg (``ClassifyOptions/fastSpeed``, 200 km/h: beyond a car, a high-speed
-    /// train's cruise). Fixes a train ride's export kept minutes apart leave none; a stop between
-    /// two drives an hour apart does. Untimed or backwards times: it could.
+    /// train's cruise average). Fixes a train ride's export kept minutes apart leave none; a stop
+    /// between two drives an hour apart does. Untimed or backwards times: it could.
     mutating func couldStop(_ p: TrackPoint, between a: TrackPoint, and b: TrackPoint) -> Bool {
         guard let ta = a.time, let tp = p.time, let tb = b.time, ta < tp, tp < tb else { return true }
         let travelling = (scale.metres(from: a, to: p) + scale.metres(from: p, to: b)) / options.fastSpeed

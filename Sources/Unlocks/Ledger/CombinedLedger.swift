@@ -233,46 +233,8 @@ extension UnlockLedger {
 
         // A lone point confirms where no counted point passed its region at vehicle speed within
         // the window around it; elsewhere it counts as passed.
-        var demoted: [(input: Int, key: RegionKey, minute: Int64)] = []
         if !lone.isEmpty {
-            let window = ClassifyOptions.loneVehicleWindowMinutes
-            let wanted = Set(lone.flatMap { parts[$0.input].places[$0.place].entries.filter(\.confirms).map(\.key) })
-            var passes: [RegionKey: [Int64]] = [:]
-            for i in order {
-                let relevant = parts[i].places.map { $0.entries.contains { $0.kind == .passed && wanted.contains($0.key) } }
-                guard relevant.contains(true) else { continue }
-                for (minute, tally) in parts[i].moments where minute != MomentTally.untimedMinute && claimer[minute] == Int32(i) {
-                    for entry in tally.places where entry.points > 0 && entry.place >= 0 && Int(entry.place) < relevant.count && relevant[Int(entry.place)] {
-                        for e in parts[i].places[Int(entry.place)].entries where e.kind == .passed && wanted.contains(e.key) { passes[e.key, default: []].append(minute) }
-                    }
-                }
-            }
-            for key in passes.keys { passes[key]!.sort() }
-            func vehicleNear(_ key: RegionKey, _ minute: Int64) -> Bool {
-                guard let list = passes[key] else { return false }
-                // The first pass at or after minute - window.
-                var low = 0, high = list.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if list[middle] < minute - window { low = middle + 1 } else { high = middle }
-                }
-                return low < list.count && list[low] <= minute + window
-            }
-            for candidate in lone {
-                for entry in parts[candidate.input].places[candidate.place].entries where entry.confirms {
-                    if vehicleNear(entry.key, candidate.minute) {
-                        var c = counts[entry.key]!
-                        if entry.kind == .inside { c.inside -= candidate.points } else { c.edge -= candidate.points }
-                        c.passed += candidate.points
-                        counts[entry.key] = c
-                        firsts[candidate.input][entry.key, default: EvidenceMinutes()].note(\.demotedLone, candidate.minute)
-                        demoted.append((candidate.input, entry.key, candidate.minute))
-                    } else {
-                        firsts[candidate.input][entry.key, default: EvidenceMinutes()].note(\.lone, candidate.minute)
-                    }
-                }
-            }
-            for d in demoted { standings[d.input].demotedLone[d.key, default: []].insert(d.minute) }
+            Self.weigh(lonePoints: lone, parts: parts, order: order, claimer: claimer, counts: &counts, firsts: &firsts, standings: &standings)
         }
 
         // 4. Each region's first visits from the counted points' evidence, counts, cells and days.
@@ -342,5 +304,56 @@ extension UnlockLedger {
     static func minute(of time: Int64) -> Int64 {
         let q = time / 60_000
         return time % 60_000 < 0 ? q - 1 : q
+    }
+}
+
+extension UnlockLedger {
+    /// Weighs the counted lone points (`lone`: input, palette position, minute, points): each
+    /// confirms its regions (``EvidenceMinutes/lone``) where no counted point of any input passed
+    /// the region at vehicle speed within ``ClassifyOptions/loneVehicleWindowMinutes`` of its
+    /// minute; elsewhere its points move from inside or edge to passed there, its evidence is
+    /// passed (``EvidenceMinutes/demotedLone``) and its input's standing records the minute
+    /// (``InputStanding/demotedLone``, for the days).
+    static func weigh(lonePoints lone: [(input: Int, place: Int, minute: Int64, points: Int64)], parts: [InputContribution], order: [Int],
+                      claimer: [Int64: Int32], counts: inout [RegionKey: (inside: Int64, edge: Int64, passed: Int64)],
+                      firsts: inout [[RegionKey: EvidenceMinutes]], standings: inout [InputStanding]) {
+        let window = ClassifyOptions.loneVehicleWindowMinutes
+        let wanted = Set(lone.flatMap { parts[$0.input].places[$0.place].entries.filter(\.confirms).map(\.key) })
+        // The counted minutes in which each of those regions was passed, sorted.
+        var passes: [RegionKey: [Int64]] = [:]
+        for i in order {
+            let relevant = parts[i].places.map { $0.entries.contains { $0.kind == .passed && wanted.contains($0.key) } }
+            guard relevant.contains(true) else { continue }
+            for (minute, tally) in parts[i].moments where minute != MomentTally.untimedMinute && claimer[minute] == Int32(i) {
+                for entry in tally.places where entry.points > 0 && entry.place >= 0 && Int(entry.place) < relevant.count && relevant[Int(entry.place)] {
+                    for e in parts[i].places[Int(entry.place)].entries where e.kind == .passed && wanted.contains(e.key) { passes[e.key, default: []].append(minute) }
+                }
+            }
+        }
+        for key in passes.keys { passes[key]!.sort() }
+        func vehicleNear(_ key: RegionKey, _ minute: Int64) -> Bool {
+            guard let list = passes[key] else { return false }
+            // The first pass at or after minute - window.
+            var low = 0, high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle] < minute - window { low = middle + 1 } else { high = middle }
+            }
+            return low < list.count && list[low] <= minute + window
+        }
+        for candidate in lone {
+            for entry in parts[candidate.input].places[candidate.place].entries where entry.confirms {
+                if vehicleNear(entry.key, candidate.minute) {
+                    var c = counts[entry.key]!
+                    if entry.kind == .inside { c.inside -= candidate.points } else { c.edge -= candidate.points }
+                    c.passed += candidate.points
+                    counts[entry.key] = c
+                    firsts[candidate.input][entry.key, default: EvidenceMinutes()].note(\.demotedLone, candidate.minute)
+                    standings[candidate.input].demotedLone[entry.key, default: []].insert(candidate.minute)
+                } else {
+                    firsts[candidate.input][entry.key, default: EvidenceMinutes()].note(\.lone, candidate.minute)
+                }
+            }
+        }
     }
 }
