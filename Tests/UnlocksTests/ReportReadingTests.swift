@@ -235,6 +235,15 @@ final class ReportReadingTests: XCTestCase {
         let merged = try LedgerState.decode(LedgerState.encode(a, options: options, tables: Self.tables), path: "s", options: options, tables: Self.tables)
         XCTAssertEqual(try Self.report(merged, options: options).unlocks[.county]?.first { $0.code == "110101" }?.stays, dongcheng.stays)
 
+        // Recorded live, point by point, the same stays.
+        var live = try LiveLedger(locator: Self.locator, options: options)
+        for (k, day) in first.enumerated() {
+            try live.beginRecording(id: "live-\(k)")
+            for point in walk(year: day.0, month: day.1, day: day.2) { _ = try live.feed(point!) }
+            try live.endRecording()
+        }
+        XCTAssertEqual(try live.report().unlocks[.county]?.first { $0.code == "110101" }?.stays, dongcheng.stays)
+
         // 183 local days of 2023 (from January 1, every day) are marked; 182 are not.
         let year = (0..<183).map { k -> (String, [TrackPoint?]) in
             let date = calendar.date(byAdding: .day, value: k, to: calendar.date(from: DateComponents(year: 2023, month: 1, day: 1, hour: 12))!)!
