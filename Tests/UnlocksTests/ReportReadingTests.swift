@@ -133,6 +133,12 @@ final class ReportReadingTests: XCTestCase {
             let now = (report.unlocks[level] ?? []).map { "\($0.code) \($0.evidence) \($0.insidePoints) \($0.visitDays)" }
             XCTAssertEqual(now, was, name)
         }
+        // A version 4 state cut short (its checksum made right again) is refused, as before.
+        var cut = Array(bytes.dropLast(8 + 20))
+        withUnsafeBytes(of: cut.withUnsafeBytes { XXH64.hash($0) }.littleEndian) { cut += $0 }
+        XCTAssertThrowsError(try LedgerState.decode(cut, path: "samples-v4.state", options: options, tables: Self.tables)) {
+            XCTAssertTrue("\($0)".hasPrefix("samples-v4.state: "), "\($0)")
+        }
         let written = LedgerState.encode(ledger, options: options, tables: Self.tables)
         XCTAssertEqual(Array(written.prefix(8)), Array("AUSTATE5".utf8))
         XCTAssertEqual(try LedgerState.decode(written, path: "v5", options: options, tables: Self.tables), ledger)
