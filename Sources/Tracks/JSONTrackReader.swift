@@ -99,6 +99,8 @@ public enum JSONTrackReader {
     /// cannot tell them apart), else the iOS Timeline export.
     private static func readTopArray<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
         var format: JSONTrackFormat?
+        var labeller = TimelineLabeller()
+        defer { labeller.finish(&sink) }
         try forEachElement(&reader, maximumBytes: context.recordBytes) { element, start in
             if format == nil {
                 if HuaweiMotionPaths.looksLikeActivity(element) {
@@ -112,7 +114,7 @@ public enum JSONTrackReader {
             if format == .huaweiMotionPaths {
                 HuaweiMotionPaths.readActivity(element, at: start, context, &sink)
             } else {
-                GoogleTimeline.readIOSSegment(element, at: start, context, &sink)
+                GoogleTimeline.readIOSSegment(element, at: start, context, &sink, labeller: &labeller)
             }
         }
         return format ?? .timelineIOS  // an empty array reads as an empty timeline

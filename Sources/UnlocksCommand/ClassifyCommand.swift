@@ -53,9 +53,15 @@ enum ClassifyCommand {
         A run through --state reports first what it added to the state ('changes': regions
         newly unlocked and newly confirmed, explored area, tiles, familiar cells, badges). Each
         unlock has visitDays (local days with a ground point there; flights and vehicle
-        crossings count none) and lastVisit; 'years' sums the days per year; 'progress' ranks
-        regions by explored share, counts children unlocked and names the nearest city and
-        county not unlocked. --since/--until DATE count only those local days' moments.
+        crossings count none), lastVisit, stays (runs of consecutive days) and days per year
+        (marked at 183); 'years' sums the days per year; 'progress' ranks regions by explored
+        share, counts children unlocked and names the nearest city and county not unlocked
+        (saying when the way crosses the sea). --since/--until DATE count only those local days'
+        moments. Distance is split by movement: totalDistanceKilometers on foot or by bike,
+        vehicleDistanceKilometers by car, train or boat, flightDistanceKilometers flown. A moment
+        several inputs recorded counts once, evidence included, with the movement of the input
+        that stands for it; Google's activity labels (IN_TRAIN, WALKING, FLYING) decide where
+        given. The report is text on a terminal and JSON to a file, a pipe or --out.
         """
     )
 
@@ -66,7 +72,7 @@ enum ClassifyCommand {
         for path in arguments.positionals where LogbookAccess.isLogbook(path) {
             reportError("note: \(path) is a logbook, not a track: 'unlocks show \(path)' prints its report, 'unlocks classify TRACKS --state \(path)' adds to it")
         }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).

@@ -20,7 +20,7 @@ enum ForgetCommand {
             LogbookAccess.keyOption,
             .flag("undo", "Bring forgotten inputs back: the next classify --state reads them again."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the state was made with (default: the state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default: the state's)."),
@@ -51,7 +51,7 @@ enum ForgetCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, files or folders)") }
         guard let statePath = arguments.value("state") else { throw UsageError(message: "give the logbook to edit with --state FILE") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)

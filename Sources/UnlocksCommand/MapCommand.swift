@@ -9,7 +9,7 @@ import Unlocks
 /// `unlocks map`: the footprint of a track archive as `footprint.geojson` and a self-contained
 /// `footprint.html` in a folder (docs/footprint-format.md). Inputs and options as classify.
 enum MapCommand {
-    static let names = ["footprint.geojson", "footprint.html", "footprint-card.svg"]
+    static let names = ["footprint.geojson", "footprint.html", "footprint-card.svg", "footprint-card.png"]
         + SlippyTile.reportedZooms.flatMap { ["tiles-z\($0).geojson", "next-square-z\($0).geojson", "next-square-z\($0).gpx"] }
 
     /// Classify's options that shape the ledger and the report (not its output ones).
@@ -20,7 +20,7 @@ enum MapCommand {
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
         usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--worldview NAME] [--jobs N]",
-        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and the tile files (created if missing; all replaced together)."),
+        options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and .png and the tile files (created if missing; all replaced together)."),
                   .value("state", "FILE", "Draw the logbook FILE made by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only."),
                   LogbookAccess.keyOption]
             + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
@@ -30,7 +30,9 @@ enum MapCommand {
         to it). footprint.html is one page that fetches nothing, for a laptop or a phone: a map
         to pan and zoom from the world to the streets (regions shaded by unlock and share
         explored, cells by familiarity, explorer tiles and the max square), the places you
-        have been, the growth and every unlock. footprint-card.svg is a card to post.
+        have been, the growth and every unlock. footprint-card.svg is a card to post (1200 × 630,
+        a link preview's shape), footprint-card.png the same at story size (1080 × 1920, what
+        social apps take), drawn by librsvg.
         footprint.geojson holds the explored cells merged into polygons per region and the
         unlocked regions' outlines (WGS-84); tiles-z14.geojson and tiles-z17.geojson the
         visited explorer tiles; next-square-z14/z17.geojson and .gpx the tiles missing from
@@ -63,6 +65,7 @@ enum MapCommand {
         let footprint = try await logbook.mapFootprint(reportOptions)
         let report = footprint.report
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8), card = Array(footprint.card().utf8)
+        let png = try CardImage.png(svg: footprint.storyCard(), width: Footprint.storyWidth, height: Footprint.storyHeight)
 
         try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
@@ -70,6 +73,7 @@ enum MapCommand {
         try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
         try AtomicFile.write(html, to: outputs.stagedPath(names[1]))
         try AtomicFile.write(card, to: outputs.stagedPath(names[2]))
+        try AtomicFile.write(png, to: outputs.stagedPath(names[3]))
         for zoom in SlippyTile.reportedZooms {
             let tiles = report.visitedTiles[zoom]!
             let frontier = SquareFrontier(tiles: tiles, zoom: zoom)
@@ -79,7 +83,7 @@ enum MapCommand {
         }
         try outputs.commit()
         let output = BufferedOutput()
-        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), footprint-card.svg (\(card.count) bytes), "
+        try output.write("Wrote \(out)/footprint.geojson (\(geoJSON.count) bytes), footprint.html (\(html.count) bytes), footprint-card.svg (\(card.count) bytes), footprint-card.png (\(png.count) bytes), "
                          + "tiles-z14/z17.geojson and next-square-z14/z17.geojson/.gpx\n")
         try output.flush()
         return CommandIntake.conclude(result, includePlans: rules.includePlans)

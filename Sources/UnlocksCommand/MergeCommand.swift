@@ -14,7 +14,7 @@ enum MergeCommand {
             .value("state", "FILE", "Merge into the logbook FILE (created when missing), each shard in one transaction."),
             LogbookAccess.keyOption,
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the states were made with (default: the first state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default: the first state's)."),
@@ -43,7 +43,7 @@ enum MergeCommand {
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the logbooks (or state files) to merge") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         let statePath = arguments.value("state")
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", statePath)], named: arguments.positionals)

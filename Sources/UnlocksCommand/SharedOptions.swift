@@ -15,7 +15,7 @@ enum RuleOptions {
     /// Classify's options (map takes those that shape the ledger).
     static let classifyOptionSpecs: [OptionSpec] = [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
             .flag("include-plans", "Count plans (GPX routes, tracks with no time at all), as tentative untimed evidence; by default they are listed as planned and unlock nothing."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed (listed as passedThrough) as unlocked."),
@@ -123,6 +123,18 @@ enum RuleOptions {
 /// The report, the state and the badge catalog: the files classify, merge and forget share.
 enum ReportFiles {
     enum Format: String, CaseIterable { case json, text }
+
+    /// `--format`, as every command that prints the report documents it.
+    static let formatOption = OptionSpec.value("format", "FORMAT",
+        "text (a summary to read) or json (docs/report-format.md). Default: text when standard output is a terminal, json when it is a file or a pipe or --out is given (as gh, ls and git choose).")
+
+    /// The report's format: `--format`, else text for a person at a terminal and JSON for a
+    /// program (standard output a file or a pipe, or `--out FILE`): the convention of `gh`, `ls`
+    /// and `git`, so `unlocks classify x` reads well and `unlocks classify x | jq` still works.
+    static func format(_ arguments: ParsedArguments) throws -> Format {
+        if let chosen = try arguments.choice("format", as: Format.self) { return chosen }
+        return arguments.value("out") == nil && isatty(1) == 1 ? .text : .json
+    }
 
     /// The `--badges` catalog: a regular file of at most 4 MiB holding a valid catalog whose
     /// every metric is a number of the report (``BadgeCatalog`` checks, before any input is read).

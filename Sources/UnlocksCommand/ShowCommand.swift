@@ -31,7 +31,7 @@ enum ShowCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard arguments.positionals.count == 1 else { throw UsageError(message: "give one logbook to show (a file made by classify --state)") }
         let path = arguments.positionals[0]
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
+        let format = try ReportFiles.format(arguments)
         try ReportFiles.refuseSameFile(state: path, out: arguments.value("out"))
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }

@@ -35,10 +35,10 @@ extension Logbook {
                 if try store.dataVersion() != seenVersion { try reload() }
                 var next = live
                 let delta = try apply(&next)
-                var rows = LogbookWriter.Rows(references: references, macs: macs, origins: origins)
+                var rows = LogbookWriter.Rows(macs: macs, origins: origins)
                 rows.origins.merge(delta.origins) { _, new in new }
                 let ledger = next.finished
-                try LogbookWriter.writeInputs(store, ledger: ledger, changed: delta.changed, removed: delta.removed, rows: &rows, signer: signer)
+                try LogbookWriter.writeInputs(store, ledger: ledger, changed: delta.changed, removed: delta.removed, rows: &rows, signer: signer, tables: locator.tables)
                 var recording = recordingRow, chain = batchChain
                 if let change = delta.recording {
                     try store.setRecording(change)
@@ -57,7 +57,7 @@ extension Logbook {
             }
             // Committed: only now does the logbook take the result.
             live = outcome.live
-            (references, macs, origins) = (outcome.rows.references, outcome.rows.macs, outcome.rows.origins)
+            (macs, origins) = (outcome.rows.macs, outcome.rows.origins)
             (recordingRow, batchChain) = (outcome.recording, outcome.chain)
             if let derived = outcome.derived { blocks = derived.blocks }
             if derive && inMemory { derivedAreStale = true }
@@ -87,7 +87,6 @@ extension Logbook {
     /// Re-reads the store (another process committed to it).
     func reload() throws {
         let loaded = try LogbookLoader.load(store, locator: locator, rules: rules, signer: signer, readOnly: readOnly)
-        references = loaded.references
         blocks = loaded.blocks
         macs = loaded.macs
         origins = loaded.origins
@@ -100,17 +99,17 @@ extension Logbook {
 
 /// Writing a ledger's rows, shared by a logbook's changes and the migration of a state file.
 enum LogbookWriter {
-    /// What a store's input rows need beside the ledger: region references, MACs, origins.
+    /// What a store's input rows keep beside the ledger: MACs, origins.
     struct Rows {
-        var references: RegionReferences
         var macs: [String: [UInt8]]
         var origins: [String: String]
     }
 
-    /// Deletes the `removed` inputs' rows and writes the `changed` ones, with the regions their
-    /// contributions name first seen, what was forgotten and the badge percents reported.
+    /// Deletes the `removed` inputs' rows and writes the `changed` ones (each contribution
+    /// self-contained: ``ContributionCodec``, its regions by code), what was forgotten and the
+    /// badge percents reported.
     static func writeInputs(_ store: LogbookStore, ledger: UnlockLedger, changed: Set<String>, removed: Set<String>, rows: inout Rows,
-                            signer: LogbookSigner?) throws {
+                            signer: LogbookSigner?, tables: TableSet) throws {
         for key in removed.sorted() {
             try store.deleteInput(key)
             rows.macs[key] = nil
@@ -118,12 +117,11 @@ enum LogbookWriter {
         }
         for key in changed.sorted() {
             guard let record = ledger.inputs[key] else { continue }
-            let bytes = ledger.contributions[key].map { ContributionCodec.encode($0, references: &rows.references) }
+            let bytes = ledger.contributions[key].map { ContributionCodec.encode($0, tables: tables) }
             let mac = signer?.mac(of: record, contribution: bytes)
             try store.upsert(LogbookStore.InputRow(record: record, contribution: bytes, mac: mac, origin: rows.origins[key]))
             rows.macs[key] = mac
         }
-        try store.insertRegions(rows.references.takeAdded())
         try store.replaceForgotten(ledger.forgotten)
         try store.replaceBadges(ledger.reportedBadgePercents)
     }
@@ -150,7 +148,7 @@ enum LogbookWriter {
     static func sign(_ store: LogbookStore, signer: LogbookSigner?, rules: String, macs: [String: [UInt8]], forgotten: [String: String],
                      badges: [String: Int], recording: LogbookStore.RecordingRow?, lastBatch: [UInt8]) throws {
         guard let signer else { return }
-        let signature = signer.signature(rules: rules, regions: try store.regionRows(), inputMACs: macs, forgotten: forgotten, badges: badges,
+        let signature = signer.signature(rules: rules, inputMACs: macs, forgotten: forgotten, badges: badges,
                                          recording: recording, lastBatch: lastBatch)
         try store.setMeta("signature", .blob(signature))
     }

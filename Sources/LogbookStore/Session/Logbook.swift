@@ -75,7 +75,6 @@ public actor Logbook {
     let readOnly: Bool
     /// The ledger (every finished input) and the recording in progress.
     var live: LiveLedger
-    var references: RegionReferences
     /// The cell blocks as stored (to write only those that change).
     var blocks: CellBlocks
     /// Each input's MAC as stored (signed stores).
@@ -130,7 +129,6 @@ public actor Logbook {
         let loaded = try LogbookLoader.load(store, locator: locator, rules: configuration.rules, signer: signer, readOnly: configuration.readOnly)
         rules = loaded.rules
         isNew = loaded.isNew
-        references = loaded.references
         blocks = loaded.blocks
         macs = loaded.macs
         origins = loaded.origins

@@ -3,7 +3,7 @@ import Unlocks
 
 /// Signs a logbook's rows with HMAC-SHA256 under the app's key: each input's row (its record and
 /// contribution), the recording's batches as a chain (each MAC covers the one before), and the
-/// store as a whole (its rules, regions, the inputs' MACs in key order, what was forgotten, the
+/// store as a whole (its rules, the inputs' MACs in key order, what was forgotten, the
 /// badge percents reported, the recording). Whoever lacks the key cannot change a figure, drop or
 /// add an input, or splice rows from another store without the signature failing.
 package struct LogbookSigner: Sendable {
@@ -34,7 +34,7 @@ package struct LogbookSigner: Sendable {
     }
 
     /// The store's signature over everything that is not derived.
-    package func signature(rules: String, regions: [(reference: Int64, level: Int64, code: String)], inputMACs: [String: [UInt8]],
+    package func signature(rules: String, inputMACs: [String: [UInt8]],
                            forgotten: [String: String], badges: [String: Int], recording: LogbookStore.RecordingRow?, lastBatch: [UInt8]) -> [UInt8] {
         var mac = HMACSHA256(key: key)
         func field(_ text: String) {
@@ -43,7 +43,6 @@ package struct LogbookSigner: Sendable {
         }
         field("AdminUnlocks logbook 1")
         field(rules)
-        for region in regions { field("\(region.reference) \(region.level) \(region.code)") }
         field("inputs")
         for (key, value) in inputMACs.sorted(by: { $0.key < $1.key }) {
             field(key)

@@ -10,7 +10,6 @@ enum LogbookLoader {
     struct Loaded {
         var rules: ClassifyOptions
         var isNew: Bool
-        var references: RegionReferences
         var blocks: CellBlocks
         var macs: [String: [UInt8]]
         var origins: [String: String]
@@ -36,7 +35,7 @@ enum LogbookLoader {
                     if let other = try store.metaText("rules") { return other }
                     try store.setMeta("rules", .text(rulesText(rules, worldview: worldview)))
                     if let signer {
-                        try store.setMeta("signature", .blob(signer.signature(rules: rulesText(rules, worldview: worldview), regions: [], inputMACs: [:],
+                        try store.setMeta("signature", .blob(signer.signature(rules: rulesText(rules, worldview: worldview), inputMACs: [:],
                                                                                forgotten: [:], badges: [:], recording: nil, lastBatch: [])))
                     }
                     return nil
@@ -44,12 +43,11 @@ enum LogbookLoader {
             }
             guard let storedRules else {
                 let rules = given ?? ClassifyOptions()
-                return Loaded(rules: rules, isNew: true, references: RegionReferences(tables: locator.tables), blocks: CellBlocks(), macs: [:], origins: [:],
+                return Loaded(rules: rules, isNew: true, blocks: CellBlocks(), macs: [:], origins: [:],
                               recording: nil, batchChain: [], live: LiveLedger(locator: locator, options: rules, ledger: UnlockLedger()))
             }
             let rules = try self.rules(storedRules, given: given, worldview: worldview, path: path)
-            var references = RegionReferences(tables: locator.tables)
-            try store.loadRegions(into: &references)
+            let regions = ContributionCodec.Regions(tables: locator.tables)
 
             var ledger = UnlockLedger()
             var macs: [String: [UInt8]] = [:], origins: [String: String] = [:]
@@ -58,9 +56,9 @@ enum LogbookLoader {
                 origins[record.fingerprint] = row.origin
                 if let bytes = row.contribution {
                     do {
-                        ledger.contributions[record.fingerprint] = try ContributionCodec.decode(bytes, references: references)
+                        ledger.contributions[record.fingerprint] = try ContributionCodec.decode(bytes, regions: regions)
                     } catch {
-                        throw LogbookError(.damaged, path: path, reason: "input \(record.path): \(error)")
+                        throw LogbookError(error.kind == .unknownRegion ? .unknownRegion : .damaged, path: path, reason: "input \(record.path): \(error)")
                     }
                 }
                 ledger.inputs[record.fingerprint] = record
@@ -85,7 +83,7 @@ enum LogbookLoader {
                     guard let mac = batch.mac, macsEqual(mac, signer.mac(ofBatch: batch.points, after: chain)) else { throw tampered(path, "the recording in progress") }
                     chain = mac
                 }
-                let expected = signer.signature(rules: storedRules, regions: try store.regionRows(), inputMACs: macs, forgotten: ledger.forgotten,
+                let expected = signer.signature(rules: storedRules, inputMACs: macs, forgotten: ledger.forgotten,
                                                 badges: ledger.reportedBadgePercents, recording: recording, lastBatch: chain)
                 guard macsEqual(signature, expected) else { throw tampered(path, "its key figures") }
             } else if try store.metaBlob("signature") != nil {
@@ -116,7 +114,7 @@ enum LogbookLoader {
                     throw LogbookError(.damaged, path: path, reason: "the recording in progress cannot be replayed: \(error)")
                 }
             }
-            return Loaded(rules: rules, isNew: false, references: references, blocks: try store.cellBlocks(), macs: macs, origins: origins,
+            return Loaded(rules: rules, isNew: false, blocks: try store.cellBlocks(), macs: macs, origins: origins,
                           recording: recording, batchChain: chain, live: live)
         } catch let error as LogbookError {
             throw error

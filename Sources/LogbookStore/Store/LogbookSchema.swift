@@ -12,7 +12,6 @@ enum LogbookSchema {
 
     static let statements = """
     CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-    CREATE TABLE regions(reference INTEGER PRIMARY KEY, level INTEGER NOT NULL, code TEXT NOT NULL);
     CREATE TABLE inputs(
         key TEXT PRIMARY KEY,
         path TEXT NOT NULL,

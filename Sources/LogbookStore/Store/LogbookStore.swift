@@ -142,34 +142,6 @@ package final class LogbookStore {
         try database.run("DELETE FROM meta WHERE key = ?", .text(key))
     }
 
-    // MARK: Regions
-
-    package func loadRegions(into references: inout RegionReferences) throws -> Void {
-        let rows = try database.rows("SELECT reference, level, code FROM regions ORDER BY reference") { ($0.int64(0), $0.int64(1), $0.text(2) ?? "") }
-        for (reference, level, code) in rows {
-            guard reference > 0, let level = RegionLevel(rawValue: UInt8(clamping: level)), (0...3).contains(level.rawValue) else {
-                throw LogbookError(.damaged, path: path, reason: "region reference \(reference) of level \(level) is not a region")
-            }
-            do {
-                try references.restore(UInt64(reference), level: level, code: code)
-            } catch .unknownRegion(let level, let code) {
-                throw LogbookError(.unknownRegion, path: path, reason: "the \(level.name) \(code) is not in the region tables (were they rebuilt from another source?)")
-            } catch {
-                throw LogbookError(.damaged, path: path, reason: "region reference \(reference) is out of sequence")
-            }
-        }
-    }
-
-    package func insertRegions(_ added: [(reference: UInt64, level: RegionLevel, code: String)]) throws(SQLiteError) {
-        for region in added {
-            try database.run("INSERT INTO regions(reference, level, code) VALUES (?, ?, ?)", .integer(Int64(region.reference)), .integer(Int64(region.level.rawValue)), .text(region.code))
-        }
-    }
-
-    package func regionRows() throws -> [(reference: Int64, level: Int64, code: String)] {
-        try database.rows("SELECT reference, level, code FROM regions ORDER BY reference") { ($0.int64(0), $0.int64(1), $0.text(2) ?? "") }
-    }
-
     // MARK: Inputs
 
     /// One stored input: its record, its contribution's bytes (nil: it contributed nothing), its

@@ -53,8 +53,8 @@ enum StateMigration {
             try store.transaction {
                 let rulesText = LogbookLoader.rulesText(rules, worldview: locator.tables.worldview)
                 try store.setMeta("rules", .text(rulesText))
-                var rows = LogbookWriter.Rows(references: RegionReferences(tables: locator.tables), macs: [:], origins: [:])
-                try LogbookWriter.writeInputs(store, ledger: ledger, changed: Set(ledger.inputs.keys), removed: [], rows: &rows, signer: signer)
+                var rows = LogbookWriter.Rows(macs: [:], origins: [:])
+                try LogbookWriter.writeInputs(store, ledger: ledger, changed: Set(ledger.inputs.keys), removed: [], rows: &rows, signer: signer, tables: locator.tables)
                 _ = try LogbookWriter.writeDerived(store, ledger: ledger, locator: locator, rules: rules, replacing: CellBlocks())
                 try LogbookWriter.sign(store, signer: signer, rules: rulesText, macs: rows.macs, forgotten: ledger.forgotten,
                                        badges: ledger.reportedBadgePercents, recording: nil, lastBatch: [])

@@ -25,7 +25,12 @@ import Tracks
 ///    up to ``ClassifyOptions/untimedLegLimit`` and never adds duration. A point's evidence waits
 ///    for its outgoing leg: a point that starts or ends a segment, or touches a human-speed leg, is
 ///    a place the person has been; one between two vehicle-speed legs only passed through.
-///    Untimed points are tentative evidence.
+///    Untimed points are tentative evidence. A segment the reader labels
+///    (``TrackAnnotation/movement(_:)``: Google's `IN_TRAIN`, `WALKING`, `FLYING`) is decided by
+///    its label instead: every point of a vehicle stretch only passed, of a human-powered one
+///    been there, of a flight in the air. A point alone in its segment (no leg on either side)
+///    is marked lone: the combined view lets it confirm only where no vehicle passed nearby.
+///    Each leg's distance is human-powered, vehicle or flight (``MomentTally``).
 /// 6. **Plans**: GPX route points (``TrackAnnotation/route``) and inputs with no time at all are
 ///    plans. Each input is classified into a contribution of its own (``InputContribution``); the
 ///    end of an input that gave no timed point discards it (the input is `planned`) unless
@@ -99,6 +104,19 @@ public struct TrackClassifier: TrackSink {
     /// Reused points only passed at vehicle speed since the last lookup, and the earliest of them.
     var passedReuseCount: Int64 = 0
     var passedReuseFirst: Visit?
+    /// Reused points alone in their segment since the last lookup, and the earliest of them.
+    var loneReuseCount: Int64 = 0
+    var loneReuseFirst: Visit?
+    /// How the reader labels the current segment's movement (``TrackAnnotation/movement(_:)``),
+    /// until the reader's next segment break (gaps the classifier splits at keep it); and the
+    /// pending point's label, which decides its evidence.
+    var movement: Movement?
+    var pendingMovement: Movement?
+    /// The input's ground point before the gap that starts the pending point's segment, if any:
+    /// with the point after the next gap, it says whether a lone point could have been a stop.
+    var pendingBeforeGap: TrackPoint?
+    /// The pending point's incoming leg was at human-powered speed.
+    var pendingIncomingHuman = false
     /// The current segment is a GPX route (a plan).
     var inRoute = false
     /// A timed point of this input has passed the filter: it is a recording, not a plan.
@@ -134,7 +152,7 @@ public struct TrackClassifier: TrackSink {
     var lastPlace: (signature: PlaceSignature, position: Int32)?
     /// The palette positions of `lookupPlacement` for a point been there and one only
     /// passed (computed when first needed).
-    var reusedPlaces: (been: Int32?, passed: Int32?) = (nil, nil)
+    var reusedPlaces: (been: Int32?, lone: Int32?, passed: Int32?) = (nil, nil, nil)
     /// Called with every kept ground point, after it is weighed: the classifier's seam for whoever
     /// watches placements as they are made (the border audit). Nil for `classify`, which then pays
     /// one nil check per point.
@@ -218,8 +236,13 @@ public struct TrackClassifier: TrackSink {
         tallyMinute = .min
         tallyStart = .max
         tally = MomentTally()
-        reusedPlaces = (nil, nil)
+        reusedPlaces = (nil, nil, nil)
         lastPlace = nil
+        movement = nil
+        pendingMovement = nil
+        pendingBeforeGap = nil
+        loneReuseCount = 0
+        loneReuseFirst = nil
     }
 
     /// Decides what the current input leaves open as if it ended here (the run of fast legs, the

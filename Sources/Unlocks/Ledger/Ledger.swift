@@ -55,6 +55,11 @@ public struct RegionEvidence: Equatable, Sendable {
     public var passedBy: Visit?
     /// Points placed in it that were only passed at vehicle speed.
     public var passedPoints: Int64 = 0
+    /// In one input's contribution only: the earliest point alone in its segment (no leg on
+    /// either side) that would confirm the region. The combined view counts it as confirming
+    /// only where no vehicle passed the region within ``ClassifyOptions/loneVehicleWindowMinutes`` of
+    /// it, and as passed otherwise; its own ``RegionEvidence`` never has one.
+    public var loneBy: Visit?
 
     public init() {}
 

@@ -9,7 +9,7 @@ extension ClassifyReport.Baseline {
     /// (flags: 1 confirmed, 2 counted) with their names, inputs, the metrics changes compare,
     /// tiles and badges.
     package func json() -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("inputs", .number(Double(inputs)))]
+        var members: [(key: String, value: JSONValue)] = [("inputs", .number(Double(inputs))), ("skipped", .number(Double(skipped)))]
         members.append(("regions", .object(regions.keys.sorted().map { level in
             (level.name, .array(regions[level]!.sorted { $0.key < $1.key }.map { code, r in
                 .array([.string(code), .number(Double((r.confirmed ? 1 : 0) | (r.counted ? 2 : 0))), .string(r.name), .string(r.englishName)])
@@ -25,7 +25,7 @@ extension ClassifyReport.Baseline {
     }
 
     /// The figures of nothing: everything counts as changed against them.
-    public static var empty: ClassifyReport.Baseline { ClassifyReport.Baseline(json: .object([("inputs", .number(0)), ("regions", .object([])),
+    public static var empty: ClassifyReport.Baseline { ClassifyReport.Baseline(json: .object([("inputs", .number(0)), ("skipped", .number(0)), ("regions", .object([])),
         ("metrics", .array(Array(repeating: .number(0), count: 7))), ("tiles", .array([])), ("badges", .object([]))]))! }
 
     /// The figures of ``json()``; nil when the value is not such figures.
@@ -35,6 +35,7 @@ extension ClassifyReport.Baseline {
               let numbers = value["metrics"]?.arrayValue?.compactMap(\.numberValue), numbers.count == 7,
               let tileRows = value["tiles"]?.arrayValue, case let .object(badgeMembers)? = value["badges"] else { return nil }
         self.inputs = inputs
+        skipped = int(value["skipped"]) ?? 0
         for (name, list) in levels {
             guard let level = RegionLevel.allCases.first(where: { $0.name == name }), let entries = list.arrayValue else { return nil }
             for entry in entries {
@@ -45,7 +46,7 @@ extension ClassifyReport.Baseline {
         }
         var familiar = FamiliarityCounts()
         (familiar.lit, familiar.bright, familiar.gold) = (Int(numbers[4]), Int(numbers[5]), Int(numbers[6]))
-        metrics = ClassifyReport.Metrics(totalDistanceKilometers: numbers[2], flightDistanceKilometers: 0, totalDurationHours: 0,
+        metrics = ClassifyReport.Metrics(totalDistanceKilometers: numbers[2], vehicleDistanceKilometers: 0, flightDistanceKilometers: 0, totalDurationHours: 0,
                                          recordedDays: Int(numbers[3]), currentStreakDays: 0, longestStreakDays: 0, countryCount: 0,
                                          chinaProvinceCount: 0, cityUnlockCount: 0, countyUnlockCount: 0, chinaAreaKm2: 0,
                                          globalAreaKm2: numbers[0], exploredCellCount: Int(numbers[1]), familiarCells: familiar)

@@ -51,6 +51,12 @@ extension ClassifyReport {
                     ])),
                     ("visitDays", .number(Double(u.visitDays))),
                     ("lastVisit", u.lastVisitDay.map { .string(Self.dateText($0)) } ?? .null),
+                    ("stays", .array(u.stays.map { stay in
+                        .object([("from", .string(Self.dateText(stay.from))), ("to", .string(Self.dateText(stay.to))), ("days", .number(Double(stay.days)))])
+                    })),
+                    ("daysPerYear", .array(u.daysPerYear.map { y in
+                        .object([("year", .number(Double(y.year))), ("days", .number(Double(y.days))), ("reached183Days", .bool(y.reachesResidence))])
+                    })),
                     ("insidePoints", .number(Double(u.insidePoints))),
                     ("edgePoints", .number(Double(u.edgePoints))),
                     ("passedPoints", .number(Double(u.passedPoints))),
@@ -105,6 +111,7 @@ extension ClassifyReport {
         ])
         let counts: [(String, Double)] = [
             ("totalDistanceKilometers", m.totalDistanceKilometers),
+            ("vehicleDistanceKilometers", m.vehicleDistanceKilometers),
             ("flightDistanceKilometers", m.flightDistanceKilometers),
             ("totalDurationHours", m.totalDurationHours),
             ("recordedDays", Double(m.recordedDays)),
@@ -212,7 +219,8 @@ extension ClassifyReport {
             ("nearest", .object([RegionLevel.city, .county].map { level in
                 (level.name, p.nearest[level].map { n in
                     .object(named(n.code, n.name, n.englishName) + (n.parentCode.map { [("parent", .string($0))] } ?? [])
-                            + [("distanceKm", .number(rounded(n.distanceMetres / 1000, 3)))])
+                            + [("distanceKm", .number(rounded(n.distanceMetres / 1000, 3))), ("acrossSea", .bool(n.acrossSea)),
+                               ("through", .array(n.through.map { .string($0) }))])
                 } ?? .null)
             })),
         ])
