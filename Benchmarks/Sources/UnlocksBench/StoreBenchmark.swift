@@ -40,6 +40,14 @@ enum StoreBenchmark {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = folder + "/walker.logbook"
+        let stateSize = try measure(store: store, locator: locator, rules: rules, target: target)
+        // Closed: SQLite has moved the write-ahead log into the file and removed it.
+        let storeSize = (try FileManager.default.attributesOfItem(atPath: store)[.size] as? Int) ?? 0
+        print("size: logbook \(storeSize) bytes once closed, state file of the same ledger \(stateSize) bytes: \(fixed(Double(storeSize) / Double(stateSize), 2))×")
+    }
+
+    /// Builds and measures the logbook at `store`; returns the size of the state file of its ledger.
+    static func measure(store: String, locator: RegionLocator, rules: ClassifyOptions, target: Int) throws -> Int {
         let logbook = try Logbook(at: URL(fileURLWithPath: store), locator: locator, configuration: .init(rules: rules))
 
         // Straight walks of 2 km at 1.4 m/s, a fix every 5 s, in random directions across a city,
@@ -102,12 +110,8 @@ enum StoreBenchmark {
         print("record and save: \(fixed(Double(points.count) / recordSeconds, 0)) points/s (batches of 100, each one transaction)")
         try blocking { try await logbook.endRecording() }
 
-        // Size against the state file of the same ledger.
         let ledger = try blocking { await logbook.ledger }
-        let state = LedgerState.encode(ledger, options: rules, tables: locator.tables)
-        let storeSize = (try FileManager.default.attributesOfItem(atPath: store)[.size] as? Int) ?? 0
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: store + "-wal")[.size] as? Int) ?? 0
-        print("size: logbook \(storeSize + walSize) bytes (write-ahead log \(walSize)), state file \(state.count) bytes: \(fixed(Double(storeSize + walSize) / Double(state.count), 2))×")
+        return LedgerState.encode(ledger, options: rules, tables: locator.tables).count
     }
 
     /// Waits for `work` on the logbook from this synchronous program.

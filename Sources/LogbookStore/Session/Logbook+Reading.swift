@@ -26,6 +26,12 @@ public struct ExploredCell: Equatable, Sendable {
     public var key: Int64
     public var bounds: GeoBox
     public var familiarity: FamiliarityLevel
+
+    public init(key: Int64, bounds: GeoBox, familiarity: FamiliarityLevel) {
+        self.key = key
+        self.bounds = bounds
+        self.familiarity = familiarity
+    }
 }
 
 extension Logbook {
@@ -106,7 +112,7 @@ extension Logbook {
     public func cells(in box: GeoBox) throws -> [ExploredCell] {
         try refreshDerived()
         do {
-            return try store.cells(in: box).map { ExploredCell(key: $0.key, bounds: $0.bounds, familiarity: $0.level) }
+            return try store.cells(in: box)
         } catch let error as SQLiteError {
             throw store.failure(error)
         }

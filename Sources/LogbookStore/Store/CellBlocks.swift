@@ -103,40 +103,48 @@ extension LogbookStore {
         }
     }
 
-    /// The cells in `box` (their bounds intersecting it), with their levels and bounds, in key order.
-    package func cells(in box: GeoBox) throws -> [(key: Int64, level: FamiliarityLevel, bounds: GeoBox)] {
+    /// The cells in `box` (their bounds intersecting it), with their levels and bounds, in key
+    /// order. A row's parallels and column width are computed once per query (the trigonometry
+    /// is most of a cell's cost), in an array over the rows the box spans.
+    package func cells(in box: GeoBox) throws -> [ExploredCell] {
         // The R-tree stores 32-bit floats rounded outwards: a block's stored bounds contain its
         // true ones, so no block is missed; cells are then checked exactly.
         let spans = box.west <= box.east ? [(box.west, box.east)] : [(box.west, 180.0), (-180.0, box.east)]
-        var result: [(key: Int64, level: FamiliarityLevel, bounds: GeoBox)] = []
+        let firstRow = Int64(ExploredGrid.rowCoordinate(latitude: max(-90, box.south)).rounded(.down)) - 1
+        let lastRow = Int64(ExploredGrid.rowCoordinate(latitude: min(90, box.north)).rounded(.down)) + 1
+        var rowBounds = [(south: Double, north: Double, width: Double)?](repeating: nil, count: Int(max(0, lastRow - firstRow + 1)))
+        var result: [ExploredCell] = []
         for (west, east) in spans {
             let sql = """
             SELECT b.block, b.cells FROM cell_index i JOIN cell_blocks b ON b.block = i.block
-            WHERE i.north >= ? AND i.south <= ? AND i.east >= ? AND i.west <= ? ORDER BY b.block
+            WHERE i.north >= ? AND i.south <= ? AND i.east >= ? AND i.west <= ?
             """
             let rows = try database.rows(sql, .real(box.south), .real(box.north), .real(west), .real(east)) { ($0.int64(0), $0.blob(1)) }
             for (block, bytes) in rows {
                 guard let cells = CellBlocks.cells(of: block, bytes) else {
                     throw LogbookError(.damaged, path: path, reason: "cell block \(block) is damaged")
                 }
-                // Each row's parallels and column width once per block, not per cell.
-                var rowBounds: [Int64: (south: Double, north: Double, width: Double)] = [:]
+                result.reserveCapacity(result.count + cells.count)
                 for cell in cells {
                     let (row, column) = ExploredGrid.cell(ofKey: cell.key)
-                    let bounds = rowBounds[row] ?? {
+                    guard row >= firstRow, row <= lastRow else { continue }
+                    let slot = Int(row - firstRow)
+                    let bounds = rowBounds[slot] ?? {
                         let value = (ExploredGrid.latitude(meridianDistance: Double(row) * ExploredGrid.cellSize),
                                      ExploredGrid.latitude(meridianDistance: Double(row + 1) * ExploredGrid.cellSize),
                                      360 / Double(ExploredGrid.columnCount(row: row)))
-                        rowBounds[row] = value
+                        rowBounds[slot] = value
                         return value
                     }()
                     let cellWest = -180 + Double(column) * bounds.width, cellEast = -180 + Double(column + 1) * bounds.width
                     if bounds.north >= box.south, bounds.south <= box.north, cellEast >= west, cellWest <= east {
-                        result.append((cell.key, cell.level, GeoBox(south: bounds.south, west: cellWest, north: bounds.north, east: cellEast)))
+                        result.append(ExploredCell(key: cell.key, bounds: GeoBox(south: bounds.south, west: cellWest, north: bounds.north, east: cellEast),
+                                                   familiarity: cell.level))
                     }
                 }
             }
         }
-        return result.sorted { $0.key < $1.key }
+        result.sort { $0.key < $1.key }
+        return result
     }
 }
