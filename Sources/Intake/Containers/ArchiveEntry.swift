@@ -74,6 +74,41 @@ final class ArchiveTally {
     }
 }
 
+/// A member's name as the walk offers it. A name longer than any path a file system holds
+/// (``maximumBytes``, Linux's `PATH_MAX`; a 1 MiB GNU or pax long name is no path anyone
+/// extracted) is shown by its first and last bytes, and the member is listed but not read: its
+/// name would otherwise be copied into every record and report line that names it.
+struct EntryName {
+    static let maximumBytes = 4096
+    /// The name as shown (escaped where not UTF-8, ``EscapedName``), shortened when too long.
+    let text: String
+    /// The length the archive states, when it is past ``maximumBytes``.
+    let overlongBytes: Int?
+
+    /// `bytes`: the name (or, for an overlong one, at least its first ``maximumBytes`` + 1);
+    /// `statedLength`: its whole length in the archive.
+    init(_ bytes: [UInt8], statedLength: Int? = nil) {
+        let length = max(statedLength ?? bytes.count, bytes.count)
+        guard length > Self.maximumBytes else {
+            text = EscapedName.string(from: bytes)
+            overlongBytes = nil
+            return
+        }
+        overlongBytes = length
+        let head = EscapedName.string(from: bytes.prefix(160))
+        let tail = bytes.count == length ? EscapedName.string(from: bytes.suffix(40)) : ""
+        text = head + "…" + tail
+    }
+
+    /// Why the member cannot be read, for an overlong name.
+    func problem(archivePath: String, occurrence: Int, at offset: Int64?) -> InputError? {
+        guard let overlongBytes else { return nil }
+        return InputError(path: "\(archivePath):\(text)" + (occurrence > 1 ? "#\(occurrence)" : ""),
+                          reason: "a member name of \(overlongBytes) bytes\(offset.map { " (header at byte \($0))" } ?? ""), longer than any path a file system holds "
+                          + "(\(Self.maximumBytes) bytes): not read", kind: .unsupported)
+    }
+}
+
 /// Entry names, counted so a repeated one gets its `#2`.
 struct EntryNames {
     private var seen: [String: Int] = [:]
