@@ -35,8 +35,7 @@ public final class TarArchive {
 
     private func walk(_ body: (ArchiveEntry) throws -> Void) throws {
         var names = EntryNames()
-        var longName: [UInt8]?
-        var longNameBytes = 0
+        var longName: EntryName.Parts?
         var pax: [String: [UInt8]] = [:]
         var paxAt: Int64 = 0
         var record: [UInt8] = []
@@ -67,24 +66,33 @@ public final class TarArchive {
                 guard dataSize <= Self.maximumExtensionBytes else {
                     throw integers.error("extended header's size", at: at, value: String(dataSize), "more than \(Self.maximumExtensionBytes)")
                 }
-                // A long name past what any file system holds keeps only its first bytes (it is
-                // not read, ``EntryName``): the work is a pass over the record, never a copy of it.
-                let kept = type == UInt8(ascii: "L") ? min(Int(dataSize), EntryName.maximumBytes + 1)
-                    : type == UInt8(ascii: "x") ? Int(dataSize) : 0
+                // A GNU long name past what any file system holds keeps only its first and last
+                // bytes (it is not read, ``EntryName``): the work is a pass over the record, never
+                // a copy of it. A pax header (at most 1 MiB) is held to be parsed.
+                let isLongName = type == UInt8(ascii: "L")
+                let kept = isLongName ? min(Int(dataSize), EntryName.maximumBytes + 1) : type == UInt8(ascii: "x") ? Int(dataSize) : 0
                 record.removeAll(keepingCapacity: record.capacity <= 1 << 16)
+                var tail: [UInt8] = []
                 var left = Int(dataSize)
                 while left > 0 {
                     guard try input.fill() else { throw InputError(path: path, reason: "tar archive truncated at byte \(input.offset)", kind: .truncated) }
                     let n = min(input.count, left)
                     let keep = min(n, max(0, kept - record.count))
                     if keep > 0 { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: input.available[0..<keep])) }
+                    if isLongName, Int(dataSize) > kept {
+                        tail = Array((tail + UnsafeRawBufferPointer(rebasing: input.available[max(0, n - EntryName.tailBytes)..<n])).suffix(EntryName.tailBytes))
+                    }
                     input.consume(n)
                     left -= n
                 }
                 guard try input.skip(padded - dataSize) else { throw InputError(path: path, reason: "tar archive truncated at byte \(input.offset)", kind: .truncated) }
-                if type == UInt8(ascii: "L") {
-                    longName = Array(record.prefix { $0 != 0 })
-                    longNameBytes = Int(dataSize) <= kept ? longName!.count : Int(dataSize)
+                if isLongName {
+                    if Int(dataSize) <= kept {
+                        longName = EntryName.Parts(record.prefix { $0 != 0 })
+                    } else {
+                        while tail.last == 0 { tail.removeLast() }
+                        longName = EntryName.Parts(head: record, tail: tail, length: Int(dataSize))
+                    }
                 }
                 if type == UInt8(ascii: "x") {
                     pax = try paxRecords(record, at: at + 512)
@@ -92,18 +100,17 @@ public final class TarArchive {
                 }
                 continue
             }
-            var nameBytes = longName ?? pax["path"] ?? Self.headerName(header)
-            let statedLength = longName != nil ? longNameBytes : nameBytes.count
+            var parts = longName ?? EntryName.Parts(pax["path"] ?? Self.headerName(header))
             longName = nil
             pax = [:]
-            if nameBytes.starts(with: Array("./".utf8)) { nameBytes.removeFirst(2) }
+            parts.dropLeadingDotSlash()
             let kind: ArchiveEntry.Kind
             switch type {
-            case UInt8(ascii: "0"), 0, UInt8(ascii: "7"): kind = nameBytes.last == UInt8(ascii: "/") ? .directory : .file
+            case UInt8(ascii: "0"), 0, UInt8(ascii: "7"): kind = parts.last == UInt8(ascii: "/") ? .directory : .file
             case UInt8(ascii: "5"): kind = .directory
             default: kind = .notARegularFile
             }
-            let entryName = EntryName(nameBytes, statedLength: statedLength)
+            let entryName = EntryName(parts)
             let data = TarEntryData(input: input, size: dataSize, padding: padded - dataSize, path: path)
             guard kind != .directory, !entryName.text.isEmpty else {
                 try data.passOver()
@@ -112,7 +119,7 @@ public final class TarArchive {
             membersOffered += 1
             let occurrence = names.occurrence(of: entryName.text)
             let readable: (any EntryData)? = kind != .file ? nil
-                : entryName.problem(archivePath: path, occurrence: occurrence, at: at).map { FailingEntryData($0) } ?? data
+                : entryName.problem(archivePath: path, occurrence: occurrence, at: at).map { FailingEntryData($0, passing: data) } ?? data
             let entry = ArchiveEntry(name: entryName.text, archivePath: path, occurrence: occurrence, kind: kind,
                                      isEncrypted: false, data: readable)
             do {

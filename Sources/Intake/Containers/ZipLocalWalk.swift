@@ -47,7 +47,8 @@ struct ZipLocalWalk {
             let zip64 = try Self.applyZip64(input.bytes(0..<extraLength), at: at + 30 + Int64(nameLength), integers: integers,
                                             size: &size, compressedSize: &compressedSize, offset: &unusedOffset)
             input.consume(extraLength)
-            let name = EscapedName.string(from: nameBytes)
+            let entryName = EntryName(nameBytes)
+            let name = entryName.text
             let occurrence = names.occurrence(of: name)
             let entryPath = "\(path):\(name)" + (occurrence > 1 ? "#\(occurrence)" : "")
             let hasDescriptor = flags & 0x08 != 0
@@ -64,6 +65,7 @@ struct ZipLocalWalk {
                 throw InputError(path: path, reason: "zip entry \(name) at byte \(at) (encrypted or compression method \(methodCode)) has no stated size: the archive cannot be read past it",
                                  kind: .unsupported)
             }
+            if let problem = entryName.problem(archivePath: path, occurrence: occurrence, at: at) { data = FailingEntryData(problem, passing: data) }
             let entry = ArchiveEntry(name: name, archivePath: path, occurrence: occurrence, kind: isDirectory ? .directory : .file,
                                      isEncrypted: flags & 1 != 0, data: data)
             do {
