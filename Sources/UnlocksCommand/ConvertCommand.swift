@@ -45,7 +45,10 @@ enum ConvertCommand {
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
         var columns = CoordinateColumns()
-        try reader.forEachLine { line, number in
+        try reader.forEachLine(overlong: { number in
+            rejected += 1
+            reportError(InputError(path: displayName, line: number, reason: "line longer than \(LineReader<FileSource>.maximumLineLength) bytes (skipped)").description)
+        }) { line, number in
             if line.isEmpty { return }
             if number == 1, CoordinateCSV.isHeader(line) {
                 columns = try Self.columns(header: line, path: displayName)

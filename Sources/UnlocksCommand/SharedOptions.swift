@@ -89,7 +89,7 @@ enum RuleOptions {
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
         if let name {
             guard let zone = LocalTimeZone(identifier: name) else {
-                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (an IANA name such as Europe/Berlin or America/New_York; on Linux install tzdata)")
+                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (a name such as Europe/Berlin, America/New_York or GB; not an abbreviation such as PST; on Linux install tzdata)")
             }
             return zone
         }
@@ -97,7 +97,9 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
-        return .system
+        let environment = ProcessInfo.processInfo.environment
+        if let problem = LocalTimeZone.systemProblem(environment: environment) { reportError("note: " + problem) }
+        return .system(environment: environment)
     }
 
     /// `--NAME YYYY-MM-DD` as days since 1970-01-01; nil when not given.
