@@ -58,6 +58,8 @@ extension TrackClassifier {
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
         if inputDatum != .wgs84 {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
+            // BD-09's shift applies everywhere: near a pole or the antimeridian it leaves the globe.
+            guard c.isValid else { return drop(.invalidCoordinate) }
             point.latitude = c.latitude
             point.longitude = c.longitude
         }
