@@ -90,8 +90,9 @@ public final class TarArchive {
                     if Int(dataSize) <= kept {
                         longName = EntryName.Parts(record.prefix { $0 != 0 })
                     } else {
-                        while tail.last == 0 { tail.removeLast() }
-                        longName = EntryName.Parts(head: record, tail: tail, length: Int(dataSize))
+                        let zeros = tail.reversed().prefix { $0 == 0 }.count  // the name's terminating NUL
+                        tail.removeLast(zeros)
+                        longName = EntryName.Parts(head: record, tail: tail, length: Int(dataSize) - zeros)
                     }
                 }
                 if type == UInt8(ascii: "x") {
@@ -193,7 +194,8 @@ public final class TarArchive {
                                                   bound: "the bytes left in its extended header"))
             let end = p + length
             guard end >= space + 3, data[end - 1] == UInt8(ascii: "\n"), let equals = data[(space + 1)..<(end - 1)].firstIndex(of: UInt8(ascii: "=")) else {
-                throw integers.error("pax record", at: at, value: "'" + EscapedName.string(from: data[p..<end].prefix(40)) + "'", "not 'LENGTH KEY=VALUE' and a newline")
+                throw integers.error("pax record", at: at, value: "'" + EscapedName.string(from: data[p...].prefix(40)) + "' (\(length) bytes long)",
+                                     "not 'LENGTH KEY=VALUE' and a newline")
             }
             records[String(decoding: data[(space + 1)..<equals], as: UTF8.self)] = Array(data[(equals + 1)..<(end - 1)])
             p = end
