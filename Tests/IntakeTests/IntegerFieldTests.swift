@@ -146,6 +146,37 @@ final class IntegerFieldTests: XCTestCase {
         assertDamage(records, "cut.zip", contains: ["zip64 compressed size at byte \(printed[5]) is 18446744073709551615"])
     }
 
+    /// The fuzzer's finder itself (TrackFuzzing.IntegerFields): it finds the fields of each
+    /// container and binary format, writes each boundary at the field's width, and redoes a tar
+    /// header's checksum, so the value reaches the size arithmetic rather than the checksum.
+    func testTheFuzzersFinderFindsTheFieldsAndKeepsTarChecksums() throws {
+        let archives = ContainerTests.fixtures
+        let tar = Array(try Data(contentsOf: URL(fileURLWithPath: archives + "/pax.tar")))
+        let sizes = IntegerFields.fields(in: tar).filter { $0.name == "tar size" }
+        XCTAssertGreaterThanOrEqual(sizes.count, 2)
+        XCTAssertTrue(IntegerFields.fields(in: tar).contains { $0.name == "pax record length" })
+        for value in IntegerFields.boundaries {
+            var bytes = tar
+            IntegerFields.write(value, into: sizes[0], of: &bytes)
+            let header = Array(bytes[(sizes[0].offset - 124)..<(sizes[0].offset - 124 + 512)])
+            XCTAssertTrue(TarArchive.checksumHolds(header), "\(value)")
+            XCTAssertEqual(TarArchive.number(header[124..<136]).map(UInt64.init), value > UInt64(Int64.max >> 8) ? nil : value, "\(value)")
+        }
+        let zip = Array(try Data(contentsOf: URL(fileURLWithPath: archives + "/infozip-zip64.zip")))
+        let names = Set(IntegerFields.fields(in: zip).map(\.name))
+        for name in ["zip local compressed size", "zip central local header offset", "zip end directory offset", "zip64 end directory size", "zip64 locator offset"] {
+            XCTAssertTrue(names.contains(name), "\(name) not found in \(names.sorted())")
+        }
+        var bytes = zip
+        let field = try XCTUnwrap(IntegerFields.fields(in: zip).first { $0.name == "zip64 end directory size" })
+        IntegerFields.write(.max, into: field, of: &bytes)
+        XCTAssertEqual(Array(bytes[field.offset..<(field.offset + 8)]), [UInt8](repeating: 0xFF, count: 8))
+        IntegerFields.write(1 << 31, into: field, of: &bytes)
+        XCTAssertEqual(Array(bytes[field.offset..<(field.offset + 8)]), [0, 0, 0, 0x80, 0, 0, 0, 0])
+        let fit = Array(try Data(contentsOf: URL(fileURLWithPath: Repository.fixtures("TracksTests") + "/fit/garmin-fenix-5-run.fit")))
+        XCTAssertEqual(IntegerFields.fields(in: fit).map(\.name), ["FIT data size"])
+    }
+
     /// Every length, size, offset and count field of every archive fixture (IntegerFields, the
     /// fuzzer's finder) set to each boundary value (0, 1, 2^31, 2^32, 2^63−1, 2^64−1), each
     /// through the containers in-process, from a file and as a stream: every walk ends by its end
