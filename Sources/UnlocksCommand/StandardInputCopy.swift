@@ -73,7 +73,8 @@ struct StandardInputCopy {
             guard n >= 0 else { throw InputError(path: display, reason: "read failed at byte \(total): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             guard total + Int64(n) <= limit else {
-                throw InputError(path: display, reason: "\(display == "-" ? "standard input" : "the stream") is larger than \(limit) bytes (the copy's limit); write it to a file and name the file instead")
+                throw InputError(path: display, reason: display == "-" ? "standard input is larger than \(limit) bytes (the copy's limit); name the file instead"
+                                 : "the stream is larger than \(limit) bytes (the copy's limit); write it to a file and name the file instead")
             }
             var written = 0
             while written < n {
