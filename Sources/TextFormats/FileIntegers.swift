@@ -31,14 +31,6 @@ public struct FileIntegers: Sendable {
         return Int64(raw)
     }
 
-    /// A signed field (a pax `size`, a value decoded as `Int64`) as a length, size, offset or
-    /// count: `0...limit`.
-    public func value(signed raw: Int64, _ field: String, at offset: Int64?, limit: Int64 = .max, bound: String? = nil) throws(InputError) -> Int64 {
-        guard raw >= 0 else { throw error(field, at: offset, value: String(raw), "negative") }
-        guard raw <= limit else { throw error(field, at: offset, value: String(raw), Self.beyond(limit, bound)) }
-        return raw
-    }
-
     /// Decimal digits (a pax record's length or `size`) as a value in `0...limit`: digits only,
     /// at least one; never more digits parsed than the limit needs.
     public func decimal(_ digits: some Collection<UInt8>, _ field: String, at offset: Int64?, limit: Int64 = .max, bound: String? = nil) throws(InputError) -> Int64 {
@@ -62,24 +54,6 @@ public struct FileIntegers: Sendable {
         let (total, overflow) = a.addingReportingOverflow(b)
         guard !overflow, total >= 0, total <= limit else {
             throw error(field, at: offset, value: "\(a) + \(b)", overflow || total > limit ? Self.beyond(limit, bound) : "negative")
-        }
-        return total
-    }
-
-    /// `a − b` (an offset measured back from another), within `0...limit`.
-    public func difference(_ a: Int64, _ b: Int64, _ field: String, at offset: Int64?, limit: Int64 = .max, bound: String? = nil) throws(InputError) -> Int64 {
-        let (total, overflow) = a.subtractingReportingOverflow(b)
-        guard !overflow, total >= 0, total <= limit else {
-            throw error(field, at: offset, value: "\(a) − \(b)", !overflow && total > limit ? Self.beyond(limit, bound) : "out of range")
-        }
-        return total
-    }
-
-    /// `a × b` (a count times a record's size), within `0...limit`.
-    public func product(_ a: Int64, _ b: Int64, _ field: String, at offset: Int64?, limit: Int64 = .max, bound: String? = nil) throws(InputError) -> Int64 {
-        let (total, overflow) = a.multipliedReportingOverflow(by: b)
-        guard !overflow, total >= 0, total <= limit else {
-            throw error(field, at: offset, value: "\(a) × \(b)", Self.beyond(limit, bound))
         }
         return total
     }

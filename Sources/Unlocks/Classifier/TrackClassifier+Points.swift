@@ -165,7 +165,7 @@ extension TrackClassifier {
     /// The input ended with untimed points waiting and no timed point: a plan, whose points are
     /// counted as kept and planned and classified no further (its contribution would be let go).
     mutating func countWaitingAsPlanned() {
-        let points = Int64(waiting.count { !$0.isSegmentBreak })
+        let points = Int64(waiting.reduce(0) { $0 + ($1.isSegmentBreak ? 0 : 1) })
         record.pointsKept += points
         untimedTrackKept += points
         waiting = []
