@@ -64,7 +64,9 @@ public enum JSONTrackReader {
     static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink,
                                                           recordBytes: Int, featureBytes: Int,
                                                           timeZone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> JSONTrackFormat {
-        var reader = JSONStreamReader(source)
+        // UTF-16 (with its byte order mark, as Windows' "Unicode" text and Notepad write) is read
+        // as the same text in UTF-8, as CSV is (RFC 8259 allows a reader to take other encodings).
+        var reader = JSONStreamReader(UTF16TextSource(source))
         let context = RecordContext(path: path, recordBytes: recordBytes, featureBytes: featureBytes, timeZone: timeZone)
         do {
             let format = try readDocument(&reader, context, &sink)

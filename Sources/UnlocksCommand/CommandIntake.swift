@@ -9,13 +9,15 @@ import Unlocks
 /// What classify, map and audit share: their inputs taken in through the intake, with progress
 /// on standard error (a terminal only), its messages there, and the run's notes and exit code.
 enum CommandIntake {
-    /// The sources on the command line: `-` is standard input, copied first (``StandardInputCopy``).
+    /// The sources on the command line: `-` is standard input, copied first (``StandardInputCopy``),
+    /// and so is a path that is a stream (a pipe such as `<(zcat t.csv.gz)`, a FIFO, a device),
+    /// shown by its path, its format decided by its name or its content.
     static func sources(_ positionals: [String]) throws -> [IntakeSource] {
         guard positionals.filter({ $0 == "-" }).count <= 1 else { throw UsageError(message: "'-' (standard input) given more than once") }
         return try positionals.map { text in
-            guard text == "-" else { return CommandLineBytes.source(text) }
-            let copy = try StandardInputCopy.make()
-            return .file(copy.path, name: "-")
+            if text == "-" { return .file(try StandardInputCopy.make().path, name: "-") }
+            if StandardInputCopy.isStream(text) { return .file(try StandardInputCopy.make(path: text).path, name: text) }
+            return CommandLineBytes.source(text)
         }
     }
 

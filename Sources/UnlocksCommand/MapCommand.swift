@@ -70,16 +70,16 @@ enum MapCommand {
         try OutputFolder.prepare(out)
         let outputs = try OutputFileSet(out: out, names: names, stagingMarker: ".map-")
         defer { outputs.discard() }
-        try AtomicFile.write(geoJSON, to: outputs.stagedPath(names[0]))
-        try AtomicFile.write(html, to: outputs.stagedPath(names[1]))
-        try AtomicFile.write(card, to: outputs.stagedPath(names[2]))
-        try AtomicFile.write(png, to: outputs.stagedPath(names[3]))
+        try outputs.write(geoJSON, as: names[0])
+        try outputs.write(html, as: names[1])
+        try outputs.write(card, as: names[2])
+        try outputs.write(png, as: names[3])
         for zoom in SlippyTile.reportedZooms {
             let tiles = report.visitedTiles[zoom]!
             let frontier = SquareFrontier(tiles: tiles, zoom: zoom)
-            try AtomicFile.write(Array(ExplorerTileFiles.visitedGeoJSON(tiles, zoom: zoom).utf8), to: outputs.stagedPath("tiles-z\(zoom).geojson"))
-            try AtomicFile.write(Array(ExplorerTileFiles.frontierGeoJSON(frontier).utf8), to: outputs.stagedPath("next-square-z\(zoom).geojson"))
-            try AtomicFile.write(Array(ExplorerTileFiles.frontierGPX(frontier).utf8), to: outputs.stagedPath("next-square-z\(zoom).gpx"))
+            try outputs.write(Array(ExplorerTileFiles.visitedGeoJSON(tiles, zoom: zoom).utf8), as: "tiles-z\(zoom).geojson")
+            try outputs.write(Array(ExplorerTileFiles.frontierGeoJSON(frontier).utf8), as: "next-square-z\(zoom).geojson")
+            try outputs.write(Array(ExplorerTileFiles.frontierGPX(frontier).utf8), as: "next-square-z\(zoom).gpx")
         }
         try outputs.commit()
         let output = BufferedOutput()

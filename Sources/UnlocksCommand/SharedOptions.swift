@@ -82,7 +82,7 @@ enum RuleOptions {
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
         if let name {
             guard let zone = LocalTimeZone(identifier: name) else {
-                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (an IANA name such as Europe/Berlin or America/New_York; on Linux install tzdata)")
+                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (a name such as Europe/Berlin, America/New_York or GB; not an abbreviation such as PST; on Linux install tzdata)")
             }
             return zone
         }
@@ -90,6 +90,8 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
+        // The system's zone (or a logbook's) then: a TZ that names no zone is said, not replaced.
+        if let problem = LocalTimeZone.systemProblem(environment: ProcessInfo.processInfo.environment) { reportError("note: " + problem) }
         return nil
     }
 

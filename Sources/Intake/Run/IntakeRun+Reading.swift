@@ -39,13 +39,21 @@ extension IntakeRun {
     mutating func read(_ source: any ByteSource, name: String, path: String, fingerprint: String, label: ActivityLabel?,
                        explicit: Bool, gzip: Bool = false, replacing: String? = nil) throws {
         var source = source
-        if gzip || name.lowercased().hasSuffix(".gz") { source = try GzipStream(wrapping: source, path: path) }
-        let replay = try ReplayingSource(AnySource(source))
+        let decompressed = gzip || name.lowercased().hasSuffix(".gz")
+        if decompressed { source = try GzipStream(wrapping: source, path: path) }
+        var replay = try ReplayingSource(AnySource(source))
+        if ContainerKind.isGzip(replay.prefix), !FormatTable.isFogOfWorldTile(name) {
+            // One layer of gzip is read (StreamLayers), whatever the name says.
+            if decompressed { throw StreamLayers.compressedTwice(path) }
+            replay = try ReplayingSource(AnySource(try GzipStream(wrapping: replay, path: path)))
+            if ContainerKind.isGzip(replay.prefix) { throw StreamLayers.compressedTwice(path) }
+        }
         if replay.prefix.isEmpty { return skip(path, .empty, label: label) }
         if OwnOutput.recognises(replay.prefix) { return skip(path, .ownOutput) }
         guard let format = FormatTable.decide(name: name, prefix: ContentPrefix(replay.prefix), explicit: explicit) else {
             return skip(path, FormatTable.isText(name) ? .textWithoutCoordinates : .notATrackFormat)
         }
+        if let problem = StreamLayers.problem(replay.prefix, format: format.name, path: path) { throw problem }
         read(replay, format: format, path: path, fingerprint: fingerprint, explicit: explicit, label: label, replacing: replacing)
     }
 

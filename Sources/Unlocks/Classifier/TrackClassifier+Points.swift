@@ -10,6 +10,7 @@ extension TrackClassifier {
 
     /// A boundary the reader found (or the app marked): it also ends the segment's movement label.
     public mutating func segmentBreak() {
+        if !waiting.isEmpty { waiting.append(.segmentBreak) }
         breakSegment()
         movement = nil
     }
@@ -32,9 +33,11 @@ extension TrackClassifier {
             if record.datumHint == nil, let hint = DatumHint.hint(creator: name, readIn: inputDatum) { record.datumHint = hint }
         case .route: inRoute = true
         case .exploredArea:
+            replayWaiting()
             settle()
             footprint = true
         case .snapshot:
+            replayWaiting()
             settle()
             snapshot = true
         case let .movement(label): movement = label
@@ -63,6 +66,8 @@ extension TrackClassifier {
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
         if inputDatum != .wgs84 {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
+            // BD-09's shift applies everywhere: near a pole or the antimeridian it leaves the globe.
+            guard c.isValid else { return drop(.invalidCoordinate) }
             point.latitude = c.latitude
             point.longitude = c.longitude
         }
@@ -75,6 +80,19 @@ extension TrackClassifier {
             record.pointsPlanned += 1
             return
         }
+        if point.time == nil {
+            if !sawTimed, !options.includePlans, observer == nil {
+                waiting.append(UntimedPoint(point))
+                return
+            }
+        } else if !waiting.isEmpty {
+            replayWaiting()
+        }
+        classifyTrack(point)
+    }
+
+    /// A track point past the filter, classified: segments, runs of fast legs, the ground.
+    mutating func classifyTrack(_ point: TrackPoint) {
         if point.time != nil { sawTimed = true }
         // A duplicate repeats the time of the input's previous point, across the reader's segment
         // breaks too (GeoJSON Point features, GPX segments): duplicates are per input.
@@ -111,6 +129,58 @@ extension TrackClassifier {
     @inline(__always)
     static func same(_ a: TrackPoint, _ b: TrackPoint) -> Bool {
         a.latitude == b.latitude && a.longitude == b.longitude && a.time == b.time && a.accuracy == b.accuracy && a.elevation == b.elevation
+    }
+
+    // MARK: Untimed points of a possible plan
+
+    /// An untimed track point waiting for the input's first timed point (``waiting``), or a
+    /// segment break between such points; 32 bytes.
+    struct UntimedPoint {
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double
+        var elevation: Double
+
+        init(_ point: TrackPoint) {
+            latitude = point.latitude
+            longitude = point.longitude
+            accuracy = point.accuracy ?? .nan
+            elevation = point.elevation ?? .nan
+        }
+
+        private init(breakMarker: ()) {
+            latitude = .nan
+            longitude = .nan
+            accuracy = .nan
+            elevation = .nan
+        }
+
+        static let segmentBreak = UntimedPoint(breakMarker: ())
+        var isSegmentBreak: Bool { latitude.isNaN }
+        var point: TrackPoint {
+            TrackPoint(latitude: latitude, longitude: longitude, accuracy: accuracy.isNaN ? nil : accuracy, elevation: elevation.isNaN ? nil : elevation)
+        }
+    }
+
+    /// The first timed point (or a map of explored ground) came: the untimed points before it
+    /// are classified now, in order, as they would have been on arrival (nothing else touched
+    /// the classifier meanwhile: only route points, counted apart, and breaks).
+    mutating func replayWaiting() {
+        guard !waiting.isEmpty else { return }
+        var points: [UntimedPoint] = []
+        swap(&points, &waiting)
+        for point in points {
+            if point.isSegmentBreak { segmentBreak() } else { classifyTrack(point.point) }
+        }
+    }
+
+    /// The input ended with untimed points waiting and no timed point: a plan, whose points are
+    /// counted as kept and planned and classified no further (its contribution would be let go).
+    mutating func countWaitingAsPlanned() {
+        let points = Int64(waiting.reduce(0) { $0 + ($1.isSegmentBreak ? 0 : 1) })
+        record.pointsKept += points
+        untimedTrackKept += points
+        waiting = []
     }
 
     // MARK: Runs of fast legs

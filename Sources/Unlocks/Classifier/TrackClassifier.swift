@@ -34,7 +34,8 @@ import Tracks
 /// 6. **Plans**: GPX route points (``TrackAnnotation/route``) and inputs with no time at all are
 ///    plans. Each input is classified into a contribution of its own (``InputContribution``); the
 ///    end of an input that gave no timed point discards it (the input is `planned`) unless
-///    ``ClassifyOptions/includePlans``.
+///    ``ClassifyOptions/includePlans``. Untimed points wait uncommitted until the input's first
+///    timed point (``waiting``), so a plan costs its points, never the cells of its legs.
 /// 7. **Moments**: every kept point, leg, and point count per place is tallied by UTC minute
 ///    (``MomentTally``), a leg split between the minutes it spans in proportion to time, so that
 ///    minutes several inputs recorded count once (``UnlockLedger/combined()``).
@@ -123,6 +124,11 @@ public struct TrackClassifier: TrackSink {
     var sawTimed = false
     /// Untimed track points (not route points) kept in this input.
     var untimedTrackKept: Int64 = 0
+    /// Untimed track points of an input with no timed point yet, while plans are not counted and
+    /// nobody observes placements: if no timed point comes, the input is a plan and they are only
+    /// counted (a 16 MB KML plan of 180 m legs held its legs' cells, 774 MB, only to let them go);
+    /// the first timed point replays them. 32 bytes a point.
+    var waiting: [UntimedPoint] = []
     /// The input is a map of explored ground (``TrackAnnotation/exploredArea``): its points are
     /// spots, each weighed alone; `footprintSpots` counts the spots that count towards each region.
     var footprint = false
@@ -223,6 +229,7 @@ public struct TrackClassifier: TrackSink {
         inRoute = false
         sawTimed = false
         untimedTrackKept = 0
+        waiting = []
         footprint = false
         snapshot = false
         footprintSpots = [:]
@@ -261,6 +268,7 @@ public struct TrackClassifier: TrackSink {
     /// Ends the input (deciding any open run), records it in the ledger and returns its record.
     @discardableResult
     public mutating func finish() -> InputRecord {
+        countWaitingAsPlanned()
         settle()
         foldTally()
         // No timed point came: the input is a plan, and what it contributed is let go (a map of
