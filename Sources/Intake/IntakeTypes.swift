@@ -72,12 +72,12 @@ public struct IntakeError: Error, CustomStringConvertible, Equatable, Sendable {
 /// What the caller sees while the intake runs, on the thread that runs it: notes and errors in
 /// input order (the CLI's standard error), and progress.
 public struct IntakeEvents {
-    /// A note or an input's error, as `FILE:LINE: what` or `note: …`.
-    public var message: (String) -> Void
+    /// An input's error, an unusable point, a datum hint (``IntakeMessage``).
+    public var message: (IntakeMessage) -> Void
     /// Called as inputs finish and every 65,536 points.
     public var progress: ((IntakeProgress) -> Void)?
 
-    public init(message: @escaping (String) -> Void = { _ in }, progress: ((IntakeProgress) -> Void)? = nil) {
+    public init(message: @escaping (IntakeMessage) -> Void = { _ in }, progress: ((IntakeProgress) -> Void)? = nil) {
         self.message = message
         self.progress = progress
     }
@@ -95,7 +95,7 @@ public struct IntakeProgress: Sendable {
 public struct IntakeOutcome: Sendable {
     public var ledger: UnlockLedger
     /// This run's skipped files, by reason (the text of ``SkipReason/description``).
-    public var skippedByReason: [String: Int]
+    public var skippedByReason: [SkipReason: Int]
     /// Inputs met again at the path the state has them by: not read again.
     public var alreadyInState: Int
     /// Inputs of this run rejected or read in part.

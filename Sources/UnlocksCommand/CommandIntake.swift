@@ -61,7 +61,7 @@ enum CommandIntake {
             switch event {
             case let .message(message):
                 progress.clear()
-                reportError(message)
+                reportError(text(message))
             case let .progress(state):
                 progress.show(state)
             }
@@ -74,8 +74,17 @@ enum CommandIntake {
     static func events(_ progress: ProgressLine) -> IntakeEvents {
         IntakeEvents(message: { message in
             progress.clear()
-            reportError(message)
+            reportError(text(message))
         }, progress: progress.enabled ? { progress.show($0) } : nil)
+    }
+
+    /// A message of the intake as the command line says it: a datum hint names the option that
+    /// reads the input in the other datum.
+    static func text(_ message: IntakeMessage) -> String {
+        if case let .datumHint(path, hint, readAs) = message {
+            return "note: \(path): \(hint.reason); read as \(readAs.displayName): if its points are \(hint.datum.displayName), classify it with --datum-for '\(path)=\(hint.datum.rawValue)'"
+        }
+        return message.description
     }
 
     /// The notes on standard error once the report is written, and the exit code: 3 when a
@@ -91,12 +100,12 @@ enum CommandIntake {
                  failedInputs: outcome.failedInputs, includePlans: includePlans)
     }
 
-    static func conclude(skippedByReason: [String: Int], alreadyInState already: Int, inputs: [InputRecord], failedInputs: Int, includePlans: Bool) -> ExitCode {
+    static func conclude(skippedByReason: [SkipReason: Int], alreadyInState already: Int, inputs: [InputRecord], failedInputs: Int, includePlans: Bool) -> ExitCode {
         var parts: [String] = []
         let skipped = skippedByReason.values.reduce(0, +)
         if skipped > 0 {
             parts.append((skipped == 1 ? "1 file skipped (" : "\(skipped) files skipped (")
-                         + skippedByReason.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
+                         + skippedByReason.sorted { $0.key.description < $1.key.description }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
         }
         if already > 0 { parts.append("\(already) input\(already == 1 ? "" : "s") already in the state") }
         let planned = inputs.filter { $0.status == .planned }.count

@@ -17,7 +17,7 @@ enum LogbookAccess {
         }
         let url = URL(fileURLWithPath: try resolve(statePath))
         let stored = try Logbook.storedRules(at: url, locator: locator)
-        if stored == nil, !create { throw LogbookError(.notALogbook, path: statePath, reason: "no such logbook (unlocks classify --state FILE makes one)") }
+        if stored == nil, !create { throw LogbookError(.notALogbook, path: statePath, reason: "no such logbook") }
         let rules = try RuleOptions.parse(arguments, base: stored ?? ClassifyOptions())
         let configuration = Logbook.Configuration(rules: rules, key: try key(arguments), createIfMissing: create)
         let logbook = try Logbook(at: url, locator: locator, configuration: configuration)
@@ -54,6 +54,22 @@ enum LogbookAccess {
 }
 
 extension LogbookAccess {
+    /// What to do on the command line about an error of this kind (the library's sentence says what
+    /// happened in its own terms).
+    static func hint(for kind: LogbookError.Kind) -> String? {
+        switch kind {
+        case .notALogbook: "unlocks classify TRACKS --state FILE makes a logbook"
+        case .unmigratableState: "run any unlocks command with --state on it to migrate it"
+        case .worldviewDiffers: "run with the logbook's --worldview, or give another --state"
+        case .rulesDiffer: "run with the logbook's rules (unlocks show FILE lists them), or give another --state"
+        case .signatureMismatch: "move it aside and run unlocks classify TRACKS --state NEW --state-key KEY"
+        case .keyRequired: "give its key with --state-key FILE"
+        case .notSigned: "run without --state-key, or classify its tracks into a new --state with --state-key"
+        case .nothingMatched: "unlocks show FILE lists its inputs"
+        default: nil
+        }
+    }
+
     /// Whether `path` is a logbook (an SQLite file with the logbook's application id) or a state
     /// file of the previous format, by its first bytes.
     static func isLogbook(_ path: String) -> Bool {

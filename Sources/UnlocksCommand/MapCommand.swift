@@ -54,7 +54,7 @@ enum MapCommand {
         if let statePath {
             let url = URL(fileURLWithPath: statePath)
             guard let stored = try Logbook.storedRules(at: url, locator: locator) else {
-                throw LogbookError(.notALogbook, path: statePath, reason: "no such logbook (unlocks classify --state FILE makes one)")
+                throw LogbookError(.notALogbook, path: statePath, reason: "no such logbook")
             }
             rules = try RuleOptions.parse(arguments, base: stored)
         }

@@ -87,7 +87,9 @@ enum Unlocks {
         } catch let error as InputError {
             reportError(error.description)
             return .failure
-
+        } catch let error as LogbookError {
+            reportError(error.description + (LogbookAccess.hint(for: error.kind).map { "\n  " + $0 } ?? ""))
+            return .failure
         } catch let error as CustomStringConvertible {
             reportError(error.description)
             return .failure

@@ -93,7 +93,7 @@ final class CostBoundTests: XCTestCase {
         XCTAssertEqual(mkfifo(path("pipe.csv"), 0o644), 0)
         let outcome = try IntakeHarness.run([.path(path("pipe.csv")), .path(path("walk.csv"))])
         let records = IntakeHarness.records(outcome.ledger)
-        XCTAssertEqual(records[path("pipe.csv")]?.skipReason, "not a regular file")
+        XCTAssertEqual(records[path("pipe.csv")]?.skipReason?.description, "not a regular file")
         XCTAssertEqual(records[path("walk.csv")]?.pointsRead, 20)
     }
 

@@ -83,7 +83,7 @@ final class VirtualFITIntakeTests: XCTestCase {
         _ = try IntakeHarness.python(Self.fitWriter + "fit('zwift.fit', 58)\nfit('ride.fit', 0)\n", in: folder)
         let records = IntakeHarness.records(try IntakeHarness.run([.path(folder)]).ledger)
         XCTAssertEqual(records[folder + "/zwift.fit"]?.status, .skipped)
-        XCTAssertEqual(records[folder + "/zwift.fit"]?.skipReason, "virtual activity")
+        XCTAssertEqual(records[folder + "/zwift.fit"]?.skipReason?.description, "virtual activity")
         XCTAssertEqual(records[folder + "/zwift.fit"]?.activityType, "virtual cycling")
         XCTAssertEqual(records[folder + "/ride.fit"]?.status, .read)
         XCTAssertEqual(records[folder + "/ride.fit"]?.pointsRead, 3)

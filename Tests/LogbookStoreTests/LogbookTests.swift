@@ -85,7 +85,7 @@ final class LogbookTests: XCTestCase {
 
         // Forgotten content stays forgotten: importing it again skips it, undo brings it back.
         let again = try await logbook.importSources([.path(gone)])
-        XCTAssertEqual(again.inputs.first?.skipReason, UnlockLedger.forgottenReason)
+        XCTAssertEqual(again.inputs.first?.skipReason, .forgotten)
         _ = try await logbook.unforget([.path(gone)])
         let back = try await logbook.importSources([.path(gone)])
         XCTAssertEqual(json(back.report), try directReport(samples))
@@ -342,7 +342,7 @@ final class StateMigrationTests: XCTestCase {
 
         // The forgotten input stays forgotten in the logbook.
         let again = try await logbook.importSources([.path(Repository.samples + "/2024-05-04-qingdao-coast.geojson")])
-        XCTAssertEqual(again.inputs.first?.skipReason, UnlockLedger.forgottenReason)
+        XCTAssertEqual(again.inputs.first?.skipReason, .forgotten)
         // Reopened, it is a logbook: nothing is migrated twice.
         let reopened = try Logbook(at: URL(fileURLWithPath: store), locator: LogbookTests.locator)
         XCTAssertNil(reopened.migratedFrom)

@@ -187,13 +187,13 @@ final class ReportReadingTests: XCTestCase {
         for _ in 0..<40 { let middle = (west + east) / 2; if county(middle) == "110101" { east = middle } else { west = middle } }
         let edge = (0..<2).map { k in TrackPoint(latitude: 39.915, longitude: east + 0.00012 + Double(k) * 0.00001, time: Self.may1 + Int64(k) * 10_000, accuracy: 40) }
         var before = Self.ledger([("edge", edge.map { Optional($0) })])
-        before.inputs[InputRecord.pathKey(path: "old-readme.txt")] = .skipped(path: "old-readme.txt", format: "unknown", reason: "not a track format")
+        before.inputs[InputRecord.pathKey(path: "old-readme.txt")] = .skipped(path: "old-readme.txt", format: "unknown", reason: .notATrackFormat)
         let dongcheng = try XCTUnwrap(Self.locator.china.regions.first { $0.code == "110101" }).index
         XCTAssertEqual(try before.combined().regions[RegionKey(level: .county, index: dongcheng)].map { $0.isConfirmed }, false, "tentative before")
         for lenient in [false, true] {
             let baseline = ClassifyReport.Baseline(try ClassifyReport(ledger: before, tables: Self.tables, options: Self.options(), lenient: lenient))
             var after = Self.ledger([("walk", Self.east(from: 116.40, start: Self.may1 + 86_400_000, seconds: 600, speed: 1.4).map { Optional($0) })], after: before)
-            after.inputs[InputRecord.pathKey(path: "README.txt")] = .skipped(path: "README.txt", format: "unknown", reason: "not a track format")
+            after.inputs[InputRecord.pathKey(path: "README.txt")] = .skipped(path: "README.txt", format: "unknown", reason: .notATrackFormat)
             let changes = ClassifyReport.Changes(from: baseline, to: try ClassifyReport(ledger: after, tables: Self.tables, options: Self.options(), lenient: lenient))
             XCTAssertEqual(changes.inputs, 1)
             XCTAssertEqual(changes.skipped, 1)

@@ -125,7 +125,7 @@ extension IntakeRun {
             sink.classifier.append(single)
             if let replacing { skip(replacing, .duplicate, duplicateOf: record.path) }
             failedInputs += 1
-            sink.messages.say(problem.description)
+            sink.messages.say(.inputFailed(problem))
         } else {
             self.record(record, failure: problem, replacing: replacing)
         }

@@ -107,7 +107,7 @@ extension IntakeRun {
             }
             failedInputs += 1
             failed = true
-            sink.messages.say("\(error)")
+            sink.messages.say(.inputFailed(Self.inputError(error, path: path)))
         }
         if let virtual = sink.virtualActivity, !options.includeVirtual, !failed {
             // The file itself says it is virtual (Zwift and other trainer apps draw a made-up
@@ -117,14 +117,14 @@ extension IntakeRun {
             return
         }
         if sink.problemsShown > IntakeSink.problemsPerInput {
-            sink.messages.say("\(path): \(sink.problemsShown - IntakeSink.problemsPerInput) more unreadable points")
+            sink.messages.say(.moreUnreadablePoints(path: path, count: sink.problemsShown - IntakeSink.problemsPerInput))
         }
         if sink.unreadableInInput > 0, sink.unreadableInInput == sink.pointsInInput, !failed {
             // Read to the end, but nothing in it could be used: not a file that was read.
             let reason = "no readable point: \(sink.unreadableInInput) unreadable"
             sink.classifier.fail(reason)
             failedInputs += 1
-            sink.messages.say("\(path): \(reason)")
+            sink.messages.say(.noReadablePoint(path: path, unreadable: sink.unreadableInInput))
         }
         sink.classifier.setFormat(formatName)
         finishInput(fingerprint, path: path, replacing: replacing)
@@ -174,7 +174,7 @@ public enum Copies {
     /// become a duplicate (a copy with an earlier path came later) follows it.
     public static func repoint(_ ledger: inout UnlockLedger) {
         var readPaths: [String: String] = [:]  // a duplicate's path → the path it repeats
-        for record in ledger.inputs.values where record.status == .skipped && record.skipReason == SkipReason.duplicate.description {
+        for record in ledger.inputs.values where record.status == .skipped && record.skipReason == .duplicate {
             if let of = record.duplicateOf { readPaths[record.path] = of }
         }
         guard !readPaths.isEmpty else { return }
@@ -203,7 +203,7 @@ public enum Copies {
             other.inputs.removeValue(forKey: fingerprint)
             other.contributions.removeValue(forKey: fingerprint)
             let duplicate = InputRecord.skipped(path: loser.path, format: FormatTable.recordFormat(of: loser.path),
-                                                reason: SkipReason.duplicate.description, duplicateOf: kept.path)
+                                                reason: .duplicate, duplicateOf: kept.path)
             ledger.inputs[duplicate.fingerprint] = duplicate
         }
         ledger.merge(other)

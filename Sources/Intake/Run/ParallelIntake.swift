@@ -18,9 +18,9 @@ struct InputOutcome: Sendable {
     /// Not read: the state has it at this path, or at a path first in byte order.
     var passedOver = false
     var ledger = UnlockLedger()
-    var skippedByReason: [String: Int] = [:]
+    var skippedByReason: [SkipReason: Int] = [:]
     var failedInputs = 0
-    var notes: [String] = []
+    var notes: [IntakeMessage] = []
     var points: Int64 = 0
     /// Of ``points``, those counted in ``PointsInFlight`` while the worker read.
     var pointsShown: Int64 = 0

@@ -1,4 +1,5 @@
 import Tracks
+import Unlocks
 
 #if canImport(Glibc)
 import Glibc

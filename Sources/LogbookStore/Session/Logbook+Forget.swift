@@ -69,7 +69,7 @@ extension Logbook {
         }
         let records = keys.map { InputRecord(path: forgotten[$0] ?? $0, fingerprint: $0, format: "") }
         let committed = try commit { next in
-            let removed = Set(next.finished.inputs.filter { $0.value.skipReason == UnlockLedger.forgottenReason && keys.compactMap({ forgotten[$0] }).contains($0.value.path) }.keys)
+            let removed = Set(next.finished.inputs.filter { $0.value.skipReason == .forgotten && keys.compactMap({ forgotten[$0] }).contains($0.value.path) }.keys)
             try next.updateFinished { $0.unforget(keys) }
             var delta = Delta()
             delta.removed = removed

@@ -27,8 +27,8 @@ public struct ImportOptions: Sendable {
 public enum ImportEvent: Sendable {
     /// Inputs done and points read so far.
     case progress(IntakeProgress)
-    /// A note or an input's error, as `FILE:LINE: what` or `note: …`.
-    case message(String)
+    /// An input's error, a point it could not use, a datum its metadata suggests.
+    case message(IntakeMessage)
 }
 
 /// What an import did.
@@ -36,7 +36,7 @@ public struct ImportResult: Sendable {
     /// The inputs it added or changed (skipped files included), by path.
     public var inputs: [InputRecord]
     /// Its skipped files by reason.
-    public var skippedByReason: [String: Int]
+    public var skippedByReason: [SkipReason: Int]
     /// Inputs met again at the path the logbook has them by: not read again.
     public var alreadyInLogbook: Int
     /// Inputs rejected or read in part.

@@ -114,14 +114,14 @@ public actor Logbook {
         var migrated: URL?
         if let legacy = try StateMigration.legacyState(at: path) {
             guard !configuration.readOnly else {
-                throw LogbookError(.unmigratableState, path: path, reason: "a state of the previous format; open it once for writing (any unlocks command with --state) to migrate it to a logbook")
+                throw LogbookError(.unmigratableState, path: path, reason: "a state of the previous format; open it once for writing to migrate it to a logbook")
             }
             migrated = try StateMigration.migrate(legacy, at: path, locator: locator, rules: configuration.rules, key: configuration.key)
         }
         migratedFrom = migrated
         let exists = path == ":memory:" || FileManager.default.fileExists(atPath: path)
         guard exists || configuration.createIfMissing else {
-            throw LogbookError(.notALogbook, path: path, reason: "no such logbook (unlocks classify --state FILE makes one)")
+            throw LogbookError(.notALogbook, path: path, reason: "no such logbook")
         }
         store = try LogbookStore.open(path: path, create: configuration.createIfMissing, readOnly: configuration.readOnly)
         signer = configuration.key.map(LogbookSigner.init(key:))

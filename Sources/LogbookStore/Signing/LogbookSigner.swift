@@ -64,7 +64,7 @@ package struct LogbookSigner: Sendable {
     static func canonical(_ r: InputRecord) -> [UInt8] {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         let value: JSONValue = .array([
-            .string(r.fingerprint), .string(r.path), .string(r.format), .string(r.status.rawValue), text(r.error), text(r.skipReason),
+            .string(r.fingerprint), .string(r.path), .string(r.format), .string(r.status.rawValue), text(r.error), text(r.skipReason?.description),
             text(r.duplicateOf), text(r.activityType), text(r.activityName), text(r.datum == .wgs84 ? nil : r.datum?.rawValue), text(r.datumHint?.datum.rawValue),
             text(r.datumHint?.reason), .number(Double(r.pins)), .number(Double(r.pointsRead)), .number(Double(r.pointsKept)),
             .number(Double(r.pointsInFlight)), .number(Double(r.pointsPlanned)),

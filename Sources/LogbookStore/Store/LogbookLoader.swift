@@ -77,7 +77,7 @@ enum LogbookLoader {
             var chain: [UInt8] = []
             if let signer {
                 guard let signature = try store.metaBlob("signature") else {
-                    throw LogbookError(.notSigned, path: path, reason: "this logbook is not signed, and a key was given; open it without the key, or sign it as it is (Logbook.sign, unlocks show --state-key FILE --sign)")
+                    throw LogbookError(.notSigned, path: path, reason: "this logbook is not signed, and a key was given; open it without the key, or import its tracks into a new logbook made with the key")
                 }
                 for batch in batches {
                     guard let mac = batch.mac, macsEqual(mac, signer.mac(ofBatch: batch.points, after: chain)) else { throw tampered(path, "the recording in progress") }
@@ -131,7 +131,7 @@ enum LogbookLoader {
             throw LogbookError(.rulesDiffer, path: path, reason: LedgerState.ruleMismatch(stored, given ?? ClassifyOptions(), worldview: worldview).replacingOccurrences(of: "the state", with: "the logbook"))
         }
         guard storedView == worldview else {
-            throw LogbookError(.worldviewDiffers, path: path, reason: "made in the \(storedView.rawValue) worldview; this run uses the \(worldview.rawValue) worldview: run with --worldview \(storedView.rawValue), or use a new logbook")
+            throw LogbookError(.worldviewDiffers, path: path, reason: "made in the \(storedView.rawValue) worldview; these tables are the \(worldview.rawValue) worldview's: open it with the \(storedView.rawValue) worldview's tables, or use a new logbook")
         }
         if let given, rulesText(given, worldview: worldview) != text {
             throw LogbookError(.rulesDiffer, path: path, reason: LedgerState.ruleMismatch(stored, given, worldview: worldview).replacingOccurrences(of: "the state", with: "the logbook"))
@@ -142,6 +142,6 @@ enum LogbookLoader {
     }
 
     static func tampered(_ path: String, _ what: String) -> LogbookError {
-        LogbookError(.signatureMismatch, path: path, reason: "\(what) changed without the logbook's key; its figures cannot be trusted. Move it aside and rebuild it from your tracks (unlocks classify TRACKS --state \(path) --state-key KEY)")
+        LogbookError(.signatureMismatch, path: path, reason: "\(what) changed without the logbook's key; its figures cannot be trusted. Move it aside and import your tracks into a new logbook with the key")
     }
 }

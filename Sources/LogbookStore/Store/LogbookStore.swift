@@ -88,7 +88,7 @@ package final class LogbookStore {
             throw error
         } catch let error as SQLiteError {
             if error.code == 26 {  // SQLITE_NOTADB
-                throw LogbookError(.notALogbook, path: path, reason: "not a logbook (the SQLite file unlocks classify --state writes) nor a state file of the previous format")
+                throw LogbookError(.notALogbook, path: path, reason: "not a logbook (an AdminUnlocks SQLite store) nor a state file of the previous format")
             }
             throw failure(error)
         } catch {
@@ -164,7 +164,7 @@ package final class LogbookStore {
             func fail(_ reason: String) -> LogbookError { LogbookError(.damaged, path: self.path, reason: "input \(path): \(reason)") }
             guard let status = row.text(3).flatMap(InputRecord.Status.init(rawValue:)) else { throw fail("bad status") }
             var record = InputRecord(path: path, fingerprint: key, format: row.text(2) ?? "", status: status, error: row.text(4))
-            record.skipReason = row.text(5)
+            record.skipReason = row.text(5).map(SkipReason.init(description:))
             record.duplicateOf = row.text(6)
             record.activityType = row.text(7)
             record.activityName = row.text(8)
@@ -210,7 +210,7 @@ package final class LogbookStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
         let statement = try database.statement(sql)
-        try statement.bind([.text(r.fingerprint), .text(r.path), .text(r.format), .text(r.status.rawValue), .optional(r.error), .optional(r.skipReason),
+        try statement.bind([.text(r.fingerprint), .text(r.path), .text(r.format), .text(r.status.rawValue), .optional(r.error), .optional(r.skipReason?.description),
                             .optional(r.duplicateOf), .optional(r.activityType), .optional(r.activityName),
                             r.datum.flatMap { $0 == .wgs84 ? nil : SQLiteValue.text($0.rawValue) } ?? .null,
                             .optional(r.datumHint?.datum.rawValue), .optional(r.datumHint?.reason),

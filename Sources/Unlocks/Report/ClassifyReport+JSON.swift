@@ -13,7 +13,7 @@ extension ClassifyReport {
             var members: [(key: String, value: JSONValue)] = [
                 ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(status(of: input))),
             ]
-            if let reason = input.skipReason { members.append(("reason", .string(reason))) }
+            if let reason = input.skipReason { members.append(("reason", .string(reason.description))) }
             if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
             if let type = input.activityType { members.append(("activityType", .string(type))) }
             if let name = input.activityName { members.append(("activityName", .string(name))) }
@@ -96,7 +96,7 @@ extension ClassifyReport {
             ("skipped", .number(Double(count(.skipped)))),
             ("planned", .number(Double(count(.planned)))),
             ("superseded", .number(Double(supersededCount))),
-            ("skippedByReason", .object(skippedByReason.map { (key: $0.reason, value: JSONValue.number(Double($0.count))) })),
+            ("skippedByReason", .object(skippedByReason.map { (key: $0.reason.description, value: JSONValue.number(Double($0.count))) })),
             ("pins", .number(Double(inputTotals.pins))),
             ("files", .array(inputsJSON)),
         ])

@@ -21,7 +21,7 @@ extension ClassifyReport {
         let skipped = inputs.filter { $0.status == .skipped }
         if skipped.count <= Self.skippedNamedInText {
             for input in skipped {
-                out += "  skipped: \(input.path): \(input.skipReason ?? "")" + (input.duplicateOf.map { " of \($0)" } ?? "") + "\n"
+                out += "  skipped: \(input.path): \(input.skipReason?.description ?? "")" + (input.duplicateOf.map { " of \($0)" } ?? "") + "\n"
             }
         } else {
             out += "  skipped: " + skippedByReason.map { "\($0.count) \($0.reason)" }.joined(separator: ", ") + "\n"

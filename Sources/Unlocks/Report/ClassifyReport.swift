@@ -138,7 +138,7 @@ public struct ClassifyReport: Sendable {
         /// Earlier readings of a path that a later reading covers: they count nothing.
         public var superseded = 0
         /// Skipped files per reason, by reason.
-        public var skippedByReason: [String: Int] = [:]
+        public var skippedByReason: [SkipReason: Int] = [:]
         public var pins: Int64 = 0
     }
 

@@ -108,7 +108,7 @@ public enum LedgerState {
             ]
             if r.pins > 0 { members.append(("pins", .number(Double(r.pins)))) }
             if r.pointsPlanned > 0 { members.append(("planned", .number(Double(r.pointsPlanned)))) }
-            for (key, value) in [("reason", r.skipReason), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
+            for (key, value) in [("reason", r.skipReason?.description), ("duplicateOf", r.duplicateOf), ("activityType", r.activityType), ("activityName", r.activityName)] {
                 if let value { members.append((key, .string(value))) }
             }
             // The input's datum and hint (absent: WGS-84, no hint).
@@ -226,7 +226,7 @@ public enum LedgerState {
                 var record = InputRecord(path: path, fingerprint: fingerprint, format: format, status: status, error: item["error"]?.stringValue)
                 record.pins = try integer(item["pins"], "pins of \(path)")
                 record.pointsPlanned = try integer(item["planned"], "planned points of \(path)")
-                record.skipReason = item["reason"]?.stringValue
+                record.skipReason = item["reason"]?.stringValue.map(SkipReason.init(description:))
                 record.duplicateOf = item["duplicateOf"]?.stringValue
                 record.activityType = item["activityType"]?.stringValue
                 record.activityName = item["activityName"]?.stringValue
