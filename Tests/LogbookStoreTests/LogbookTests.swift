@@ -236,7 +236,7 @@ final class LogbookTests: XCTestCase {
             XCTFail("a tampered logbook opened")
         } catch let error as LogbookError {
             XCTAssertEqual(error.kind, .signatureMismatch)
-            XCTAssertTrue(error.reason.contains("rebuild"), error.reason)
+            XCTAssertTrue(error.reason.contains("import your tracks into a new logbook"), error.reason)
         }
     }
 
