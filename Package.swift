@@ -48,7 +48,7 @@ let package = Package(
         // C11-style atomic flags (Synchronization's atomics need macOS 15 / iOS 18): the leaf
         // grids that RegionTables builds lazily, one leaf at a time, under a shared locator.
         .target(name: "CAtomicFlags"),
-        .target(name: "RegionTables", dependencies: ["ChinaDatum", "CAtomicFlags"]),
+        .target(name: "RegionTables", dependencies: ["ChinaDatum", "CAtomicFlags", "CZlib"]),
         .target(name: "Tracks", dependencies: ["TextFormats"]),
         .target(name: "Unlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a

@@ -13,6 +13,10 @@ public struct NaturalEarthSource {
     /// One region per country code, sorted by code (``code(_:)``): several records with one code
     /// (France and Clipperton, Australia and its external territories) are one country.
     public let countries: [SourceRegion]
+    /// Each record's country code (``code(_:)``) by Natural Earth's `ADM0_A3` and by ISO 3166-1
+    /// alpha-2 (`ISO_A2`, else `ISO_A2_EH`): how the subdivision source's units find their country.
+    public let codeByADM0A3: [String: String]
+    public let codeByAlpha2: [String: String]
 
     public init(location: String, allowUnpinned: Bool = false) throws {
         self.location = location
@@ -31,6 +35,21 @@ public struct NaturalEarthSource {
         }
         let shapefile = try Shapefile(shp: shp, dbf: dbf, name: "\(inner):\(Self.layer)")
         var byCode: [String: SourceRegion] = [:]
+        var byADM0: [String: String] = [:], byAlpha2: [String: String] = [:]
+        for record in shapefile.records {
+            let a = record.attributes, code = Self.code(a)
+            guard !code.isEmpty else { continue }
+            if let adm0 = a["ADM0_A3"], adm0.count == 3 { byADM0[adm0] = code }
+            for field in ["ISO_A2", "ISO_A2_EH"] {
+                if let alpha2 = a[field], alpha2.count == 2, alpha2 != "-9" {
+                    // The record whose own code this is wins (France, not Clipperton).
+                    if byAlpha2[alpha2] == nil || a["ISO_A3"] == code { byAlpha2[alpha2] = code }
+                    break
+                }
+            }
+        }
+        codeByADM0A3 = byADM0
+        codeByAlpha2 = byAlpha2
         for (k, record) in shapefile.records.enumerated() where !record.polygons.isEmpty {
             let a = record.attributes
             let code = Self.code(a)

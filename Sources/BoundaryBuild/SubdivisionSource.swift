@@ -1,0 +1,151 @@
+import TextFormats
+
+/// The subdivision level's source (docs/boundaries.md, "Subdivisions"): Natural Earth's 1:10 m
+/// admin-1 states and provinces, geometry from the PyPI wheel `Orange3-Geo` 0.5 (one GeoJSON per
+/// country, `orangecontrib/geo/geojson/admin1-<ADM0_A3>.json`: Natural Earth's public-domain
+/// polygons simplified with mapshaper, one topology for the world), ISO 3166-2 codes from the PyPI
+/// wheel `apache-superset` 6.1.0 (its country maps, Natural Earth admin-1 with the `ISO` code),
+/// joined by containment: a unit takes the code of the Superset feature holding its label point.
+/// Both wheels are pinned by sha256 and read in place.
+public struct SubdivisionSource {
+    public static let orangeRelease = "Orange3-Geo==0.5"
+    public static let orangeWheelSHA256 = "8cf810c2b1ab65c00bca542cf6b43f4b08167aa49e0c80a00383430bd2dbdafc"
+    public static let supersetRelease = "apache-superset==6.1.0"
+    public static let supersetWheelSHA256 = "4b5886b2d6389a32df790aeae2532ad72529bce1af93b6edf2d1b2a8bf658748"
+    static let orangePrefix = "orangecontrib/geo/geojson/admin1-"
+    static let supersetPrefix = "superset/static/assets/"
+
+    public let orangeSHA256: String
+    public let supersetSHA256: String
+    /// One region per code (level `province`), sorted by code; `parentCode` is its country's code
+    /// in the international table's codes (ISO 3166-1 alpha-3, else Natural Earth's `ADM0_A3`).
+    /// `name` is Natural Earth's (the local form, e.g. Bayern); `englishName` empty until
+    /// ``SubdivisionNames`` fills it.
+    public private(set) var units: [SourceRegion]
+    /// Codes of units that have no ISO 3166-2 code in Superset (they carry Natural Earth's
+    /// `adm1_code`), by country.
+    public let uncoded: [String: [String]]
+    /// Natural Earth units that share one ISO 3166-2 code and were merged into one region, by code.
+    public let merged: [String: [String]]
+
+    /// Reads both wheels. `countryCodes` maps Natural Earth's `ADM0_A3` and ISO alpha-2 codes to the
+    /// country table's codes (``NaturalEarthSource/codeByADM0A3``, ``NaturalEarthSource/codeByAlpha2``).
+    public init(orange: String, superset: String, codeByADM0A3: [String: String], codeByAlpha2: [String: String],
+                allowUnpinned: Bool = false) throws {
+        let orangeWheel = try SourceArchive.readFile(orange)
+        orangeSHA256 = SHA256.hex(orangeWheel)
+        guard allowUnpinned || orangeSHA256 == Self.orangeWheelSHA256 else {
+            throw SourceError(path: orange, reason: "sha256 \(orangeSHA256) is not the pinned \(Self.orangeRelease) wheel (\(Self.orangeWheelSHA256)); Scripts/fetch-source orange-geo downloads it and prints its path")
+        }
+        let supersetWheel = try SourceArchive.readFile(superset)
+        supersetSHA256 = SHA256.hex(supersetWheel)
+        guard allowUnpinned || supersetSHA256 == Self.supersetWheelSHA256 else {
+            throw SourceError(path: superset, reason: "sha256 \(supersetSHA256) is not the pinned \(Self.supersetRelease) wheel (\(Self.supersetWheelSHA256)); Scripts/fetch-source superset downloads it and prints its path")
+        }
+        let coded = try Self.supersetFeatures(try SourceArchive.zipEntries(supersetWheel, name: superset, accept: {
+            $0.hasPrefix(Self.supersetPrefix) && $0.hasSuffix(".geojson")
+        }), wheel: superset)
+        let files = try SourceArchive.zipEntries(orangeWheel, name: orange, accept: { $0.hasPrefix(Self.orangePrefix) && $0.hasSuffix(".json") })
+        guard !files.isEmpty else { throw SourceError(path: orange, reason: "no \(Self.orangePrefix)*.json inside; is this the \(Self.orangeRelease) wheel?") }
+
+        struct Piece { var code: String; var country: String; var name: String; var isoName: String?; var id: String; var path: String; var polygons: [PolygonRings] }
+        var pieces: [Piece] = []
+        var uncoded: [String: [String]] = [:]
+        for path in files.keys.sorted() {
+            let json: JSONValue
+            do { json = try JSONParser.parse(files[path]!) } catch { throw SourceError(path: "\(orange):\(path)", reason: "\(error)") }
+            guard let features = json["features"]?.arrayValue else { throw SourceError(path: "\(orange):\(path)", reason: "not a FeatureCollection") }
+            for (k, feature) in features.enumerated() {
+                let where_ = "\(orange):\(path)#\(k)"
+                guard let p = feature["properties"], let id = p["_id"]?.stringValue, let adm0 = p["adm0_a3"]?.stringValue,
+                      let name = p["name"]?.stringValue, let lon = p["longitude"]?.numberValue, let lat = p["latitude"]?.numberValue else {
+                    throw SourceError(path: where_, reason: "a feature without _id, adm0_a3, name or label point")
+                }
+                let polygons: [PolygonRings]
+                do { polygons = try GeoJSON.polygons(feature) } catch { throw SourceError(path: where_, reason: "\(error)") }
+                guard !polygons.isEmpty else { continue }
+                let alpha2 = p["iso_a2"]?.stringValue ?? ""
+                let hit = coded.code(longitude: lon, latitude: lat, alpha2: alpha2)
+                // The unit's country: the ISO code's (Crimea is UA-43 in Superset, RUS in Natural
+                // Earth's admin-1), else Natural Earth's ADM0_A3.
+                let country = hit.flatMap { codeByAlpha2[String($0.code.prefix(2))] } ?? codeByADM0A3[adm0] ?? adm0
+                if hit == nil { uncoded[country, default: []].append(id) }
+                pieces.append(Piece(code: hit?.code ?? id, country: country, name: name, isoName: hit?.name, id: id, path: path + "#\(k)", polygons: polygons))
+            }
+        }
+        // One region per code: Natural Earth units that Superset holds under one ISO code are one.
+        var byCode: [String: [Piece]] = [:]
+        for piece in pieces { byCode[piece.code, default: []].append(piece) }
+        var merged: [String: [String]] = [:]
+        units = byCode.keys.sorted().map { code in
+            let group = byCode[code]!
+            if group.count > 1 { merged[code] = group.map(\.id) }
+            let name = group.count == 1 ? group[0].name : (group[0].isoName ?? group.map(\.name).joined(separator: ", "))
+            return SourceRegion(level: .province, code: code, parentCode: group[0].country, name: name, englishName: "",
+                                path: group[0].path, polygons: group.flatMap(\.polygons))
+        }
+        self.uncoded = uncoded.mapValues { $0.sorted() }
+        self.merged = merged
+    }
+
+    /// Sets each unit's English name from `english` (CLDR's, by code), else Natural Earth's name.
+    public mutating func applyEnglishNames(_ english: [String: String]) {
+        for k in units.indices { units[k].englishName = english[units[k].code] ?? units[k].name }
+    }
+
+    /// Superset's features with a well-formed ISO 3166-2 code, for the containment join.
+    struct CodedFeatures {
+        struct Feature { var code: String; var name: String; var fileFeatures: Int; var box: (Double, Double, Double, Double); var polygons: [PolygonRings] }
+        var features: [Feature] = []
+
+        /// The code of the feature holding the point: of the unit's own country when several do,
+        /// then from the file with the most features (departments before regions, provinces
+        /// before regions), then the smallest code.
+        func code(longitude x: Double, latitude y: Double, alpha2: String) -> (code: String, name: String)? {
+            let hits = features.filter { f in
+                f.box.0 <= x && x <= f.box.2 && f.box.1 <= y && y <= f.box.3 && f.polygons.contains { SubdivisionSource.contains($0, x: x, y: y) }
+            }
+            let best = hits.min { a, b in
+                let ka = (a.code.hasPrefix(alpha2 + "-") ? 0 : 1, -a.fileFeatures, a.code), kb = (b.code.hasPrefix(alpha2 + "-") ? 0 : 1, -b.fileFeatures, b.code)
+                return ka < kb
+            }
+            return best.map { ($0.code, $0.name) }
+        }
+    }
+
+    /// ISO 3166-2's form: two letters, a hyphen, one to three letters or digits.
+    static func isISOCode(_ code: String) -> Bool {
+        let parts = code.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts[0].count == 2 && parts[0].allSatisfy { $0.isASCII && $0.isUppercase }
+            && (1...3).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+    }
+
+    static func supersetFeatures(_ files: [String: [UInt8]], wheel: String) throws -> CodedFeatures {
+        var result = CodedFeatures()
+        for path in files.keys.sorted() {
+            let json: JSONValue
+            do { json = try JSONParser.parse(files[path]!) } catch { throw SourceError(path: "\(wheel):\(path)", reason: "\(error)") }
+            guard let features = json["features"]?.arrayValue else { continue }
+            for feature in features {
+                guard let code = feature["properties"]?["ISO"]?.stringValue, isISOCode(code),
+                      let polygons = try? GeoJSON.polygons(feature), !polygons.isEmpty else { continue }
+                let points = polygons.flatMap { $0.rings.first ?? [] }
+                let box = (points.map(\.x).min()!, points.map(\.y).min()!, points.map(\.x).max()!, points.map(\.y).max()!)
+                result.features.append(.init(code: code, name: feature["properties"]?["NAME_1"]?.stringValue ?? code, fileFeatures: features.count,
+                                             box: box, polygons: polygons))
+            }
+        }
+        return result
+    }
+
+    /// Even–odd point in polygon (outer ring and holes).
+    static func contains(_ polygon: PolygonRings, x: Double, y: Double) -> Bool {
+        var inside = false
+        for ring in polygon.rings {
+            for (a, b) in zip(ring, ring.dropFirst()) where (a.y > y) != (b.y > y) {
+                if x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
+            }
+        }
+        return inside
+    }
+}
