@@ -63,11 +63,17 @@ public struct NaturalEarthSource {
                 region.englishName = a["NAME_EN"] ?? a["NAME"] ?? code
                 if region.name.isEmpty { region.name = region.englishName }
             }
+            if let corrected = Self.nameCorrections[code] { (region.name, region.englishName) = corrected }
             region.polygons += record.polygons
             byCode[code] = region
         }
         countries = byCode.keys.sorted().map { byCode[$0]! }
     }
+
+    /// Names the source gets wrong, by code: Natural Earth 5.1.1's `PGA` record (the Spratly
+    /// Islands, `NAME` "Spratly Is.", `ADMIN` "Spratly Islands") carries `NAME_EN` "Wake Island" and
+    /// `NAME_ZH` 威克岛, an atoll 5,000 km away (issue 33: Itu Aba, 10.377 N 114.365 E).
+    static let nameCorrections: [String: (String, String)] = ["PGA": ("南沙群岛", "Spratly Islands")]
 
     /// A record's country code: ISO 3166-1 alpha-3 where one exists (`ISO_A3`, else `ISO_A3_EH`,
     /// Natural Earth's "ISO code even if": France and Norway carry −99 in `ISO_A3`), else Natural
