@@ -101,7 +101,8 @@ enum LocateCommand {
             text += "," + (level.region.map { table.region($0).code } ?? "")
             if level.region != nil { status = level.status }
         }
-        let subdivision = zip([p.subdivision.region].compactMap { $0 }, [locator.tables.subdivisions].compactMap { $0 }).first.map { $1.region($0).code } ?? ""
+        var subdivision = ""
+        if let region = p.subdivision.region, let table = locator.tables.subdivisions { subdivision = table.region(region).code }
         try output.write(text + ",\(status.rawValue),\(subdivision)\n")
     }
 
