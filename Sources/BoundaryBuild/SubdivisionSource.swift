@@ -58,9 +58,11 @@ public struct SubdivisionSource {
             for (k, feature) in features.enumerated() {
                 let where_ = "\(orange):\(path)#\(k)"
                 guard let p = feature["properties"], let id = p["_id"]?.stringValue, let adm0 = p["adm0_a3"]?.stringValue,
-                      let name = p["name"]?.stringValue, let lon = p["longitude"]?.numberValue, let lat = p["latitude"]?.numberValue else {
-                    throw SourceError(path: where_, reason: "a feature without _id, adm0_a3, name or label point")
+                      let lon = p["longitude"]?.numberValue, let lat = p["latitude"]?.numberValue else {
+                    throw SourceError(path: where_, reason: "a feature without _id, adm0_a3 or label point")
                 }
+                // Antarctica is in no country of either view (and its ring runs a hair past 180°).
+                guard adm0 != "ATA" else { continue }
                 let polygons: [PolygonRings]
                 do { polygons = try GeoJSON.polygons(feature) } catch { throw SourceError(path: where_, reason: "\(error)") }
                 guard !polygons.isEmpty else { continue }
@@ -70,6 +72,8 @@ public struct SubdivisionSource {
                 // Earth's admin-1), else Natural Earth's ADM0_A3.
                 let country = hit.flatMap { codeByAlpha2[String($0.code.prefix(2))] } ?? codeByADM0A3[adm0] ?? adm0
                 if hit == nil { uncoded[country, default: []].append(id) }
+                // Seven units have no name (small islands): Superset's, else Natural Earth's code.
+                let name = p["name"]?.stringValue ?? hit?.name ?? id
                 pieces.append(Piece(code: hit?.code ?? id, country: country, name: name, isoName: hit?.name, id: id, path: path + "#\(k)", polygons: polygons))
             }
         }
