@@ -64,7 +64,7 @@ public struct SubdivisionSource {
                 // Antarctica is in no country of either view (and its ring runs a hair past 180°).
                 guard adm0 != "ATA" else { continue }
                 let polygons: [PolygonRings]
-                do { polygons = try GeoJSON.polygons(feature) } catch { throw SourceError(path: where_, reason: "\(error)") }
+                do { polygons = try GeoJSON.polygons(Self.clampedAtTheAntimeridian(feature)) } catch { throw SourceError(path: where_, reason: "\(error)") }
                 guard !polygons.isEmpty else { continue }
                 let alpha2 = p["iso_a2"]?.stringValue ?? ""
                 let hit = coded.code(longitude: lon, latitude: lat, alpha2: alpha2)
@@ -115,6 +115,20 @@ public struct SubdivisionSource {
             }
             return best.map { ($0.code, $0.name) }
         }
+    }
+
+    /// The feature with coordinates a rounding error past ±180° (Fiji's and Russia's rings in the
+    /// source end at 180.0000000000002) put on ±180°.
+    static func clampedAtTheAntimeridian(_ feature: JSONValue) -> JSONValue {
+        guard case .object(var members) = feature, let g = members.firstIndex(where: { $0.key == "geometry" }),
+              case .object(var geometry) = members[g].value, let c = geometry.firstIndex(where: { $0.key == "coordinates" }),
+              case .coordinates(var array) = geometry[c].value else { return feature }
+        for k in stride(from: 0, to: array.values.count, by: 2) where abs(array.values[k]) > 180 && abs(array.values[k]) < 180 + 1e-9 {
+            array.values[k] = array.values[k] > 0 ? 180 : -180
+        }
+        geometry[c].value = .coordinates(array)
+        members[g].value = .object(geometry)
+        return .object(members)
     }
 
     /// ISO 3166-2's form: two letters, a hyphen, one to three letters or digits.
