@@ -55,7 +55,7 @@ let package = Package(
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
         .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap"],
-                resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"),
+                resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/subdivisions.bin"),
                             .copy("Tables/cldr-names.tsv.gz"), .copy("Tables/continents.tsv"), .copy("Tables/manifest.json")]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
