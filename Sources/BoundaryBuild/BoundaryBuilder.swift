@@ -188,7 +188,7 @@ public struct BoundaryBuilder {
             ("geometry", .string("Natural Earth 10 m admin-1 (public domain) as \(SubdivisionSource.orangeRelease) ships it (mapshaper-simplified, one topology, all 251 countries); "
                                  + "the package is GPL-3.0, its data Natural Earth's: the table keeps coordinates only (docs/boundaries.md, \"Subdivisions: sources and licences\")")),
             ("codes", .string("ISO 3166-2 from \(SubdivisionSource.supersetRelease) (Apache-2.0): a unit takes the code of the Superset feature holding its label point "
-                              + "(its own country's first, then the file with the most features); Natural Earth units sharing a code are one region; "
+                              + "(of its own country, but Crimea's and Sevastopol's, ISO 3166-2's UA-43 and UA-40; then the file with the most features); Natural Earth units sharing a code are one region; "
                               + "a unit with none keeps Natural Earth's adm1_code")),
             ("noISOCode", .object(source.uncoded.keys.sorted().map { ($0, .array(source.uncoded[$0]!.map { .string($0) })) })),
             ("mergedUnderOneCode", .object(source.merged.keys.sorted().map { ($0, .array(source.merged[$0]!.map { .string($0) })) })),

@@ -66,10 +66,12 @@ public struct SubdivisionSource {
                 let polygons: [PolygonRings]
                 do { polygons = try GeoJSON.polygons(Self.clampedAtTheAntimeridian(feature)) } catch { throw SourceError(path: where_, reason: "\(error)") }
                 guard !polygons.isEmpty else { continue }
+                // A code of the unit's own country (Hong Kong's and Macau's label points lie in
+                // Superset's China features CN-91 and CN-92, Siachen's in IN-LA: they keep Natural
+                // Earth's codes under their own countries), or the other country's ISO 3166-2 names it under.
                 let alpha2 = p["iso_a2"]?.stringValue ?? ""
-                let hit = coded.code(longitude: lon, latitude: lat, alpha2: alpha2)
-                // The unit's country: the ISO code's (Crimea is UA-43 in Superset, RUS in Natural
-                // Earth's admin-1), else Natural Earth's ADM0_A3.
+                let hit = coded.code(longitude: lon, latitude: lat) { $0.hasPrefix(alpha2 + "-") || Self.codesUnderAnotherCountry[id] == $0 }
+                // The unit's country: the ISO code's (Crimea and Sevastopol are UKR), else Natural Earth's ADM0_A3.
                 let country = hit.flatMap { codeByAlpha2[String($0.code.prefix(2))] } ?? codeByADM0A3[adm0] ?? adm0
                 if hit == nil { uncoded[country, default: []].append(id) }
                 // Seven units have no name (small islands): Superset's, else Natural Earth's code.
@@ -97,22 +99,26 @@ public struct SubdivisionSource {
         for k in units.indices { units[k].englishName = english[units[k].code] ?? units[k].name }
     }
 
+    /// Natural Earth units (`adm1_code`) whose ISO 3166-2 code is another country's than the one
+    /// Natural Earth files them under: Crimea and Sevastopol, under Russia in Natural Earth's
+    /// admin-1, are Ukraine's UA-43 and UA-40 in ISO 3166-2 and in Superset (docs/boundaries.md,
+    /// "Subdivisions").
+    static let codesUnderAnotherCountry = ["RUS-283": "UA-43", "RUS-5482": "UA-40"]
+
     /// Superset's features with a well-formed ISO 3166-2 code, for the containment join.
     struct CodedFeatures {
         struct Feature { var code: String; var name: String; var fileFeatures: Int; var box: (Double, Double, Double, Double); var polygons: [PolygonRings] }
         var features: [Feature] = []
 
-        /// The code of the feature holding the point: of the unit's own country when several do,
-        /// then from the file with the most features (departments before regions, provinces
-        /// before regions), then the smallest code.
-        func code(longitude x: Double, latitude y: Double, alpha2: String) -> (code: String, name: String)? {
+        /// The code of an `accept`ed feature holding the point: from the file with the most
+        /// features when several do (departments before regions, provinces before regions),
+        /// then the smallest code.
+        func code(longitude x: Double, latitude y: Double, accept: (String) -> Bool) -> (code: String, name: String)? {
             let hits = features.filter { f in
-                f.box.0 <= x && x <= f.box.2 && f.box.1 <= y && y <= f.box.3 && f.polygons.contains { SubdivisionSource.contains($0, x: x, y: y) }
+                accept(f.code) && f.box.0 <= x && x <= f.box.2 && f.box.1 <= y && y <= f.box.3
+                    && f.polygons.contains { SubdivisionSource.contains($0, x: x, y: y) }
             }
-            let best = hits.min { a, b in
-                let ka = (a.code.hasPrefix(alpha2 + "-") ? 0 : 1, -a.fileFeatures, a.code), kb = (b.code.hasPrefix(alpha2 + "-") ? 0 : 1, -b.fileFeatures, b.code)
-                return ka < kb
-            }
+            let best = hits.min { a, b in (-a.fileFeatures, a.code) < (-b.fileFeatures, b.code) }
             return best.map { ($0.code, $0.name) }
         }
     }

@@ -36,6 +36,11 @@ public struct WorldTableBuilder {
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are not seas: they stay
     /// in the coverage (given to a neighbour, or as a unit of no country).
     public let sliverWidth = 2_000.0
+    /// Seas ringed by land in the sources, by a point of each: the only unclaimed faces wider than
+    /// a sliver left outside the coverage, with coasts. Every other such face is land no country
+    /// claims (the Golan, Abyei, the Southern Patagonian Ice Field, Rincón de Artigas in Natural
+    /// Earth), kept in no country with land borders (docs/boundaries.md, "Holes and gaps").
+    static let enclosedSeas: [(name: String, latitude: Double, longitude: Double)] = [("the Caspian Sea", 41.85, 50.52)]
     /// China's datum seam: an unclaimed face between China and a neighbour goes to the neighbour
     /// when no point of it is farther than this (metres) from a claimed border.
     public static let seamTolerance = 1_000.0
@@ -246,7 +251,7 @@ public struct WorldTableBuilder {
         // China's datum seam within the seam's 1 km; otherwise kept as the source has them, in no
         // country: as units of no region (their borders keep the land tolerance) when narrower
         // than a sea, else outside the coverage (seas and lakes ringed by land).
-        var slivers = 0, noCountry: [Int] = [], seamGiven = 0
+        var slivers = 0, noCountry: [Int] = [], seamGiven = 0, seas: [String] = [], unclaimedLand: [String] = []
         var outsideKm2 = 0.0, noCountryKm2 = 0.0
         // Slivers split among the countries bordering them (``splitAmongNeighbours``): seam gaps
         // spanning a tripoint and other slivers with two or more neighbours; how many were kept
@@ -254,6 +259,7 @@ public struct WorldTableBuilder {
         // neighbour than the one along most of the outline. Seam gaps with one neighbour kept in
         // no country: some point of them farther than the seam's tolerance from its outline.
         var tripointGaps = 0, sharedSlivers = 0, splitWhole = 0, splitReassignedKm2 = 0.0, seamGapsTooFar = 0
+        var farTriangleFaces = 0, farTrianglesKm2 = 0.0
         let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
         let seamRadius = (Self.seamTolerance - preTolerance - rounding) / Self.metresPerDegree
@@ -263,8 +269,18 @@ public struct WorldTableBuilder {
             let latitude = try face.pointOnSurface().pointXY().1
             let km2 = area * Self.metresPerDegree * Self.metresPerDegree * cos(latitude * Double.pi / 180) / 1e6
             let width = perimeter > 0 ? 2 * area / perimeter * Self.metresPerDegree : 0
-            guard width < sliverWidth else {
-                outsideKm2 += km2
+            if width >= sliverWidth {
+                // Wider than a sliver: a sea or lake ringed by land stays outside (coasts); land no
+                // country claims is kept in no country, its borders land borders.
+                let (px, py) = try face.pointOnSurface().pointXY()
+                if let sea = try Self.enclosedSeas.first(where: { try PreparedGeometry(face).contains(try context.point(x: $0.longitude, y: $0.latitude)) }) {
+                    outsideKm2 += km2
+                    seas.append("\(sea.name) \(rounded(km2, 0)) km²")
+                } else {
+                    noCountry.append(index)
+                    noCountryKm2 += km2
+                    unclaimedLand.append("\(rounded(km2, 0)) km² at \(rounded(py, 3)), \(rounded(px, 3))")
+                }
                 continue
             }
             // Who borders the face, judged at up to 32 vertices of its outline; the neighbour along
@@ -305,11 +321,24 @@ public struct WorldTableBuilder {
                 slivers += 1
                 if bordering.count > 1 {
                     if onSeam { tripointGaps += 1 } else { sharedSlivers += 1 }
-                    if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines, context: context) {
-                        for part in parts {
+                    if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines,
+                                                                  reach: onSeam ? seamRadius : sliverRadius, context: context) {
+                        for part in parts where part.owner >= 0 {
                             faces.append(part.triangle)
                             owner.append(part.owner)
                             if part.owner != best { splitReassignedKm2 += try part.triangle.area() * km2 / area }
+                        }
+                        // Triangles within reach of no neighbour: one face of no country per connected part.
+                        let far = parts.filter { $0.owner < 0 }.map(\.triangle)
+                        if !far.isEmpty {
+                            for part in try context.collection(of: far).coverageUnion().parts() {
+                                farTrianglesKm2 += try part.area() * km2 / area
+                                faces.append(part)
+                                owner.append(-1)
+                                noCountry.append(faces.count - 1)
+                            }
+                            noCountryKm2 += try far.reduce(0) { $0 + (try $1.area()) } * km2 / area
+                            farTriangleFaces += 1
                         }
                     } else {
                         splitWhole += 1
@@ -331,11 +360,16 @@ public struct WorldTableBuilder {
         let seam = chinaIndex == nil ? [:] : ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
         if chinaIndex != nil { report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the \(Int(preTolerance)) m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m") }
         report.notes.append("world faces: \(nodedFaces); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
-                            + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
+                            + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(seas.count)")
+        lap(report.notes.last!)
+        report.notes.append("enclosed seas left outside (coasts): " + (seas.isEmpty ? "none" : seas.joined(separator: "; "))
+                            + "; land no country claims wider than a sliver, kept in no country with land borders: "
+                            + (unclaimedLand.isEmpty ? "none" : unclaimedLand.joined(separator: "; ")))
         lap(report.notes.last!)
         report.notes.append("slivers bordering two or more countries, cut among them by nearest outline: \(tripointGaps) seam gaps spanning a tripoint, "
                             + "\(sharedSlivers) others (\(splitWhole) kept whole: no exact triangulation); \(rounded(splitReassignedKm2, 2)) km² given to a nearer "
-                            + "country than the one along most of the sliver's outline")
+                            + "country than the one along most of the sliver's outline; in \(farTriangleFaces) of them \(rounded(farTrianglesKm2, 3)) km² "
+                            + "farther than the tolerance from every neighbour kept in no country")
         lap(report.notes.last!)
         if chinaIndex != nil {
             report.notes.append("seam gaps with one neighbour kept in no country, some point of them more than the seam's tolerance from that neighbour's outline: \(seamGapsTooFar)")
