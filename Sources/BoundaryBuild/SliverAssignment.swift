@@ -4,20 +4,23 @@ import Foundation
 extension WorldTableBuilder {
     /// A sliver nobody claims that borders two or more countries, cut among them: each triangle of
     /// the face (``cut(_:owner:)``) goes to the country whose source outline is nearest its
-    /// centroid, if every point of it lies within `reach` (degrees of latitude) of that outline,
-    /// else to the next nearest that it does; a triangle within reach of none stays in no
-    /// country (owner −1), as the source has it. On China's datum seam (a gap spanning a
+    /// centroid; with a `reach` (degrees of latitude; China's datum seam, whose gaps are up to
+    /// 2 km wide), only if every point of it lies within the reach of that outline, else to the
+    /// next nearest that it does, and a triangle within reach of none stays in no country (owner
+    /// −1), as the source has it. (Without: a sliver no wider than the land tolerance, every point
+    /// of which is within it of a claimed border.) On China's datum seam (a gap spanning a
     /// tripoint) China is not among them: its converted line is the surveyed one, so the gap lies
     /// outside China. Given whole to the neighbour along most of its outline, a gap reaching from
     /// India-Nepal's line to India's tip answered India 12.7 km from India's outline (issue 23);
     /// cut by nearest outline alone, a triangle of the China–India–Myanmar gap at 27.78 N 97.10 E
     /// answered Myanmar 1,132 m from Myanmar (issue 33). `neighbours` index `outlines`.
-    static func splitAmongNeighbours(_ face: Geometry, neighbours: [Int], outlines: [PreparedGeometry], reach: Double,
+    static func splitAmongNeighbours(_ face: Geometry, neighbours: [Int], outlines: [PreparedGeometry], reach: Double?,
                                      context: GEOSContext) throws -> [(triangle: Geometry, owner: Int)]? {
         try cut(face) { triangle in
             let (cx, cy) = try triangle.centroid().pointXY()
             let centre = try context.point(x: cx, y: cy)
             let byDistance = try neighbours.map { ($0, try outlines[$0].distance(to: centre)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+            guard let reach else { return byDistance[0].0 }
             for (c, _) in byDistance where try lies(triangle, within: reach, of: outlines[c].base, context: context) { return c }
             return -1
         }

@@ -37,10 +37,14 @@ public struct WorldTableBuilder {
     /// in the coverage (given to a neighbour, or as a unit of no country).
     public let sliverWidth = 2_000.0
     /// Seas ringed by land in the sources, by a point of each: the only unclaimed faces wider than
-    /// a sliver left outside the coverage, with coasts. Every other such face is land no country
-    /// claims (the Golan, Abyei, the Southern Patagonian Ice Field, Rincón de Artigas in Natural
-    /// Earth), kept in no country with land borders (docs/boundaries.md, "Holes and gaps").
-    static let enclosedSeas: [(name: String, latitude: Double, longitude: Double)] = [("the Caspian Sea", 41.85, 50.52)]
+    /// a sliver left outside the coverage, with coasts (the Caspian in both views; the Black Sea,
+    /// which the World Bank's outlines close at the Bosporus, and the lagoon of the atoll Bassas
+    /// da India in China's view). Every other such face is land no country claims (the Golan,
+    /// Abyei, the Southern Patagonian Ice Field, Rincón de Artigas in Natural Earth), kept in no
+    /// country with land borders (docs/boundaries.md, "Holes and gaps").
+    static let enclosedSeas: [(name: String, latitude: Double, longitude: Double)] = [
+        ("the Caspian Sea", 41.85, 50.52), ("the Black Sea", 43.0, 34.0), ("the lagoon of Bassas da India", -21.477, 39.682),
+    ]
     /// China's datum seam: an unclaimed face between China and a neighbour goes to the neighbour
     /// when no point of it is farther than this (metres) from a claimed border.
     public static let seamTolerance = 1_000.0
@@ -322,7 +326,7 @@ public struct WorldTableBuilder {
                 if bordering.count > 1 {
                     if onSeam { tripointGaps += 1 } else { sharedSlivers += 1 }
                     if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines,
-                                                                  reach: onSeam ? seamRadius : sliverRadius, context: context) {
+                                                                  reach: onSeam ? seamRadius : nil, context: context) {
                         for part in parts where part.owner >= 0 {
                             faces.append(part.triangle)
                             owner.append(part.owner)

@@ -44,7 +44,7 @@ final class SliverAssignmentTests: XCTestCase {
             context.multiLineString([[34.1, 21, 34.1 + 9 * metre, 22, 34.1, 23]]),  // C, at the eastern end
         ].map { try PreparedGeometry($0) }
         let parts = try XCTUnwrap(try WorldTableBuilder.splitAmongNeighbours(face, neighbours: [0, 1, 2], outlines: outlines,
-                                                                              reach: 73.7 * metre, context: context))
+                                                                              reach: nil, context: context))
         XCTAssertEqual(try parts.reduce(0) { $0 + (try $1.triangle.area()) }, try face.area(), accuracy: 1e-12)
         XCTAssertFalse(parts.isEmpty)
         for part in parts { XCTAssertTrue(part.owner == 0 || part.owner == 1, "\(part.owner)") }
