@@ -19,24 +19,23 @@ final class SubdivisionTests: XCTestCase {
     }
 
     func testPlacesAnswerTheirISOCodeInBothViews() throws {
-        let places: [(String, Double, Double, String, String)] = [
-            // name, lat, lon, China's view, the international view
-            ("Tokyo", 35.6895, 139.6917, "JP-13", "JP-13"),
-            ("Munich", 48.1374, 11.5755, "DE-BY", "DE-BY"),
-            ("Beijing", 39.9042, 116.4074, "CN-BJ", "CN-BJ"),
-            ("Chengdu", 30.5728, 104.0668, "CN-SC", "CN-SC"),
-            ("Taipei", 25.0330, 121.5654, "CN-TW", "TW-TPE"),
-            ("Paris", 48.8566, 2.3522, "FR-75", "FR-75"),
-            ("Sacramento", 38.5816, -121.4944, "US-CA", "US-CA"),
-            ("São Paulo", -23.5505, -46.6333, "BR-SP", "BR-SP"),
-            ("Simferopol (Crimea)", 44.9521, 34.1024, "UA-43", "UA-43"),
-            ("Itanagar (Arunachal Pradesh)", 27.0844, 93.6053, "CN-XZ", "IN-AR"),
-            ("Sydney", -33.8688, 151.2093, "AU-NSW", "AU-NSW"),
-        ]
-        for (name, lat, lon, chinaView, internationalView) in places {
-            XCTAssertEqual(try code(Self.china, lat, lon), chinaView, "\(name), China's view")
-            XCTAssertEqual(try code(Self.international, lat, lon), internationalView, "\(name), international view")
+        // The international view answers the code of the apache-superset feature that holds the
+        // place (SubdivisionPlaces: shapely on the pinned wheel); China's view the same, but where
+        // its country is China (its provinces' ISO 3166-2:CN codes: Taipei CN-TW, Itanagar in
+        // Arunachal Pradesh CN-XZ, Tibet).
+        let chinasView = ["Taipei": "CN-TW", "Itanagar": "CN-XZ"]
+        let places = ["Tokyo", "Munich", "Beijing", "Chengdu", "Taipei", "Paris", "Sacramento", "São Paulo", "Simferopol", "Itanagar", "Sydney", "Manila"]
+        XCTAssertEqual(Set(places), Set(SubdivisionPlaces.places.keys).subtracting(["Beijing Tiananmen"]))
+        for name in places {
+            let place = try XCTUnwrap(SubdivisionPlaces.places[name])
+            let expected = SubdivisionPlaces.code(of: name)
+            XCTAssertEqual(try code(Self.china, place.latitude, place.longitude), chinasView[name] ?? expected, "\(name), China's view")
+            XCTAssertEqual(try code(Self.international, place.latitude, place.longitude), expected, "\(name), international view")
         }
+        // The places, by their ISO codes.
+        XCTAssertEqual(SubdivisionPlaces.code(of: "Tokyo"), "JP-13")
+        XCTAssertEqual(SubdivisionPlaces.code(of: "Munich"), "DE-BY")
+        XCTAssertEqual(SubdivisionPlaces.code(of: "Beijing"), "CN-BJ")
     }
 
     func testHongKongAndMacauFollowTheView() throws {
