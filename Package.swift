@@ -27,9 +27,9 @@ let package = Package(
         .library(name: "FootprintMap", targets: ["FootprintMap"]),
         .library(name: "BorderAudit", targets: ["BorderAudit"]),
         .library(name: "Intake", targets: ["Intake"]),
-        // Not for apps: the table build and the tools the benchmarks package uses from here
-        // (Benchmarks/, a package of its own so that building the product never compiles them).
-        .library(name: "UnlocksDevelopment", targets: ["BoundaryBuild", "PlaceWalks", "SeededRandom", "TrackFuzzing"]),
+        .library(name: "LogbookStore", targets: ["LogbookStore"]),
+        // The C ABI (include/adminunlocks.h) that the Python package `adminunlocks` loads (docs/python.md).
+        .library(name: "AdminUnlocksC", type: .dynamic, targets: ["AdminUnlocksC"]),
     ],
     targets: [
         // System libraries (Debian: libgeos-dev, libproj-dev, libsqlite3-dev, libarchive-dev),
@@ -41,6 +41,8 @@ let package = Package(
         // zlib: a public system library on iOS, macOS and Linux alike, so run-time modules may use
         // it (inflate for zip, gzip and Fog of World data); Debian: zlib1g-dev.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // librsvg and cairo: the card as PNG, drawn by the command line only (docs/footprint-format.md).
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
 
         // Run-time: pure Swift.
         .target(name: "ChinaDatum"),
@@ -54,9 +56,12 @@ let package = Package(
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
-        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap"],
+        .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap", "LogbookStore"],
                 resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/subdivisions.bin"),
                             .copy("Tables/cldr-names.tsv.gz"), .copy("Tables/continents.tsv"), .copy("Tables/manifest.json")]),
+
+        // The C ABI over the library: `@_cdecl` functions for the Python package (Python/, docs/python.md).
+        .target(name: "AdminUnlocksC", dependencies: ["AdminUnlocks"], exclude: ["include"]),
 
         // The border audit (`unlocks audit`, `audit --tables`): the shaky points and unlocks near
         // borders, and the tables audited as a whole, as JSON, GeoJSON and one HTML page.
@@ -68,6 +73,10 @@ let package = Package(
         // What happens to a path: folders, archives (zip, gzip, tar over zlib), export bundles, the
         // format by name and content, fingerprints and copies, skip reasons, the workers.
         .target(name: "Intake", dependencies: ["CZlib", "ChinaDatum", "RegionTables", "Tracks", "Unlocks"]),
+
+        // A person's footprint kept in SQLite: the session type (`Logbook`) every command and app
+        // uses, over the intake and the ledger. SQLite is a system library on iOS, macOS and Linux.
+        .target(name: "LogbookStore", dependencies: ["CSQLite", "ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "Intake", "FootprintMap"]),
 
         // Seeded random numbers (SplitMix64) for the build's agreement sampling, the fuzzer, the
         // benchmarks and the tests; no run-time module uses it.
@@ -91,17 +100,18 @@ let package = Package(
         .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport", swiftSettings: swift5),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "FootprintMap", "Intake", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "CRsvg", "FootprintMap", "Intake", "LogbookStore", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "TrackFuzzing", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
-        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks"], swiftSettings: swift5),
+        .testTarget(name: "LogbookStoreTests", dependencies: ["LogbookStore", "Intake", "Unlocks", "RegionTables", "Tracks", "TextFormats", "SeededRandom", "UnlocksTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks", "Tracks", "RegionTables", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         // The repository itself: the portability check catches what it should, every doc link resolves.
         .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"], swiftSettings: swift5),

@@ -8,6 +8,7 @@
 @_exported import Intake
 @_exported import BorderAudit
 @_exported import FootprintMap
+@_exported import LogbookStore
 
 import Foundation
 

@@ -1,5 +1,6 @@
 import ChinaDatum
 import RegionTables
+import Tracks
 import Unlocks
 
 /// What `unlocks map` draws: the classify report, the explored cells grouped by the finest region
@@ -32,6 +33,23 @@ public struct Footprint {
     let cellLevels: [FamiliarityLevel]
     /// The places the person has been, most explored first (``Cluster``).
     public let clusters: [Cluster]
+    /// Places known without explored cells (a photo, a stop seen by one fix): pins (``Pin``).
+    public let pins: [Pin]
+
+    /// A place the person has been that no explored cell shows: a visit confirming a region
+    /// (``ClassifyReport/placesBeen``: each input's first in each region, a photo's position
+    /// among them) that lies outside every ``Cluster`` (grown by about a kilometre). One per
+    /// zoom-12 tile (about 10 km), titled by the finest region there (a county before its city,
+    /// province and country).
+    public struct Pin: Equatable, Sendable {
+        public var latitude: Double
+        public var longitude: Double
+        public var level: RegionLevel
+        public var code: String
+        public var title: String
+        /// The local day of the first visit (days since 1970 in the report's zone); nil: untimed.
+        public var day: Int64?
+    }
 
     /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is
     /// of); `cellPasses`: their effective passes (``CombinedLedger/cellPasses``), leveled by the
@@ -67,6 +85,29 @@ public struct Footprint {
         levelsByPlace = groups.mapValues { $0.map(\.level) }
         growth = report.days.filter { $0.newCells > 0 }
         clusters = Cluster.clusters(cellsByPlace)
+        pins = Self.pins(report: report, outside: clusters)
+    }
+
+    /// The pins of `report`'s places been that no cluster covers (``Pin``).
+    static func pins(report: ClassifyReport, outside clusters: [Cluster]) -> [Pin] {
+        let margin = 0.01  // about a kilometre, in degrees
+        var pins: [Pin] = [], tiles = Set<Int64>()
+        var clock = LocalDayClock(zone: report.options.timeZone)
+        // The finest level first, so a tile's pin is named by its county where China has one.
+        let places = report.placesBeen.enumerated().sorted { ($1.element.level, $0.offset) < ($0.element.level, $1.offset) }.map(\.element)
+        for place in places {
+            let latitude = place.visit.latitude, longitude = place.visit.longitude
+            let covered = clusters.contains {
+                latitude >= $0.south - margin && latitude <= $0.north + margin && longitude >= $0.west - margin && longitude <= $0.east + margin
+            }
+            let tile = SlippyTile.tile(latitude: latitude, longitude: longitude, zoom: Cluster.joinZoom)
+            guard !covered, tiles.insert(SlippyTile.key(x: tile.x, y: tile.y, zoom: Cluster.joinZoom)).inserted else { continue }
+            pins.append(Pin(latitude: latitude, longitude: longitude, level: place.level, code: place.code,
+                            title: place.englishName.isEmpty || place.englishName == place.name ? place.name : "\(place.name) \(place.englishName)",
+                            day: place.visit.time.map { clock.day(of: $0) }))
+        }
+        // In the order of the visits.
+        return pins.sorted { ($0.day ?? .max, $0.latitude, $0.longitude) < ($1.day ?? .max, $1.latitude, $1.longitude) }
     }
 
     /// The table of a level.

@@ -5,53 +5,99 @@ import Unlocks
 extension Footprint {
     /// Card size (the 1.91 : 1 of link previews) and the map's panel on it.
     static let cardWidth = 1200, cardHeight = 630
-    static let cardMap = (x: 600.0, y: 30.0, width: 570.0, height: 570.0)
+    static let cardMap = Panel(x: 600, y: 30, width: 570, height: 570)
+    /// The story card's size (9 : 16, what Instagram, WeChat Moments and WhatsApp stories take
+    /// whole) and its map's panel.
+    public static let storyWidth = 1080, storyHeight = 1920
+    static let storyMap = Panel(x: 60, y: 230, width: 960, height: 960)
+
+    /// A square of the card the map is drawn in.
+    struct Panel {
+        var x: Double, y: Double, width: Double, height: Double
+    }
+
+    /// The card's headline figures: the number and what it counts.
+    func cardFigures() -> [(String, String)] {
+        let m = report.metrics
+        var lines: [(String, String)] = [
+            (fixedText(m.globalAreaKm2, m.globalAreaKm2 < 10 ? 2 : 1) + " km²", "explored in 25 m cells"),
+            ("\(m.countryCount)", m.countryCount == 1 ? "country" : "countries"),
+            ("\(m.chinaProvinceCount) · \(m.cityUnlockCount) · \(m.countyUnlockCount)", "provinces · cities · counties"),
+            (fixedText(m.totalDistanceKilometers, 0) + " km", "on foot or by bike, over \(plural(m.recordedDays, "day", "days"))"),
+        ]
+        if let square = report.tiles.first(where: { $0.zoom == 14 }), square.maxSquare > 0 {
+            lines.append(("\(square.maxSquare) × \(square.maxSquare)", "max square of explorer tiles"))
+        }
+        return lines
+    }
+
+    /// The days the card's "over N days" counts: the first and the last recorded day.
+    func cardSpan() -> String? {
+        report.recordedSpan.map { Self.date($0.first) + ($0.last > $0.first ? " – " + Self.date($0.last) : "") }
+    }
+
+    static let cardFonts = "font-family=\"system-ui,-apple-system,'Segoe UI','PingFang SC','Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif\""
 
     /// A card to post: one 1200 × 630 SVG file (nothing fetched, system fonts) with the headline
     /// figures and a map of where the person has been: the box of every explored cell, regions
     /// shaded by unlock (China's at the level the box's size suits), cells by familiarity.
     public func card() -> String {
-        let m = report.metrics
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.cardWidth)\" height=\"\(Self.cardHeight)\" viewBox=\"0 0 \(Self.cardWidth) \(Self.cardHeight)\" "
-        out += "font-family=\"system-ui,-apple-system,'Segoe UI','PingFang SC','Noto Sans CJK SC',sans-serif\">\n"
+        out += Self.cardFonts + ">\n"
         out += "<rect width=\"\(Self.cardWidth)\" height=\"\(Self.cardHeight)\" fill=\"#f7f7f4\"/>\n"
         out += "<text x=\"48\" y=\"92\" font-size=\"46\" font-weight=\"700\" fill=\"#1d232b\">Footprint 足迹</text>\n"
-        var lines: [(String, String)] = [
-            (fixedText(m.globalAreaKm2, m.globalAreaKm2 < 10 ? 2 : 1) + " km²", "explored in 25 m cells"),
-            ("\(m.countryCount)", m.countryCount == 1 ? "country" : "countries"),
-            ("\(m.chinaProvinceCount) · \(m.cityUnlockCount) · \(m.countyUnlockCount)", "provinces · cities · counties"),
-            (fixedText(m.totalDistanceKilometers, 0) + " km", "over \(plural(m.recordedDays, "day", "days"))"),
-        ]
-        if let square = report.tiles.first(where: { $0.zoom == 14 }), square.maxSquare > 0 {
-            lines.append(("\(square.maxSquare) × \(square.maxSquare)", "max square of explorer tiles"))
-        }
-        for (k, line) in lines.enumerated() {
+        for (k, line) in cardFigures().enumerated() {
             let y = 180 + k * 78
             out += "<text x=\"48\" y=\"\(y)\" font-size=\"40\" font-weight=\"700\" fill=\"#106b32\">\(Self.escaped(line.0))</text>"
             out += "<text x=\"48\" y=\"\(y + 26)\" font-size=\"20\" fill=\"#59606a\">\(Self.escaped(line.1))</text>\n"
         }
-        if let first = growth.first?.day, let last = growth.last?.day {
-            out += "<text x=\"48\" y=\"600\" font-size=\"18\" fill=\"#59606a\">\(Self.date(first)) – \(Self.date(last))</text>\n"
+        if let span = cardSpan() {
+            out += "<text x=\"48\" y=\"600\" font-size=\"18\" fill=\"#59606a\">\(Self.escaped(span))</text>\n"
         }
-        out += cardMap()
+        out += cardMap(Self.cardMap)
+        return out + "</svg>\n"
+    }
+
+    /// The card at story size: one 1080 × 1920 SVG (9 : 16, a phone's screen, what social apps'
+    /// stories take without cropping): the title, a 960 × 960 map of where the person has been
+    /// (as ``card()``'s), the headline figures under it and the days they count. `unlocks map`
+    /// renders it as `footprint-card.png` with librsvg; an app renders it with the platform's
+    /// own SVG renderer (docs/embedding.md).
+    public func storyCard() -> String {
+        let w = Self.storyWidth, h = Self.storyHeight
+        var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(w)\" height=\"\(h)\" viewBox=\"0 0 \(w) \(h)\" " + Self.cardFonts + ">\n"
+        out += "<rect width=\"\(w)\" height=\"\(h)\" fill=\"#f7f7f4\"/>\n"
+        out += "<text x=\"60\" y=\"150\" font-size=\"84\" font-weight=\"700\" fill=\"#1d232b\">Footprint 足迹</text>\n"
+        out += cardMap(Self.storyMap)
+        let figures = cardFigures()
+        for (k, line) in figures.enumerated() {
+            // Two columns of figures under the map.
+            let x = k % 2 == 0 ? 60 : 560, y = 1300 + (k / 2) * 150
+            out += "<text x=\"\(x)\" y=\"\(y)\" font-size=\"64\" font-weight=\"700\" fill=\"#106b32\">\(Self.escaped(line.0))</text>"
+            out += "<text x=\"\(x)\" y=\"\(y + 44)\" font-size=\"30\" fill=\"#59606a\">\(Self.escaped(line.1))</text>\n"
+        }
+        if let span = cardSpan() {
+            let y = 1300 + ((figures.count + 1) / 2) * 150 + 20
+            out += "<text x=\"60\" y=\"\(y)\" font-size=\"36\" fill=\"#59606a\">\(Self.escaped(span))</text>\n"
+        }
         return out + "</svg>\n"
     }
 
     /// The box the card shows (Mercator): every explored cell with a fifth around it, at least
     /// about 3 km, squared to the panel; the world when nothing was explored.
     func cardBox() -> RegionLayers.Box {
-        guard let firstCluster = clusters.first else { return Self.box(west: -180, south: -60, east: 180, north: 80) }
-        var b = Self.box(west: firstCluster.west, south: firstCluster.south, east: firstCluster.east, north: firstCluster.north)
-        for c in clusters.dropFirst() { b = b.union(Self.box(west: c.west, south: c.south, east: c.east, north: c.north)) }
-        let latitude = (firstCluster.north + firstCluster.south) / 2
+        let boxes = clusters.map { Self.box(west: $0.west, south: $0.south, east: $0.east, north: $0.north) } + pins.map(Self.pinBox)
+        guard let first = boxes.first else { return Self.box(west: -180, south: -60, east: 180, north: 80) }
+        let b = boxes.dropFirst().reduce(first) { $0.union($1) }
+        let latitude = Self.latitude(ofY: (b.minY + b.maxY) / 2)
         // At most the world's width, and kept within it (no empty sea beyond ±180°).
         let side = min(1, max(max(b.maxX - b.minX, b.maxY - b.minY) * 1.4, 3.0 / 40_000 / cos(min(80, abs(latitude)) * .pi / 180)))
         let cx = min(1 - side / 2, max(side / 2, (b.minX + b.maxX) / 2)), cy = (b.minY + b.maxY) / 2
         return RegionLayers.Box(minX: cx - side / 2, minY: cy - side / 2, maxX: cx + side / 2, maxY: cy + side / 2)
     }
 
-    func cardMap() -> String {
-        let panel = Self.cardMap, box = cardBox()
+    func cardMap(_ panel: Panel) -> String {
+        let box = cardBox()
         let scale = panel.width / (box.maxX - box.minX)
         func pixel(_ p: (x: Double, y: Double)) -> (x: Double, y: Double) { ((p.x - box.minX) * scale, (p.y - box.minY) * scale) }
         var out = "<defs><clipPath id=\"panel\"><rect width=\"\(Int(panel.width))\" height=\"\(Int(panel.height))\" rx=\"16\"/></clipPath></defs>\n"
@@ -81,7 +127,14 @@ extension Footprint {
             for colour in byColour.keys.sorted() { out += "<path fill=\"\(colour)\" d=\"\(byColour[colour]!)\"/>" }
             out += "</g>\n"
         }
-        out += cardCells(box: box, scale: scale)
+        out += cardCells(box: box, scale: scale, panel: panel)
+        // Places known without cells (a photo): a pin each.
+        for pin in pins {
+            let p = pixel((WebMercator.x(pin.longitude), WebMercator.y(pin.latitude)))
+            guard p.x >= 0, p.y >= 0, p.x <= panel.width, p.y <= panel.height else { continue }
+            let r = max(6, panel.width / 60)
+            out += "<path fill=\"#d7263d\" stroke=\"#fff\" stroke-width=\"\(fixedText(r / 4, 1))\" d=\"M\(fixedText(p.x, 1)) \(fixedText(p.y, 1))l\(fixedText(-r, 1)) \(fixedText(-1.6 * r, 1))a\(fixedText(r, 1)) \(fixedText(r, 1)) 0 1 1 \(fixedText(2 * r, 1)) 0z\"/>\n"
+        }
         return out + "</g>\n<rect x=\"\(Int(panel.x))\" y=\"\(Int(panel.y))\" width=\"\(Int(panel.width))\" height=\"\(Int(panel.height))\" rx=\"16\" fill=\"none\" stroke=\"#b5c2cc\"/>\n"
     }
 
@@ -102,9 +155,9 @@ extension Footprint {
 
     /// The explored cells on the card: a dot of at least 3 px per pixel block, the block's
     /// highest familiarity level, merged into runs along each row of blocks.
-    func cardCells(box: RegionLayers.Box, scale: Double) -> String {
+    func cardCells(box: RegionLayers.Box, scale: Double, panel: Panel) -> String {
         let rowCellPixels = ExploredGrid.cellSize / 40_075_016.686 * scale / cos(min(85, abs(Self.latitude(ofY: (box.minY + box.maxY) / 2))) * .pi / 180)
-        let dot = max(3.0, rowCellPixels), columns = Int(Self.cardMap.width / dot) + 1, rows = Int(Self.cardMap.height / dot) + 1
+        let dot = max(3.0, rowCellPixels), columns = Int(panel.width / dot) + 1, rows = Int(panel.height / dot) + 1
         var blocks = [Int8](repeating: -1, count: columns * rows)
         var row: Int64 = .min, y = 0.0, count: Int64 = 1
         for (key, level) in zip(cellKeys, cellLevels) {

@@ -43,15 +43,27 @@ extension Footprint {
             views.append(View(id: "place-\(k + 1)", title: title(of: cluster), facts: facts(of: cluster),
                               box: Self.closeUpBox(cluster), level: "auto", weight: cluster.cells, fineness: 4))
         }
+        for (k, pin) in pins.prefix(Self.closeUpLimit).enumerated() {
+            views.append(View(id: "pin-\(k + 1)", title: "📍 " + pin.title, facts: "a visit without explored cells (a photo or a stop)" + (pin.day.map { " · " + Self.date($0) } ?? ""),
+                              box: Self.pinBox(pin), level: "auto", weight: 0, fineness: 4))
+        }
         return views.enumerated().sorted { ($1.element.weight, $1.element.fineness, $0.offset) < ($0.element.weight, $0.element.fineness, $1.offset) }.map(\.element)
     }
 
     /// Where the map opens (and its ⌂ button returns): every place's close-up at once, the
     /// world when nothing was explored.
     func homeBox() -> RegionLayers.Box {
-        guard let first = clusters.first else { return Self.box(west: -180, south: -60, east: 180, north: 80) }
-        let all = clusters.dropFirst().reduce(Self.closeUpBox(first)) { $0.union(Self.closeUpBox($1)) }
+        let boxes = clusters.map(Self.closeUpBox) + pins.map(Self.pinBox)
+        guard let first = boxes.first else { return Self.box(west: -180, south: -60, east: 180, north: 80) }
+        let all = boxes.dropFirst().reduce(first) { $0.union($1) }
         return all.grown(by: max(all.maxX - all.minX, all.maxY - all.minY) / 12)
+    }
+
+    /// A pin's view: about 4 km around it.
+    static func pinBox(_ pin: Pin) -> RegionLayers.Box {
+        let degrees = 0.02
+        return box(west: pin.longitude - degrees / cos(min(80, abs(pin.latitude)) * .pi / 180), south: pin.latitude - degrees,
+                   east: pin.longitude + degrees / cos(min(80, abs(pin.latitude)) * .pi / 180), north: pin.latitude + degrees)
     }
 
     /// Places with a close-up (a section and detailed outlines), the most explored first: the
@@ -132,11 +144,15 @@ extension Footprint {
             tiles.append(.object(entry))
         }
         meta.append(("tiles", .array(tiles)))
+        // Pins: world units (Mercator x, y, 9 decimals) and a title.
+        meta.append(("pins", .array(pins.map { pin in
+            .array([.number((WebMercator.x(pin.longitude) * 1e9).rounded() / 1e9), .number((WebMercator.y(pin.latitude) * 1e9).rounded() / 1e9), .string(pin.title)])
+        })))
 
         var w = PageDataWriter()
         RegionLayers.writeOverview(world, zoom: RegionLayers.overviewZoom[0], into: &w)
         RegionLayers.writeOverview(china, zoom: RegionLayers.overviewZoom[1], into: &w)
-        let boxes = RegionLayers.merged(views.filter { $0.id.hasPrefix("place-") }.map { Self.detailBox($0.box) })
+        let boxes = RegionLayers.merged(views.filter { $0.id.hasPrefix("place-") || $0.id.hasPrefix("pin-") }.map { Self.detailBox($0.box) })
         w.unsigned(boxes.count)
         for box in boxes { RegionLayers.writeDetail(box, tables: [world, china], into: &w) }
         writeCells(into: &w)

@@ -310,6 +310,25 @@ extension FootprintScript {
         }
         if (m.square) square([m.square[0], m.square[1], m.square[2]], '#1f6feb', 3, []);
       }
+      // Places known without cells (a photo): a pin at each, the size of a finger's tip.
+      function drawPins(b) {
+        var pins = meta.pins || [];
+        ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+        pins.forEach(function (pin) {
+          var x = (pin[0] - b.left) * b.W, y = (pin[1] - b.top) * b.W;
+          if (x < -20 || y < -30 || x > width + 20 || y > height + 30) return;
+          ctx.beginPath();
+          ctx.moveTo(x, y);
+          ctx.lineTo(x - 7, y - 12);
+          ctx.arc(x, y - 15, 7.6, Math.PI * 0.84, Math.PI * 0.16, false);
+          ctx.closePath();
+          ctx.fillStyle = '#d7263d';
+          ctx.fill();
+          ctx.lineWidth = 2;
+          ctx.strokeStyle = '#fff';
+          ctx.stroke();
+        });
+      }
       function drawScale(b) {
         var latitude = Math.atan(Math.sinh(Math.PI * (1 - 2 * view.y))), metresPerPx = 40075016.686 * Math.cos(latitude) / b.W;
         var target = metresPerPx * 100, unit = Math.pow(10, Math.floor(Math.log10(target))), nice = unit;
@@ -344,6 +363,7 @@ extension FootprintScript {
         shown.forEach(function (d) { drawDetail(d, b, level); });
         drawTiles(b);
         if (showCells) drawCells(b);
+        drawPins(b);
         drawScale(b);
         renderMs = performance.now() - started;
         snapshot = null;
@@ -532,6 +552,7 @@ extension FootprintScript {
       this.describeAt = describe;
       this.cellCount = page.cells.count;
       this.detailCount = details.length;
+      this.pinCount = (meta.pins || []).length;
       measure();
       fit(meta.home);
       render();

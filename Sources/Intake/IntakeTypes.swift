@@ -43,6 +43,9 @@ public struct IntakeOptions: Sendable {
     public var jobs = 1
     /// Reading and classifying one input overlap on two threads (the ledger is the same either way).
     public var overlapsReading = ProcessInfo.processInfo.activeProcessorCount > 1
+    /// Set from another thread to stop the run before its next file (the ledger is then partial:
+    /// the caller discards it).
+    public var cancellation: IntakeCancellation?
 
     public init(classify: ClassifyOptions = ClassifyOptions(), datums: DatumRules? = nil) {
         self.classify = classify
@@ -69,12 +72,12 @@ public struct IntakeError: Error, CustomStringConvertible, Equatable, Sendable {
 /// What the caller sees while the intake runs, on the thread that runs it: notes and errors in
 /// input order (the CLI's standard error), and progress.
 public struct IntakeEvents {
-    /// A note or an input's error, as `FILE:LINE: what` or `note: …`.
-    public var message: (String) -> Void
+    /// An input's error, an unusable point, a datum hint (``IntakeMessage``).
+    public var message: (IntakeMessage) -> Void
     /// Called as inputs finish and every 65,536 points.
     public var progress: ((IntakeProgress) -> Void)?
 
-    public init(message: @escaping (String) -> Void = { _ in }, progress: ((IntakeProgress) -> Void)? = nil) {
+    public init(message: @escaping (IntakeMessage) -> Void = { _ in }, progress: ((IntakeProgress) -> Void)? = nil) {
         self.message = message
         self.progress = progress
     }
@@ -92,9 +95,29 @@ public struct IntakeProgress: Sendable {
 public struct IntakeOutcome: Sendable {
     public var ledger: UnlockLedger
     /// This run's skipped files, by reason (the text of ``SkipReason/description``).
-    public var skippedByReason: [String: Int]
+    public var skippedByReason: [SkipReason: Int]
     /// Inputs met again at the path the state has them by: not read again.
     public var alreadyInState: Int
     /// Inputs of this run rejected or read in part.
     public var failedInputs: Int
+}
+
+/// A flag another thread sets to stop an intake between files (a cancelled import).
+public final class IntakeCancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+
+    public init() {}
+
+    public func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+    }
+
+    public var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
 }

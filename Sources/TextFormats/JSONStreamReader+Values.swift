@@ -72,7 +72,7 @@ extension JSONStreamReader {
     }
 
     /// A `coordinates` array whose `[` (at `start`, on `startLine`) was just read: nested arrays of numbers, all
-    /// leaves at the depth of the first run of `[`. Errors inside it say what coordinates need
+    /// leaves at the depth of the first run of `[`; a `null` leaf is stored as NaN. Errors inside it say what coordinates need
     /// (a number, a `[`, a separator) rather than what JSON in general would.
     mutating func coordinates(from start: Int, line startLine: Int, _ bounds: ValueBounds) throws -> CoordinateArray {
         var nesting = 1
@@ -93,6 +93,11 @@ extension JSONStreamReader {
             case .number:
                 guard level == nesting - 1 else { throw error(atToken: "expected '[' in coordinates") }
                 result.values.append(try number(bounds))
+                children[level] += 1
+            case .null where level == nesting - 1:
+                // `[lon, lat, null]`: an elevation not recorded (GeoJSON writers put null there).
+                // Kept as NaN, which no number token gives, so a reader can tell it apart.
+                result.values.append(.nan)
                 children[level] += 1
             case .arrayStart:
                 guard level < nesting - 1 else { throw error(atToken: "expected a number in coordinates") }

@@ -51,7 +51,8 @@ public indirect enum JSONValue: Equatable, Sendable {
 /// `values` holds every number in document order. `depth` is the nesting depth (1 for a
 /// position, 2 for a LineString, 3 for a Polygon, 4 for a MultiPolygon). `counts[level]` lists,
 /// for every array at that level (0 = outermost), how many children it has, in order; the
-/// innermost level's counts are the number of values of each position.
+/// innermost level's counts are the number of values of each position. A `null` where a number
+/// belongs (`[lon, lat, null]`, an elevation not recorded) is stored as NaN, which no number gives.
 public struct CoordinateArray: Equatable, Sendable {
     public var depth: Int
     public var values: [Double]

@@ -13,8 +13,9 @@ public struct Mutant: Sendable {
 }
 
 /// Makes mutants of seed files: bit flips, truncation, insertion of random and of structural
-/// bytes, huge numbers, deep nesting, odd line ends, non-UTF-8 bytes, repeated slices, and gzip
-/// around the result. Mutant `index` of campaign `seed` depends on nothing else, so a failure
+/// bytes, huge numbers, deep nesting, odd line ends, non-UTF-8 bytes, repeated slices, integer
+/// boundaries (0, 1, 2^31, 2^32, 2^63−1, 2^64−1) in the length, size, offset and count fields of
+/// the containers and binary formats (``IntegerFields``), and gzip around the result. Mutant `index` of campaign `seed` depends on nothing else, so a failure
 /// reproduces from its two numbers.
 public enum TrackMutator {
     /// Bytes that mean something in one of the formats read.
@@ -39,6 +40,9 @@ public enum TrackMutator {
         var operations: [String] = []
         for _ in 0..<(1 + random.below(3)) {
             operations.append(mutate(&bytes, &random))
+        }
+        if seed.fogOfWorld, random.below(3) == 0 {
+            operations.append(IntegerFields.mutate(&bytes, fields: IntegerFields.fogOfWorldFields(in: bytes), &random))
         }
         var suffix = seed.suffix
         if seed.fogOfWorld {
@@ -68,7 +72,9 @@ public enum TrackMutator {
     /// One mutation of `bytes`, described.
     static func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
         let position = bytes.isEmpty ? 0 : random.below(bytes.count + 1)
-        switch random.below(10) {
+        switch random.below(11) {
+        case 10:
+            return IntegerFields.mutate(&bytes, fields: IntegerFields.fields(in: bytes), &random)
         case 0:
             guard !bytes.isEmpty else { return "nothing (empty)" }
             let flips = 1 + random.below(8)

@@ -2,8 +2,9 @@ import TextFormats
 
 /// The time values CSV loggers write, as milliseconds since 1970 UTC.
 ///
-/// - One column: ISO-8601 (``Timestamp``; `2024-05-01 08:00:00`, with a space, is common), the same
-///   with `/` between the date's parts (`2024/05/01 08:00:00`), or a Unix epoch number —
+/// - One column: ISO-8601 (``Timestamp``; `2024-05-01 08:00:00`, with a space, is common; also with a
+///   space before the offset, `2025-06-01 13:02:03.000000 +00:00`), the same with `/` between the
+///   date's parts (`2024/05/01 08:00:00`), or a Unix epoch number —
 ///   **seconds** when its magnitude is below 10¹¹ (up to the year 5138), **milliseconds** from 10¹¹
 ///   (from March 1973) to the end of the year 9999, anything larger refused; a fraction is allowed.
 /// - A `date` and a `time` column: the date as `YYYY-MM-DD`, `YYYY/MM/DD`, `YYYYMMDD` or `YYMMDD`
@@ -16,6 +17,14 @@ enum CSVTime {
     static func parse(_ field: UnsafeRawBufferPointer, zone: LocalTimeZone) -> Int64? {
         if let time = Timestamp.parse(field, unzonedIn: zone) { return time }
         if let time = epochMilliseconds(field) { return time }
+        // `2025-06-01 13:02:03.000000 +00:00`: a space before the offset (Reitti's export, PostgreSQL
+        // tools' text): the same without it.
+        if field.count >= 20, field.count <= 64, let space = field.lastIndex(of: UInt8(ascii: " ")), space >= 16, space + 1 < field.count,
+           field[space + 1] == UInt8(ascii: "+") || field[space + 1] == UInt8(ascii: "-") {
+            var copy = [UInt8](field)
+            copy.remove(at: space)
+            return copy.withUnsafeBytes { Timestamp.parse($0, unzonedIn: zone) }
+        }
         // `YYYY/MM/DD…`: the same with dashes.
         guard field.count >= 10, field.count <= 64, field[4] == UInt8(ascii: "/"), field[7] == UInt8(ascii: "/") else { return nil }
         var copy = [UInt8](field)

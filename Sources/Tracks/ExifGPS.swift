@@ -54,7 +54,15 @@ public struct ExifGPS: Equatable, Sendable {
         var facts = ExifGPS()
         let zeroth = try reader.entries(at: Int(ifd0))
         if let pointer = zeroth[0x8825].flatMap({ reader.pointer($0) }) {
-            try facts.readGPS(reader.entries(at: pointer), reader)
+            var outside: [UInt16: Int] = [:]
+            let gps = try reader.entries(at: pointer, outside: &outside)
+            facts.readGPS(gps, reader)
+            // A latitude or longitude (or its reference) whose value lies past the EXIF is written
+            // but cannot be read: damage, not a photo taken with location off.
+            if let (tag, offset) = outside.filter({ (1...4).contains($0.key) }).min(by: { $0.key < $1.key }) {
+                facts.unusablePosition = "GPS tag \(tag) (\(tag <= 2 ? "latitude" : "longitude")\(tag % 2 == 1 ? " reference" : "")) has its value at EXIF byte \(offset), "
+                    + "past the \(tiff.count) bytes of EXIF"
+            }
         }
         if let pointer = zeroth[0x8769].flatMap({ reader.pointer($0) }) {
             let exif = try reader.entries(at: pointer)
@@ -142,6 +150,13 @@ struct TIFFData {
 
     /// The entries of the IFD at `offset`, by tag (the first of a repeated tag).
     func entries(at offset: Int) throws(ExifProblem) -> [UInt16: Entry] {
+        var outside: [UInt16: Int] = [:]
+        return try entries(at: offset, outside: &outside)
+    }
+
+    /// As ``entries(at:)``; `outside` gets the tags whose value lies past the data, with the
+    /// value's offset (such an entry is not returned: its value cannot be read).
+    func entries(at offset: Int, outside: inout [UInt16: Int]) throws(ExifProblem) -> [UInt16: Entry] {
         guard let count = u16(offset), offset + 2 + Int(count) * 12 <= bytes.count else {
             throw ExifProblem("EXIF IFD at byte \(offset) lies outside the \(bytes.count) bytes of EXIF")
         }
@@ -151,7 +166,10 @@ struct TIFFData {
             guard let tag = u16(at), let type = u16(at + 2), let n = u32(at + 4), let size = Self.typeSizes[type] else { continue }
             let total = Int(n) * size
             let valueOffset = total <= 4 ? at + 8 : Int(u32(at + 8) ?? UInt32.max)
-            guard total <= bytes.count, valueOffset + total <= bytes.count else { continue }
+            guard total <= bytes.count, valueOffset + total <= bytes.count else {
+                if outside[tag] == nil { outside[tag] = valueOffset }
+                continue
+            }
             if result[tag] == nil { result[tag] = Entry(type: type, count: Int(n), valueOffset: valueOffset) }
         }
         return result

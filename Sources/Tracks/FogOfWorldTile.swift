@@ -67,10 +67,19 @@ public enum FogOfWorldTile {
         public init() {}
     }
 
-    /// Reads an inflated tile (`data`) at tile (`x`, `y`) into `sink`; `path` names it in errors.
-    /// Throws when the header is cut short or names a block beyond the data.
+    /// Pixels any tile may hold whatever its size (16 whole blocks), and past them, pixels per
+    /// byte of the tile's file. Recorded tiles hold 1.5–3 pixels per compressed byte (lines
+    /// between fixes compress poorly); a crafted tile of whole blocks holds thousands per byte.
+    public static let freePixels = 16 * 64 * 64
+    public static let maximumPixelsPerFileByte = 200
+
+    /// Reads an inflated tile (`data`, from a file of `fileBytes` bytes) at tile (`x`, `y`) into
+    /// `sink`; `path` names it in errors. The header is checked whole before any pixel is
+    /// delivered: a tile cut short, a block number beyond the data or named twice (Fog of World
+    /// writes each block once), or more pixels than its file's size allows
+    /// (``maximumPixelsPerFileByte``) is refused, and nothing of it is read.
     @discardableResult
-    public static func read<Sink: TrackSink>(_ data: [UInt8], tileX: Int, tileY: Int, path: String, into sink: inout Sink) throws -> Summary {
+    public static func read<Sink: TrackSink>(_ data: [UInt8], fileBytes: Int, tileX: Int, tileY: Int, path: String, into sink: inout Sink) throws -> Summary {
         guard data.count >= headerBytes else {
             throw InputError(path: path, reason: "Fog of World tile: \(data.count) bytes inflated, shorter than its \(headerBytes)-byte header", kind: .truncated)
         }
@@ -78,15 +87,34 @@ public enum FogOfWorldTile {
             throw InputError(path: path, reason: "Fog of World tile: \(data.count) bytes inflated, more than a whole tile (\(maximumInflatedBytes))")
         }
         let blockCount = (data.count - headerBytes) / blockBytes
-        var summary = Summary()
-        sink.annotate(.exploredArea)
+        // The header: each slot's block, each block in one slot.
+        var slotOfBlock = [Int32](repeating: -1, count: blockCount)
+        var slots: [(index: Int, start: Int)] = []
         for index in 0..<(blocksPerSide * blocksPerSide) {
             let number = Int(data[2 * index]) | Int(data[2 * index + 1]) << 8
             guard number != 0 else { continue }
             guard number <= blockCount else {
                 throw InputError(path: path, reason: "Fog of World tile: block \(number) at header byte \(2 * index) is beyond the \(blockCount) blocks the tile holds")
             }
-            let start = headerBytes + (number - 1) * blockBytes
+            let first = slotOfBlock[number - 1]
+            guard first < 0 else {
+                throw InputError(path: path, reason: "Fog of World tile: block \(number) is named at header bytes \(2 * Int(first)) and \(2 * index); "
+                                 + "Fog of World writes each block once")
+            }
+            slotOfBlock[number - 1] = Int32(index)
+            slots.append((index, headerBytes + (number - 1) * blockBytes))
+        }
+        // The pixels, counted before any is delivered, against the file's size.
+        var pixels = 0
+        for slot in slots { pixels += data[slot.start..<(slot.start + 512)].reduce(0) { $0 + $1.nonzeroBitCount } }
+        let allowed = freePixels + maximumPixelsPerFileByte * fileBytes
+        guard pixels <= allowed else {
+            throw InputError(path: path, reason: "Fog of World tile: \(pixels) pixels from a \(fileBytes)-byte file, more than \(allowed) "
+                             + "(\(maximumPixelsPerFileByte) a byte past \(freePixels)): no recorded tile is so dense", kind: .decompressionBomb)
+        }
+        var summary = Summary()
+        sink.annotate(.exploredArea)
+        for (index, start) in slots {
             let bitmap = data[start..<(start + 512)]
             let set = bitmap.reduce(0) { $0 + $1.nonzeroBitCount }
             let stored = (Int(data[start + 513]) << 8 | Int(data[start + 514])) & 0x3FFF

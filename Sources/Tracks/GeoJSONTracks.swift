@@ -10,7 +10,14 @@ import TextFormats
 /// write — or, for a Point, `properties.time`. A time is an ISO-8601 string or a number of
 /// milliseconds since 1970. A times array whose length differs from the positions' is not
 /// trusted: the positions are read without times.
+///
+/// A position's `null` elevation (`[lon, lat, null]`) is no elevation; a `null` longitude or
+/// latitude makes that position unreadable, never the file. A FeatureCollection found among
+/// `features` has its own features read in its place.
 enum GeoJSONTracks {
+    /// How deep FeatureCollections nested in `features` are read (deeper ones are unreadable).
+    static let maximumCollectionNesting = 8
+
     private static let geometryTypes: Set<String> = ["Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection"]
 
     /// The members of a top-level object that make a Feature or a geometry, kept until the
@@ -48,7 +55,14 @@ enum GeoJSONTracks {
         }
     }
 
-    private static func readFeature<Sink: TrackSink>(_ feature: JSONValue, _ start: RecordStart, _ context: RecordContext, _ sink: inout Sink) {
+    private static func readFeature<Sink: TrackSink>(_ feature: JSONValue, _ start: RecordStart, _ context: RecordContext, _ sink: inout Sink,
+                                                     nesting: Int = 0) {
+        if feature["type"]?.stringValue == "FeatureCollection", let features = feature["features"]?.arrayValue, nesting < maximumCollectionNesting {
+            // A FeatureCollection inside `features` (not RFC 7946, but written by merging tools):
+            // its features are read in place, each as a feature of the file.
+            for member in features { readFeature(member, start, context, &sink, nesting: nesting + 1) }
+            return
+        }
         guard feature["type"]?.stringValue == "Feature" else {
             sink.unreadablePoint(context.problem("element of \"features\" is not a Feature", at: start))
             return
@@ -115,7 +129,12 @@ enum GeoJSONTracks {
             }
             let longitude = array.values[cursor]
             let latitude = array.values[cursor + 1]
-            let elevation = size >= 3 ? array.values[cursor + 2] : nil
+            // A null elevation (NaN in the array) is one not recorded.
+            let elevation = size >= 3 && !array.values[cursor + 2].isNaN ? array.values[cursor + 2] : nil
+            guard !longitude.isNaN, !latitude.isNaN else {
+                sink.unreadablePoint(context.problem("position with a null longitude or latitude", at: start))
+                continue
+            }
             guard longitude.isFinite, latitude.isFinite, elevation?.isFinite ?? true else {
                 sink.unreadablePoint(context.problem("position with a number out of range", at: start))
                 continue

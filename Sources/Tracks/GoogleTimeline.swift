@@ -3,7 +3,8 @@ import TextFormats
 /// The Google Maps Timeline exports made on the phone (since Timeline moved on-device, 2024).
 ///
 /// Read: recorded positions only — `timelinePath` points and, on Android, `rawSignals[].position`,
-/// each moment once (``TimelineOverlap``). Ignored: `visit.topCandidate.placeLocation`,
+/// each moment once (``TimelineOverlap``) — and the activities' types as movement labels of the
+/// path points in their time (``TimelineLabeller``). Ignored: `visit.topCandidate.placeLocation`,
 /// `activity.start`/`end`, `parking`, `timelineMemory` and `userLocationProfile`. Those are
 /// Google's inferences (the coordinates of the place it guessed, the ends of a movement it
 /// summarised), not measurements: a visit's place can be a shop across a county border from where
@@ -15,8 +16,11 @@ enum GoogleTimeline {
     static func readSemanticSegments<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext,
                                                       _ overlap: inout TimelineOverlap, _ sink: inout Sink) throws {
         overlap.begin(.path)
+        var labeller = TimelineLabeller()
+        defer { labeller.finish(&sink) }
         try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
-            let delivered = readTimelinePath(of: segment, named: "semantic segment", at: start, context, &sink,
+            labeller.begin(segment, &sink)
+            let delivered = readTimelinePath(of: segment, named: "semantic segment", at: start, context, &sink, labeller: &labeller,
                                              missingTime: "\"time\"", keep: { overlap.keepsPath($0) }) { element in
                 element["time"]?.stringValue.flatMap(Timestamp.parse)
             }
@@ -65,6 +69,8 @@ enum GoogleTimeline {
     /// The first element must look like a Timeline segment, or the file is not this format.
     static func readIOS<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws {
         var first = true
+        var labeller = TimelineLabeller()
+        defer { labeller.finish(&sink) }
         try forEachElement(&reader, maximumBytes: context.recordBytes) { segment, start in
             if first {
                 first = false
@@ -72,7 +78,7 @@ enum GoogleTimeline {
                     throw JSONStreamError(offset: start.offset, line: start.line, reason: JSONTrackReader.unknownStructure)
                 }
             }
-            readIOSSegment(segment, at: start, context, &sink)
+            readIOSSegment(segment, at: start, context, &sink, labeller: &labeller)
         }
     }
 
@@ -81,10 +87,13 @@ enum GoogleTimeline {
         ["startTime", "endTime", "timelinePath", "visit", "activity", "timelineMemory"].contains { segment[$0] != nil }
     }
 
-    /// One iOS Timeline segment.
-    static func readIOSSegment<Sink: TrackSink>(_ segment: JSONValue, at start: RecordStart, _ context: RecordContext, _ sink: inout Sink) {
+    /// One iOS Timeline segment; its path is delivered by `labeller` once the activities that may
+    /// label it have come.
+    static func readIOSSegment<Sink: TrackSink>(_ segment: JSONValue, at start: RecordStart, _ context: RecordContext, _ sink: inout Sink,
+                                                labeller: inout TimelineLabeller) {
+        labeller.begin(segment, &sink)
         let startTime = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
-        readTimelinePath(of: segment, named: "timeline segment", at: start, context, &sink,
+        readTimelinePath(of: segment, named: "timeline segment", at: start, context, &sink, labeller: &labeller,
                          missingTime: "time (startTime + durationMinutesOffsetFromStartTime)", keep: { _ in true }) { element in
             guard let startTime, let minutes = element["durationMinutesOffsetFromStartTime"].flatMap(integerValue) else { return nil }
             return time(startTime, plusMinutes: minutes)
@@ -107,7 +116,7 @@ enum GoogleTimeline {
     /// points' times, nil when none was delivered.
     @discardableResult
     private static func readTimelinePath<Sink: TrackSink>(of segment: JSONValue, named kind: String, at start: RecordStart, _ context: RecordContext,
-                                                         _ sink: inout Sink, missingTime: String, keep: (Int64) -> Bool,
+                                                         _ sink: inout Sink, labeller: inout TimelineLabeller, missingTime: String, keep: (Int64) -> Bool,
                                                          time: (JSONValue) -> Int64?) -> ClosedRange<Int64>? {
         guard case .object = segment else {
             sink.unreadablePoint(context.problem("\(kind) is not an object", at: start))
@@ -118,8 +127,8 @@ enum GoogleTimeline {
             sink.unreadablePoint(context.problem("timelinePath is not an array", at: start))
             return nil
         }
-        sink.segmentBreak()
         var span: ClosedRange<Int64>?
+        var fixes: [TrackPoint] = []
         for element in points {
             guard let position = element["point"]?.stringValue.flatMap(parseLatLng) else {
                 sink.unreadablePoint(context.problem("timelinePath point without a readable \"point\"", at: start))
@@ -130,9 +139,11 @@ enum GoogleTimeline {
                 continue
             }
             guard keep(time) else { continue }
-            sink.point(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: time))
+            fixes.append(TrackPoint(latitude: position.latitude, longitude: position.longitude, time: time))
             span = span.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
         }
+        let declaredEnd = segment["endTime"]?.stringValue.flatMap(Timestamp.parse) ?? span?.upperBound ?? .min
+        labeller.add(fixes, end: max(declaredEnd, span?.upperBound ?? .min), &sink)
         return span
     }
 
@@ -223,5 +234,77 @@ struct TimelineOverlap {
         guard let current = run else { return }
         covered.add(current.start - Self.rawRunMargin, current.end + Self.rawRunMargin)
         run = nil
+    }
+}
+
+/// Google's activities in a Timeline export (`activity.topCandidate.type` of a segment with
+/// `startTime` and `endTime`: `WALKING`, `IN_PASSENGER_VEHICLE`, `FLYING`; iOS writes `walking`,
+/// `in passenger vehicle`), applied to the path points of their time as movement labels
+/// (``Movement/google(_:)``, ``TrackAnnotation/movement(_:)``). The path and the activities are
+/// separate segments of the export, a path usually starting its two-hour window before the
+/// activities inside it, so each path is held until a segment starting at or after its end comes
+/// (segments come in order of their start: every activity it overlaps has been seen) or the list
+/// ends; then its points go out, a segment break and a label wherever the label changes. Memory:
+/// at most ``maximumHeld`` paths and ``maximumWindows`` activities (beyond, the oldest go out or
+/// are dropped: a file out of order loses labels, never points).
+struct TimelineLabeller {
+    struct Window {
+        var start: Int64, end: Int64
+        var movement: Movement?
+    }
+
+    static let maximumHeld = 64
+    static let maximumWindows = 4096
+    private var windows: [Window] = []
+    private var held: [(points: [TrackPoint], end: Int64)] = []
+
+    /// A segment begins: its activity is noted, and the paths ending before its start go out.
+    mutating func begin<Sink: TrackSink>(_ segment: JSONValue, _ sink: inout Sink) {
+        let start = segment["startTime"]?.stringValue.flatMap(Timestamp.parse)
+        if let start { release(before: start, &sink) }
+        if let type = segment["activity"]?["topCandidate"]?["type"]?.stringValue, let start,
+           let end = segment["endTime"]?.stringValue.flatMap(Timestamp.parse), end >= start {
+            if windows.count == Self.maximumWindows { windows.removeFirst() }
+            windows.append(Window(start: start, end: end, movement: Movement.google(type)))
+        }
+    }
+
+    /// A segment's path points (possibly none), its window ending at `end`.
+    mutating func add<Sink: TrackSink>(_ points: [TrackPoint], end: Int64, _ sink: inout Sink) {
+        guard !points.isEmpty else { return }
+        if held.count == Self.maximumHeld { deliver(held.removeFirst().points, &sink) }
+        held.append((points, end))
+    }
+
+    /// The list ended: every path held goes out.
+    mutating func finish<Sink: TrackSink>(_ sink: inout Sink) {
+        for path in held { deliver(path.points, &sink) }
+        held = []
+        windows = []
+    }
+
+    private mutating func release<Sink: TrackSink>(before start: Int64, _ sink: inout Sink) {
+        while let first = held.first, first.end <= start {
+            held.removeFirst()
+            deliver(first.points, &sink)
+        }
+        // Activities ending before every path still to come can label none of them.
+        let horizon = held.first?.points.first?.time ?? start
+        windows.removeAll { $0.end < horizon }
+    }
+
+    /// One path's points, a segment for each stretch of one label.
+    private func deliver<Sink: TrackSink>(_ points: [TrackPoint], _ sink: inout Sink) {
+        var current: Movement??
+        for point in points {
+            let time = point.time ?? .min
+            let label = windows.first { $0.start <= time && time <= $0.end }?.movement
+            if current == nil || current! != label {
+                sink.segmentBreak()
+                if let label { sink.annotate(.movement(label)) }
+                current = .some(label)
+            }
+            sink.point(point)
+        }
     }
 }

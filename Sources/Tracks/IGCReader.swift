@@ -10,8 +10,9 @@
 ///   is still a position the recorder logged, without elevation. Accuracy is the fix's `FXA`
 ///   extension (estimated position error, metres) when an `I` record declares one.
 /// - Before any `HFDTE`, fixes have no time (an IGC file without a date is not a valid one).
-/// - A `B` record too short for its fields, with a time, coordinate or hemisphere that does not
-///   parse, or minutes of 60 or more, is an unreadable point with its line.
+/// - A `B` record too short for its fields, with a time, coordinate, hemisphere, validity,
+///   pressure or GNSS altitude (whatever the validity) or FXA that does not parse, or minutes of
+///   60 or more, is an unreadable point with its line.
 ///
 /// Every other record (`A`, other `H`, `C` task, `E` events, `F` satellites, `K`, `L` comments,
 /// `G` security) is passed over. The file is one segment.
@@ -104,12 +105,18 @@ private struct IGCFlight {
         }
     }
 
-    /// `HFDTEddmmyy` (IGC 1) or `HFDTEDATE:ddmmyy,nn` (IGC 2); other headers are passed over.
+    /// `HFDTEddmmyy` (IGC 1) or `HFDTEDATE:ddmmyy,nn` (IGC 2), also with spaces after the colon
+    /// (`HFDTEDATE: ddmmyy`, as some flight software writes it, and as aerofiles and GPSBabel read
+    /// it); other headers are passed over.
     private mutating func header(_ line: UnsafeRawBufferPointer) {
         guard line.count >= 11, line[1] == UInt8(ascii: "F") || line[1] == UInt8(ascii: "P") || line[1] == UInt8(ascii: "O"),
               line[2] == UInt8(ascii: "D"), line[3] == UInt8(ascii: "T"), line[4] == UInt8(ascii: "E") else { return }
         var at = 5
-        if line.count >= 16, line[5] == UInt8(ascii: "D"), line[9] == UInt8(ascii: ":") { at = 10 }  // DATE:
+        if let colon = line[5...].firstIndex(of: UInt8(ascii: ":")) {
+            // `DATE:` (or a long name before the colon): the date follows it, past any spaces.
+            at = colon + 1
+            while at < line.count, line[at] == UInt8(ascii: " ") { at += 1 }
+        }
         guard line.count >= at + 6, let date = Self.date(UnsafeRawBufferPointer(rebasing: line[at..<(at + 6)])) else { return }
         day = date
         lastTimeOfDay = nil
@@ -146,9 +153,12 @@ private struct IGCFlight {
         }
         let validity = line[24]
         guard validity == UInt8(ascii: "A") || validity == UInt8(ascii: "V") else { return unreadable("validity '\(Self.text(line, 24, 1))' is not A or V") }
+        // Both altitudes must be numbers, whatever the validity: a record with letters where its
+        // digits belong is damaged (aerofiles, the reference decoder, refuses it too).
+        guard Self.signedNumber(line, 25, 5) != nil else { return unreadable("pressure altitude '\(Self.text(line, 25, 5))' is not a number") }
+        guard let gnss = Self.signedNumber(line, 30, 5) else { return unreadable("GNSS altitude '\(Self.text(line, 30, 5))' is not a number") }
         var elevation: Double?
         if validity == UInt8(ascii: "A") {
-            guard let gnss = Self.signedNumber(line, 30, 5) else { return unreadable("GNSS altitude '\(Self.text(line, 30, 5))' is not a number") }
             elevation = Double(gnss)
         } else {
             summary.twoDimensionalFixes += 1

@@ -64,7 +64,9 @@ public enum JSONTrackReader {
     static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink,
                                                           recordBytes: Int, featureBytes: Int,
                                                           timeZone: LocalTimeZone = TrackCSVReader.defaultTimeZone) throws -> JSONTrackFormat {
-        var reader = JSONStreamReader(source)
+        // UTF-16 (with its byte order mark, as Windows' "Unicode" text and Notepad write) is read
+        // as the same text in UTF-8, as CSV is (RFC 8259 allows a reader to take other encodings).
+        var reader = JSONStreamReader(UTF16TextSource(source))
         let context = RecordContext(path: path, recordBytes: recordBytes, featureBytes: featureBytes, timeZone: timeZone)
         do {
             let format = try readDocument(&reader, context, &sink)
@@ -99,6 +101,8 @@ public enum JSONTrackReader {
     /// cannot tell them apart), else the iOS Timeline export.
     private static func readTopArray<Sink: TrackSink>(_ reader: inout JSONStreamReader, _ context: RecordContext, _ sink: inout Sink) throws -> JSONTrackFormat {
         var format: JSONTrackFormat?
+        var labeller = TimelineLabeller()
+        defer { labeller.finish(&sink) }
         try forEachElement(&reader, maximumBytes: context.recordBytes) { element, start in
             if format == nil {
                 if HuaweiMotionPaths.looksLikeActivity(element) {
@@ -112,7 +116,7 @@ public enum JSONTrackReader {
             if format == .huaweiMotionPaths {
                 HuaweiMotionPaths.readActivity(element, at: start, context, &sink)
             } else {
-                GoogleTimeline.readIOSSegment(element, at: start, context, &sink)
+                GoogleTimeline.readIOSSegment(element, at: start, context, &sink, labeller: &labeller)
             }
         }
         return format ?? .timelineIOS  // an empty array reads as an empty timeline

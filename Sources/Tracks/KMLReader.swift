@@ -16,7 +16,8 @@ import TextFormats
 ///   segment of timed points, the *n*-th `when` paired with the *n*-th `gx:coord` whatever the
 ///   order they come in (all times first, all coordinates first as 两步路 writes them, or in
 ///   pairs either way round). A `when` or `gx:coord` left over at the end of the track is an
-///   unreadable point: counts that differ are reported, never guessed around.
+///   unreadable point: counts that differ are reported, never guessed around. An empty
+///   `<gx:coord/>` is a pause (OpenTracks, FitTrackee): a segment break where it pairs, no point.
 /// - every `Point` as ``TrackAnnotation/pin`` (a placemark is a pin, not a place one went),
 ///   except timed fixes: a run of at least ``minimumFixRun`` consecutive placemarks of one folder,
 ///   each a single `Point` with a `TimeStamp`, times strictly increasing, at most
@@ -49,6 +50,8 @@ public enum KMLReader {
         public var timedFixes = 0
         /// `LineString`s repeating the positions of the timed fixes or `gx:Track` before them, not read.
         public var pathsThroughFixes = 0
+        /// Empty `<gx:coord/>` elements: pauses, each a segment break, no point.
+        public var pauses = 0
 
         public init() {}
     }
@@ -138,6 +141,9 @@ private struct KMLParser {
         var altitude: Double?
         var location: XMLLocation
         var readable: Bool
+        /// An empty `<gx:coord/>`: no position at that moment, a pause (OpenTracks and FitTrackee
+        /// write one where the recording paused or resumed).
+        var pause = false
     }
 
     /// What the value being read is.
@@ -348,7 +354,7 @@ private struct KMLParser {
                 coords.removeAll(keepingCapacity: true)
                 coordsHead = 0
             }
-            if coord.readable { pair(coord, time, scanner, &sink) }
+            if coord.readable { pair(coord, time, scanner, &sink) } else if coord.pause { sink.segmentBreak() }
             return
         }
         if timesHead == times.count {
@@ -385,7 +391,10 @@ private struct KMLParser {
             return found >= 2
         }
         coord.readable = good
-        if !good {
+        coord.pause = !value.overflow && found == 0 && value.withTrimmed { $0.isEmpty }
+        if coord.pause {
+            summary.pauses += 1
+        } else if !good {
             summary.unreadablePoints += 1
             sink.unreadablePoint(scanner.problem("gx:coord '\(value.prefix(40))' is not 'longitude latitude [altitude]'", at: valueLocation))
         }
@@ -399,7 +408,7 @@ private struct KMLParser {
         }
         let time = times[timesHead]
         timesHead += 1
-        if good { pair(coord, time, scanner, &sink) }
+        if good { pair(coord, time, scanner, &sink) } else if coord.pause { sink.segmentBreak() }
     }
 
     /// Delivers a readable coordinate with its time.

@@ -52,24 +52,48 @@ public struct LineReader<Source: ByteSource> {
     }
 
     /// Calls `body` with each line's bytes (without the line ending) and its 1-based number.
-    /// The bytes are valid only during the call.
+    /// The bytes are valid only during the call. A line longer than ``maximumLineLength`` stops
+    /// the file with an error.
     public mutating func forEachLine(_ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        try forEachLine(overlong: nil, body)
+    }
+
+    /// As ``forEachLine(_:)``, but a line longer than ``maximumLineLength`` is passed over in
+    /// constant memory (read to its end, never held) and `overlong` called with its number;
+    /// the lines after it are read on (`convert` and `locate`: a bad line is reported and skipped).
+    public mutating func forEachLine(overlong: ((Int) throws -> Void)?, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        var skipping = false
         while true {
             if let found = findLineEnd() {
-                // Checked here too: a read can bring in an overlong line's ending with the rest of it.
-                if found.lineEnd - start > Self.maximumLineLength { throw overlong() }
                 lineNumber += 1
+                if skipping || found.lineEnd - start > Self.maximumLineLength {
+                    // Checked here too: a read can bring in an overlong line's ending with the rest of it.
+                    guard let overlong else { lineNumber -= 1; throw overlongError() }
+                    skipping = false
+                    start = found.next
+                    try overlong(lineNumber)
+                    continue
+                }
                 try body(UnsafeRawBufferPointer(rebasing: buffer[start..<found.lineEnd]), lineNumber)
                 start = found.next
                 continue
             }
-            if end - start > Self.maximumLineLength { throw overlong() }
+            if end - start > Self.maximumLineLength {
+                guard overlong != nil else { throw overlongError() }
+                // The line's bytes so far are dropped, all but the last two (a line ending may begin there).
+                skipping = true
+                start = end - 2
+            }
             if atEnd {
                 if end > start {
                     var lineEnd = end
                     if ending != .carriageReturn, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                     lineNumber += 1
-                    try body(UnsafeRawBufferPointer(rebasing: buffer[start..<lineEnd]), lineNumber)
+                    if skipping {
+                        try overlong?(lineNumber)
+                    } else {
+                        try body(UnsafeRawBufferPointer(rebasing: buffer[start..<lineEnd]), lineNumber)
+                    }
                     start = end
                 }
                 return
@@ -79,7 +103,7 @@ public struct LineReader<Source: ByteSource> {
     }
 
     /// The error for the line after the last one returned, longer than the limit.
-    private func overlong() -> InputError {
+    private func overlongError() -> InputError {
         InputError(path: path, line: lineNumber + 1, reason: "line longer than \(Self.maximumLineLength) bytes")
     }
 

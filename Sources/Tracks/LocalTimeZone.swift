@@ -26,29 +26,45 @@ public struct LocalTimeZone: Equatable, Hashable, Sendable, CustomStringConverti
     public static let china = LocalTimeZone.fixed(minutesEast: 480)
 
     /// The person's own clock, the default of every command and of ``ClassifyOptions``: the zone
-    /// `TZ` names (`Europe/Paris`, `:Europe/Paris`, or a path ending `zoneinfo/Europe/Paris`), else
-    /// the system's setting (`/etc/localtime` on Linux, the OS's on Apple platforms, through
-    /// Foundation's `TimeZone.current`), else UTC. A `TZ` that names no zone of the tz database (a
-    /// POSIX rule such as `CET-1CEST`) leaves the choice to Foundation, which reads it as UTC.
+    /// `TZ` names (`Europe/Paris`, `GB`, `:Europe/Paris`, or a path ending `zoneinfo/Europe/Paris`),
+    /// else the system's setting (`/etc/localtime` on Linux, the OS's on Apple platforms, through
+    /// Foundation's `TimeZone.current`), else UTC. Always a zone of the tz database, with its
+    /// daylight-saving rules: never the offset of the day of the run. A `TZ` that names no zone
+    /// (a POSIX rule such as `CET-1CEST`) is not guessed at: ``systemProblem(environment:)`` says so.
     public static var system: LocalTimeZone { system(environment: ProcessInfo.processInfo.environment) }
 
     /// ``system`` for the environment `environment` (tests pass their own).
     public static func system(environment: [String: String]) -> LocalTimeZone {
-        if var name = environment["TZ"], !name.isEmpty {
-            if name.hasPrefix(":") { name.removeFirst() }
-            if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
-            if let zone = LocalTimeZone(identifier: name) { return zone }
-        }
-        let current = TimeZone.current
-        if let zone = LocalTimeZone(identifier: current.identifier) { return zone }
-        return .fixed(minutesEast: current.secondsFromGMT() / 60)
+        if let name = zoneName(environment), let zone = LocalTimeZone(identifier: name) { return zone }
+        return LocalTimeZone(identifier: TimeZone.current.identifier) ?? .utc
+    }
+
+    /// Why ``system(environment:)`` is not the zone `TZ` asks for (a POSIX rule, a name of no
+    /// tz database zone), or nil: for a command to say before counting days in another zone.
+    public static func systemProblem(environment: [String: String]) -> String? {
+        guard let name = zoneName(environment), LocalTimeZone(identifier: name) == nil else { return nil }
+        return "TZ='\(environment["TZ"]!)' names no time zone of the tz database (\(TimeZoneNames.release)); days are counted in "
+            + "\(system(environment: environment)) (give --time-zone NAME, e.g. Europe/London, or --utc-offset ±HH:MM)"
+    }
+
+    /// The zone name `TZ` gives (without a leading `:` or a path up to `zoneinfo/`), or nil when unset.
+    private static func zoneName(_ environment: [String: String]) -> String? {
+        guard var name = environment["TZ"], !name.isEmpty else { return nil }
+        if name.hasPrefix(":") { name.removeFirst() }
+        if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
+        return name
     }
 
     private init(rule: Rule) { self.rule = rule }
 
-    /// The IANA zone `identifier` (e.g. `Europe/Berlin`), or nil when the tz database has no such zone.
+    /// The zone of the tz database named `identifier` (`Europe/Berlin`, `GB`, `EST5EDT`, `UTC`),
+    /// or nil when there is none of that name (or the system lacks it). The one resolver of zone
+    /// names (`--time-zone`, `TZ`, a state's zone): a name is a zone or link of the tz database
+    /// (``TimeZoneNames``, from tzdata; a name with a `/` of a newer release than that list is
+    /// taken too), never an abbreviation (`PST`, `CEST`) or an offset (`GMT+8`), which Foundation
+    /// would also take and which are no zone.
     public init?(identifier: String) {
-        guard identifier.contains("/") || identifier == "UTC", let zone = TimeZone(identifier: identifier) else { return nil }
+        guard TimeZoneNames.all.contains(identifier) || identifier.contains("/"), let zone = TimeZone(identifier: identifier) else { return nil }
         rule = .named(zone)
     }
 

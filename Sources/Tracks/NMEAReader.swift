@@ -47,7 +47,7 @@ public enum NMEAReader {
     ///   else) or a line is too long; points delivered before it stay delivered.
     @discardableResult
     public static func read<Source: ByteSource, Sink: TrackSink>(_ source: Source, path: String, into sink: inout Sink) throws -> Summary {
-        var reader = LineReader(source, path: path)
+        var reader = LineReader(UBXFrameFilter(source), path: path)
         defer { reader.close() }
         var log = NMEALog(path: path)
         var firstText: Int?
@@ -82,7 +82,9 @@ public enum NMEAReader {
     /// …`), and gpsd's regression logs open with 6–12 comment lines.
     public static func recognizes<Prefix: Collection<UInt8>>(_ prefix: Prefix) -> Bool {
         var lines = 0
-        for line in Array(prefix).split(separator: 0x0A, omittingEmptySubsequences: true) {
+        var text = Array(prefix)
+        if text.contains(0xB5) { text = UBXFrameFilter<MemorySource>.removingFrames(text) }
+        for line in text.split(separator: 0x0A, omittingEmptySubsequences: true) {
             let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
             if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
             lines += 1

@@ -62,7 +62,7 @@ public enum OwnTracksReader {
             guard let latitude = message["lat"]?.numberValue, let longitude = message["lon"]?.numberValue else {
                 return unreadable("location without lat and lon")
             }
-            guard let seconds = message["tst"].flatMap(integerValue), Timestamp.representable.contains(seconds &* 1000), abs(seconds) < 1 << 40 else {
+            guard let time = message["tst"].flatMap(integerValue).flatMap(Timestamp.milliseconds(fromSeconds:)) else {
                 return unreadable("location without a tst of whole seconds since 1970")
             }
             var accuracy: Double?
@@ -71,7 +71,7 @@ public enum OwnTracksReader {
                 accuracy = metres
             }
             summary.points += 1
-            sink.point(TrackPoint(latitude: latitude, longitude: longitude, time: seconds * 1000, accuracy: accuracy,
+            sink.point(TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy,
                                   elevation: message["alt"]?.numberValue))
         }
         return summary

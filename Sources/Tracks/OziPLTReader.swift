@@ -11,7 +11,8 @@ import TextFormats
 /// - a point per line: degrees as written; elevation feet × 0.3048 (`-777`: none); time from the
 ///   fifth field, days since 1899-12-30 00:00 UTC (Delphi's `TDateTime`, as OziExplorer and
 ///   GPSBabel write and read it), rounded to the second (the 7 decimals hold ±4 ms; the date and
-///   time columns, which are not read, show whole seconds); an empty or `0` day: no time.
+///   time columns, which are not read, show whole seconds); an empty day, or one at or before
+///   1970-01-01 00:00 UTC (`0`, and `25569`, the "unset" value writers put), is no time.
 /// - a segment break before the first point and at every point whose break field is `1`.
 /// - a datum other than WGS 84 stops the file before any point: its coordinates are not WGS-84
 ///   and converting datums is not this reader's job (re-save in WGS 84).
@@ -108,7 +109,9 @@ public enum OziPLTReader {
         var time: Int64?
         if fields.count > 4, !fields[4].isEmpty {
             guard let days = DecimalNumber.parse(fields[4]), days >= 0 else { return .failure(Problem(reason: "date '\(text(fields[4]))' is not a number of days")) }
-            if days != 0 {
+            // 25569 is 1970-01-01 00:00 UTC, what writers put for "no time" (and 0 is 1899): a
+            // day at or before it is no time, as GPSBabel reads it (no GPS fix is that old).
+            if days > delphiEpochOffset {
                 let seconds = ((days - delphiEpochOffset) * 86_400).rounded()
                 guard seconds.isFinite, abs(seconds) < 1e12, let whole = Int64(exactly: seconds), Timestamp.representable.contains(whole * 1000) else {
                     return .failure(Problem(reason: "date '\(text(fields[4]))' is outside the years 0000–9999"))

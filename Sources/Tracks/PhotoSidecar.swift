@@ -18,8 +18,8 @@ struct PhotoSidecar {
         seen = true
         switch key {
         case "photoTakenTime":
-            if let seconds = value["timestamp"].flatMap(integerValue), Timestamp.representable.contains(seconds &* 1000), abs(seconds) < 1 << 40 {
-                takenTime = seconds * 1000
+            if let milliseconds = value["timestamp"].flatMap(integerValue).flatMap(Timestamp.milliseconds(fromSeconds:)) {
+                takenTime = milliseconds
             } else {
                 problem = problem ?? "photoTakenTime without a timestamp in seconds"
             }

@@ -147,7 +147,7 @@ enum TakeoutRecords {
     private static func overland<Sink: TrackSink>(_ geometry: JSONValue?, _ properties: JSONValue?, at start: RecordStart, _ context: RecordContext, _ sink: inout Sink) {
         guard let geometry, geometry != .null else { return }
         guard geometry["type"]?.stringValue == "Point", case let .coordinates(position)? = geometry["coordinates"],
-              position.depth == 1, position.values.count >= 2, position.values.allSatisfy(\.isFinite) else {
+              position.depth == 1, position.values.count >= 2, position.values[0].isFinite, position.values[1].isFinite else {
             sink.unreadablePoint(context.problem("Overland location whose geometry is not a Point [longitude, latitude]", at: start))
             return
         }
@@ -162,7 +162,7 @@ enum TakeoutRecords {
         let accuracy = properties?["horizontal_accuracy"]?.numberValue.flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
         let altitude = properties?["altitude"]?.numberValue.flatMap { $0.isFinite ? $0 : nil }
         sink.point(TrackPoint(latitude: position.values[1], longitude: position.values[0], time: time, accuracy: accuracy,
-                              elevation: altitude ?? (position.values.count > 2 ? position.values[2] : nil)))
+                              elevation: altitude ?? (position.values.count > 2 && position.values[2].isFinite ? position.values[2] : nil)))
     }
 
     /// Some exports wrote negative E7 values as unsigned 32-bit integers (4233738877 for

@@ -7,7 +7,8 @@ import TextFormats
 /// Read: the recorded fixes Google kept with each entry, `simplifiedRawPath.points[]` —
 /// `latE7`, `lngE7` (degrees × 10⁷), `timestamp` (ISO-8601) or the older `timestampMs`
 /// (milliseconds, a string or number), `accuracyMeters` — one segment per path, from activity
-/// segments and place visits alike. Ignored, because they are not recordings: an activity's
+/// segments and place visits alike, labelled with how the person moved (``Movement``): an
+/// activity's `activityType` (`IN_TRAIN`, `WALKING`, `FLYING`, …), a visit as a stay (no vehicle). Ignored, because they are not recordings: an activity's
 /// `waypointPath` (untimed points snapped to the road network by Google's map matching),
 /// `startLocation`/`endLocation` and `transitPath` stops (inferred ends and a timetable's stops),
 /// a visit's `location`, `centerLatE7`/`centerLngE7` and `otherCandidateLocations` (the place
@@ -23,18 +24,21 @@ enum TakeoutSemanticHistory {
             }
             for kind in ["activitySegment", "placeVisit"] {
                 guard let entry = object[kind], let path = entry["simplifiedRawPath"] else { continue }
-                readRawPath(path, of: kind, at: start, context, &sink)
+                // A stay is no vehicle; an activity says how it moved when its type is one we know.
+                let movement = kind == "placeVisit" ? Movement.humanPowered : entry["activityType"]?.stringValue.flatMap(Movement.google)
+                readRawPath(path, of: kind, movement: movement, at: start, context, &sink)
             }
         }
     }
 
-    private static func readRawPath<Sink: TrackSink>(_ path: JSONValue, of kind: String, at start: RecordStart,
+    private static func readRawPath<Sink: TrackSink>(_ path: JSONValue, of kind: String, movement: Movement?, at start: RecordStart,
                                                      _ context: RecordContext, _ sink: inout Sink) {
         guard let points = path["points"]?.arrayValue else {
             sink.unreadablePoint(context.problem("\(kind) simplifiedRawPath without a \"points\" array", at: start))
             return
         }
         sink.segmentBreak()
+        if let movement { sink.annotate(.movement(movement)) }
         for element in points {
             do {
                 sink.point(try point(element))

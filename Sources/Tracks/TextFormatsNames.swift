@@ -17,3 +17,5 @@ public typealias JSONStreamReader = TextFormats.JSONStreamReader
 public typealias JSONEvent = TextFormats.JSONEvent
 public typealias JSONStreamLimits = TextFormats.JSONStreamLimits
 public typealias JSONStreamError = TextFormats.JSONStreamError
+/// Checked reading of a file's lengths, sizes, offsets and counts (``TextFormats/FileIntegers``).
+public typealias FileIntegers = TextFormats.FileIntegers

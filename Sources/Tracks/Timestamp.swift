@@ -9,6 +9,15 @@ public enum Timestamp {
     /// refuse one outside it, so no later arithmetic on times can overflow.
     public static let representable: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
 
+    /// Seconds since 1970 a file states (an OwnTracks `tst`, a Google Photos sidecar's
+    /// `timestamp`) as milliseconds within ``representable``, or nil: no product or `abs` of a
+    /// value near ±2^63 can trap.
+    public static func milliseconds(fromSeconds seconds: Int64) -> Int64? {
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow, representable.contains(milliseconds) else { return nil }
+        return milliseconds
+    }
+
     /// Milliseconds since the Unix epoch, or nil when `bytes` is not such a timestamp.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         if let milliseconds = parseFixedLayout(bytes) { return milliseconds }

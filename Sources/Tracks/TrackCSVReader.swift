@@ -42,6 +42,9 @@ public enum TrackCSVReader {
         public var unreadablePoints = 0
         /// Whether the first line was a header.
         public var hasHeader = false
+        /// Rows with neither a latitude nor a longitude (a sensor-only row, a pause or segment
+        /// marker of OpenTracks' export): no position, passed over.
+        public var rowsWithoutPosition = 0
 
         public init() {}
     }
@@ -64,6 +67,11 @@ public enum TrackCSVReader {
         /// The coordinate columns hold degrees × 10⁷ as integers (`latitudeE7`, `longitudeE7`, as
         /// Google's location history writes them, and tools that flatten it to CSV).
         var coordinatesE7 = false
+        /// The position is one column of WKT, `POINT (longitude latitude)` (Reitti's export, PostGIS
+        /// dumps): ``latitude`` and ``longitude`` both name it.
+        var wktPoint = false
+        /// OpenTracks' `trackpoint_type` column: a `SEGMENT_START_…` row starts a new segment.
+        var rowType: Int?
 
         /// Header names (folded as ``fold(_:)`` does) of each value.
         static let latitudeNames: Set<String> = ["lat", "latitude", "latitudens", "latitudedeg", "latitudedegrees", "latdeg"]
@@ -73,16 +81,21 @@ public enum TrackCSVReader {
         static let longitudeE7Names: Set<String> = ["longitudee7", "lnge7", "lone7"]
         /// A full time in one column: `date time` is BasicAirData GPS Logger's, `dataTime`
         /// (Unix seconds) 一生足迹's.
-        static let timeNames: Set<String> = ["time", "timestamp", "datetime", "datatime", "utc", "utctime", "timeutc", "gpstime", "localtime", "timelocal"]
+        /// `timestamp_ms` is MemoLanes' raw export's (epoch milliseconds); `#time` (OpenTracks' first
+        /// column, its header marked as a comment) folds to `time`.
+        static let timeNames: Set<String> = ["time", "timestamp", "datetime", "datatime", "utc", "utctime", "timeutc", "gpstime", "localtime", "timelocal",
+                                             "timestampms", "timems"]
+        /// A column of WKT points (`POINT (lon lat)`), used when no latitude and longitude columns are named.
+        static let geometryNames: Set<String> = ["geom", "geometry", "wkt", "thegeom"]
         static let dateNames: Set<String> = ["date", "utcdate", "datelocal", "localdate"]
-        static let accuracyNames: Set<String> = ["accuracy", "acc", "hacc", "horizontalaccuracy", "accuracym", "accuracymeters", "accuracymetres"]
+        static let accuracyNames: Set<String> = ["accuracy", "acc", "hacc", "horizontalaccuracy", "accuracyhorizontal", "accuracym", "accuracymeters", "accuracymetres"]
         static let elevationNames: Set<String> = ["ele", "elevation", "alt", "altitude", "altitudem", "elevationm", "height", "heightm"]
 
         /// The columns a header names, or nil when it names no latitude or no longitude.
         init?(header: UnsafeRawBufferPointer, separator: UInt8 = UInt8(ascii: ",")) {
             self.separator = separator
             var latitude: Int?, longitude: Int?, time: Int?, date: Int?
-            var latitudeE7: Int?, longitudeE7: Int?
+            var latitudeE7: Int?, longitudeE7: Int?, geometry: Int?
             accuracy = nil
             var index = 0
             var start: Int? = 0
@@ -100,6 +113,8 @@ public enum TrackCSVReader {
                 else if Self.dateNames.contains(name) { date = date ?? index }
                 else if Self.accuracyNames.contains(name) { accuracy = accuracy ?? index }
                 else if Self.elevationNames.contains(name) { elevation = elevation ?? index }
+                else if Self.geometryNames.contains(name) { geometry = geometry ?? index }
+                else if name == "trackpointtype" { rowType = rowType ?? index }
                 index += 1
                 start = field.next
             }
@@ -107,6 +122,11 @@ public enum TrackCSVReader {
                 latitude = latitudeE7
                 longitude = longitudeE7
                 coordinatesE7 = true
+            }
+            if latitude == nil, longitude == nil, let geometry {
+                latitude = geometry
+                longitude = geometry
+                wktPoint = true
             }
             guard let latitude, let longitude else { return nil }
             self.latitude = latitude
@@ -120,7 +140,7 @@ public enum TrackCSVReader {
             default:
                 self.time = time
             }
-            last = max(latitude, longitude, self.time ?? 0, clock ?? 0, accuracy ?? 0, elevation ?? 0)
+            last = max(latitude, longitude, self.time ?? 0, clock ?? 0, accuracy ?? 0, elevation ?? 0, rowType ?? 0)
         }
 
         /// Positional: lat, lon, time, accuracy.
@@ -131,12 +151,12 @@ public enum TrackCSVReader {
         /// The last column read (kept, not computed per line).
         private(set) var last = 3
 
-        /// A header name lower-cased, without spaces, `_`, `-`, `/`, `(`, `)`, `.` or quotes.
+        /// A header name lower-cased, without spaces, `_`, `-`, `/`, `(`, `)`, `.`, `#` or quotes.
         static func fold(_ bytes: UnsafeRawBufferPointer) -> String {
             let kept = bytes.compactMap { byte -> UInt8? in
                 switch byte {
                 case UInt8(ascii: " "), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: "("),
-                     UInt8(ascii: ")"), UInt8(ascii: "."), UInt8(ascii: "\""), UInt8(ascii: "\t"):
+                     UInt8(ascii: ")"), UInt8(ascii: "."), UInt8(ascii: "\""), UInt8(ascii: "\t"), UInt8(ascii: "#"):
                     return nil
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"):
                     return byte | 0x20
@@ -181,6 +201,7 @@ public enum TrackCSVReader {
                 }
                 columns = Columns(separator: separator)
             }
+            if let rowType = columns!.rowType, startsSegment(line, column: rowType, columns!) { sink.segmentBreak() }
             do {
                 var point = try parseSimple(line, columns!, zone: zone) ?? parse(line, columns!, zone: zone)
                 if columns!.coordinatesE7 {
@@ -189,6 +210,8 @@ public enum TrackCSVReader {
                 }
                 sink.point(point)
                 summary.points += 1
+            } catch is NoPosition {
+                summary.rowsWithoutPosition += 1
             } catch let problem as LineProblem {
                 sink.unreadablePoint(InputError(path: path, line: number, reason: problem.reason))
                 summary.unreadablePoints += 1
@@ -253,6 +276,56 @@ public enum TrackCSVReader {
         var reason: String
     }
 
+    /// A row whose latitude and longitude fields are both empty (or a WKT `POINT EMPTY`): no
+    /// position, not a point and not unreadable (OpenTracks writes such rows for sensor readings,
+    /// pauses and segment markers, as TCX and FIT have trackpoints without a position).
+    struct NoPosition: Error {}
+
+    /// Whether the row's `trackpoint_type` (OpenTracks) starts a segment: `SEGMENT_START_MANUAL`
+    /// (the user resumed) or `SEGMENT_START_AUTOMATIC`.
+    static func startsSegment(_ line: UnsafeRawBufferPointer, column: Int, _ columns: Columns) -> Bool {
+        var start: Int? = 0
+        var index = 0
+        while let from = start {
+            let field = CoordinateCSV.field(line, from: from, separator: columns.separator)
+            if index == column { return line[field.range].starts(with: "SEGMENT_START".utf8) }
+            index += 1
+            start = field.next
+        }
+        return false
+    }
+
+    /// `POINT (longitude latitude[ z[ m]])` — also `POINT Z (…)`, `POINT M`, `POINT ZM`, and with an
+    /// EWKT `SRID=4326;` before it — as (latitude, longitude, elevation); `POINT EMPTY` is no
+    /// position. A third number of a `POINT Z` (or of three or four numbers without a letter) is
+    /// the elevation.
+    static func wktPoint(_ bytes: UnsafeRawBufferPointer) throws -> (latitude: Double, longitude: Double, elevation: Double?) {
+        let text = String(decoding: bytes, as: UTF8.self).uppercased()
+        var rest = Substring(text)
+        if rest.hasPrefix("SRID=") {
+            guard let semicolon = rest.firstIndex(of: ";"), rest[rest.index(rest.startIndex, offsetBy: 5)..<semicolon] == "4326" else {
+                throw LineProblem(reason: "geometry '\(shown(bytes))' is not in SRID 4326 (WGS-84 longitude and latitude)")
+            }
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        rest = rest.drop { $0 == " " }
+        guard rest.hasPrefix("POINT") else { throw LineProblem(reason: "geometry '\(shown(bytes))' is not a WKT POINT") }
+        rest = rest.dropFirst(5).drop { $0 == " " }
+        var hasM = false, hasZ = false
+        if rest.hasPrefix("ZM") { hasZ = true; hasM = true; rest = rest.dropFirst(2) }
+        else if rest.hasPrefix("Z") { hasZ = true; rest = rest.dropFirst() }
+        else if rest.hasPrefix("M") { hasM = true; rest = rest.dropFirst() }
+        rest = rest.drop { $0 == " " }
+        if rest == "EMPTY" { throw NoPosition() }
+        guard rest.hasPrefix("("), rest.hasSuffix(")") else { throw LineProblem(reason: "geometry '\(shown(bytes))' is not 'POINT (longitude latitude)'") }
+        let numbers = rest.dropFirst().dropLast().split(separator: " ").map { Double(String($0)) }
+        guard (2...4).contains(numbers.count), numbers.allSatisfy({ $0 != nil }) else {
+            throw LineProblem(reason: "geometry '\(shown(bytes))' is not 'POINT (longitude latitude)'")
+        }
+        let elevation = numbers.count >= 3 && (hasZ || !hasM) ? numbers[2] : nil
+        return (numbers[1]!, numbers[0]!, elevation)
+    }
+
     /// `parse` for a line whose fields are plain (unpadded, unquoted, not empty) numbers and
     /// ISO-8601 times, nearly every line: each number is read where it starts, without first
     /// searching for its separator. Nil, having decided nothing, for anything else (an empty or
@@ -260,7 +333,7 @@ public enum TrackCSVReader {
     /// parse): `parse` then reads the line and words its problem. A field this reads has no
     /// padding or quotes to remove, so `parse` would read the same bytes and find the same value.
     static func parseSimple(_ line: UnsafeRawBufferPointer, _ columns: Columns, zone: LocalTimeZone) -> TrackPoint? {
-        guard columns.clock == nil else { return nil }
+        guard columns.clock == nil, !columns.wktPoint else { return nil }
         var latitude: Double?, longitude: Double?, time: Int64?, accuracy: Double?, elevation: Double?
         let count = line.count, last = columns.last, separator = columns.separator
         var start = 0
@@ -320,8 +393,15 @@ public enum TrackCSVReader {
             index += 1
             start = next
         }
-        let latitude = try coordinate(line, latitudeField, "latitude", positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S"), columns)
-        let longitude = try coordinate(line, longitudeField, "longitude", positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W"), columns)
+        if latitudeField.isEmpty && longitudeField.isEmpty { throw NoPosition() }
+        let latitude: Double, longitude: Double
+        var wktElevation: Double?
+        if columns.wktPoint {
+            (latitude, longitude, wktElevation) = try wktPoint(UnsafeRawBufferPointer(rebasing: line[latitudeField]))
+        } else {
+            latitude = try coordinate(line, latitudeField, "latitude", positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S"), columns)
+            longitude = try coordinate(line, longitudeField, "longitude", positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W"), columns)
+        }
         var time: Int64?
         if columns.clock != nil {
             let date = UnsafeRawBufferPointer(rebasing: line[timeField]), clock = UnsafeRawBufferPointer(rebasing: line[clockField])
@@ -342,7 +422,7 @@ public enum TrackCSVReader {
             time = parsed
         }
         let accuracy = try number(line, accuracyField, "accuracy", columns, nonNegative: true)
-        let elevation = try number(line, elevationField, "elevation", columns)
+        let elevation = try number(line, elevationField, "elevation", columns) ?? wktElevation
         return TrackPoint(latitude: latitude, longitude: longitude, time: time, accuracy: accuracy, elevation: elevation)
     }
 

@@ -69,4 +69,41 @@ public enum TrackAnnotation: Equatable, Sendable {
     /// regions there and a day, with no explored area and no distance (docs/report-format.md,
     /// "Photos").
     case snapshot
+    /// How the person moved during the segment just begun (after its ``TrackSink/segmentBreak()``),
+    /// as the file labels it (Google's `IN_TRAIN`, `WALKING`, `FLYING`, …; ``Movement/google(_:)``):
+    /// it decides, in place of the legs' speeds, whether each point was a place been or only
+    /// passed, and which distance its legs add. Nil: no label, the speeds decide. The next
+    /// segment break ends it.
+    case movement(Movement?)
+}
+
+/// How a person moved, as a file labels a stretch of points (docs/report-format.md, "Movement").
+public enum Movement: String, Sendable, CaseIterable {
+    /// On foot, running, by bicycle, hiking, paddling: what explores and what distance badges count.
+    case humanPowered
+    /// In a car, bus, train, tram, ferry, on a motorcycle: places passed, not been.
+    case vehicle
+    /// In the air: no place at all.
+    case flight
+
+    /// Google's activity type (Takeout's Semantic Location History `activityType`, Timeline's
+    /// `topCandidate.type`, upper case with underscores or, on iOS, lower case with spaces), nil
+    /// for a type this table does not name (`UNKNOWN_ACTIVITY_TYPE`, `STILL`, skiing, …): an
+    /// honest "unknown" leaves the decision to the speeds, where a wrong label would override them.
+    public static func google(_ type: String) -> Movement? {
+        let name = type.uppercased().split(separator: " ").joined(separator: "_")
+        if googleHumanPowered.contains(name) { return .humanPowered }
+        if googleVehicle.contains(name) { return .vehicle }
+        return name == "FLYING" ? .flight : nil
+    }
+
+    static let googleHumanPowered: Set<String> = [
+        "WALKING", "ON_FOOT", "RUNNING", "CYCLING", "ON_BICYCLE", "HIKING", "WALKING_NORDIC", "SNOWSHOEING",
+        "KAYAKING", "ROWING", "SWIMMING", "CATCHING_POKEMON",
+    ]
+    static let googleVehicle: Set<String> = [
+        "IN_VEHICLE", "IN_ROAD_VEHICLE", "IN_RAIL_VEHICLE", "IN_PASSENGER_VEHICLE", "IN_TAXI", "IN_BUS", "IN_TRAIN",
+        "IN_SUBWAY", "IN_TRAM", "IN_FERRY", "IN_CABLECAR", "IN_FUNICULAR", "IN_GONDOLA_LIFT", "MOTORCYCLING",
+        "SNOWMOBILE", "BOATING", "SAILING", "DRIVING",
+    ]
 }

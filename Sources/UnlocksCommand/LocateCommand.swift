@@ -60,7 +60,10 @@ enum LocateCommand {
         var reader = LineReader(source, path: displayName)
         defer { reader.close() }
         var columns = CoordinateColumns()
-        try reader.forEachLine { line, number in
+        try reader.forEachLine(overlong: { number in
+            rejected += 1
+            reportError(InputError(path: displayName, line: number, reason: "line longer than \(LineReader<FileSource>.maximumLineLength) bytes (skipped)").description)
+        }) { line, number in
             if line.isEmpty { return }
             if number == 1, CoordinateCSV.isHeader(line) {
                 columns = try ConvertCommand.columns(header: line, path: displayName)

@@ -1,4 +1,6 @@
+import Foundation
 import Intake
+import LogbookStore
 import RegionTables
 import Unlocks
 
@@ -9,9 +11,10 @@ enum MergeCommand {
         abstract: "Merge classify state files of shards (overlapping or not) into one state and report.",
         usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR] [--worldview NAME]",
         options: [
-            .value("state", "FILE", "Write the merged state to FILE (atomically)."),
+            .value("state", "FILE", "Merge into the logbook FILE (created when missing), each shard in one transaction."),
+            LogbookAccess.keyOption,
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the states were made with (default: the first state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default: the first state's)."),
@@ -38,47 +41,34 @@ enum MergeCommand {
         """
     )
 
-    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the state files to merge") }
-        let format = try arguments.choice("format", as: ReportFiles.Format.self) ?? .json
-        var options = try RuleOptions.parse(arguments)
-        try ReportFiles.refuseSameFile(state: arguments.value("state"), out: arguments.value("out"))
-        try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", arguments.value("state"))], named: arguments.positionals)
-        // The state written is locked as classify locks it, so a classify run on it waits.
-        let lock = try arguments.value("state").map({ try StateFile.Lock(statePath: $0, waiting: reportError) })
-        let tables = try TableSearch.tables(arguments)
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "give the logbooks (or state files) to merge") }
+        let format = try ReportFiles.format(arguments)
+        let statePath = arguments.value("state")
+        try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
+        try ReportFiles.refuseInputs([("--out", arguments.value("out")), ("--state", statePath)], named: arguments.positionals)
+        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
-        var merged = UnlockLedger()
-        var owner: [String: String] = [:]
+        // The rules: the merged logbook's own, else the first shard's, with those given over them.
+        let first = try Logbook.storedRules(at: URL(fileURLWithPath: arguments.positionals[0]), locator: locator)
+        let logbook: Logbook
+        if let statePath, try Logbook.storedRules(at: URL(fileURLWithPath: statePath), locator: locator) != nil {
+            logbook = try LogbookAccess.open(statePath, arguments, locator: locator)
+        } else {
+            let rules = try RuleOptions.parse(arguments, base: first ?? ClassifyOptions())
+            logbook = statePath == nil ? try Logbook(inMemoryWith: locator, rules: rules)
+                : try Logbook(at: URL(fileURLWithPath: try LogbookAccess.resolve(statePath!)), locator: locator,
+                              configuration: Logbook.Configuration(rules: rules, key: try LogbookAccess.key(arguments)))
+        }
+        let options = ReportOptions(lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         for path in arguments.positionals {
-            guard let bytes = try StateFile.read(path) else { throw StateError(path: path, reason: "no such file") }
-            if path == arguments.positionals.first { RuleOptions.takeZone(of: bytes, into: &options, arguments) }
-            let ledger = try LedgerState.decode(bytes, path: path, options: options, tables: tables)
-            // An input in two states at one path counts once when both read it alike (a shard
-            // given twice, shards that overlap); read differently (another datum, other rules) the
-            // result would depend on the order of the states, so it is refused. At two paths (a
-            // copy in each shard), the copies rule decides, as one run over both would.
-            for (fingerprint, input) in ledger.inputs where input.status != .skipped {
-                guard let ours = merged.inputs[fingerprint], ours.status != .skipped, ours.path == input.path else { continue }
-                if ours != input || merged.contributions[fingerprint] != ledger.contributions[fingerprint] {
-                    throw StateError(path: path, reason: "input \(input.path) is also in \(owner[fingerprint] ?? "another state"), read differently there (datum or rules); shards must agree on a shared input")
-                }
-            }
-            Copies.merge(ledger, into: &merged)
-            for (fingerprint, input) in ledger.inputs where input.status != .skipped { owner[fingerprint] = owner[fingerprint] ?? path }
+            guard FileManager.default.fileExists(atPath: path) else { throw LogbookError(.notALogbook, path: path, reason: "no such file") }
+            try await logbook.merge(contentsOf: URL(fileURLWithPath: path), report: options)
         }
-        var report: ClassifyReport
-        do {
-            report = try ClassifyReport(ledger: merged, tables: tables, options: options, lenient: arguments.flags.contains("lenient"),
-                                        includePassedThrough: arguments.flags.contains("include-passed-through"))
-        } catch {
-            throw StateError(path: arguments.positionals.joined(separator: ", "), reason: "\(error) (the states' numbers are too large to add)")
-        }
-        if let badges { report.badges = badges.progress(in: report, reported: &merged.reportedBadgePercents) }
-        if let statePath = arguments.value("state") {
-            try AtomicFile.write(LedgerState.encode(merged, options: options, tables: tables), to: statePath)
-        }
-        withExtendedLifetime(lock) {}
+        var reportOptions = options
+        reportOptions.badges = badges
+        var report = try await logbook.report(reportOptions)
+        report.changes = nil
         try ReportFiles.emit(report, format: format, to: arguments.value("out"))
         return .success
     }

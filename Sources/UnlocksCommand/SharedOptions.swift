@@ -15,7 +15,7 @@ enum RuleOptions {
     /// Classify's options (map takes those that shape the ledger).
     static let classifyOptionSpecs: [OptionSpec] = [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
+            ReportFiles.formatOption,
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
             .flag("include-plans", "Count plans (GPX routes, tracks with no time at all), as tentative untimed evidence; by default they are listed as planned and unlock nothing."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed (listed as passedThrough) as unlocked."),
@@ -35,24 +35,25 @@ enum RuleOptions {
             .value("jobs", "N", "Classify up to N inputs at once, each on a core of its own (default: this machine's active processors; 1 reads one input after another). The report and the state are the same bytes for every N."),
         ]
 
-    /// The options that shape the ledger, from the command line (shared with `merge`).
-    static func parse(_ arguments: ParsedArguments) throws -> ClassifyOptions {
-        var options = ClassifyOptions()
-        options.timeZone = try timeZone(arguments)
+    /// The options that shape the ledger: those given on the command line over `base` (a
+    /// logbook's own rules, or the defaults).
+    static func parse(_ arguments: ParsedArguments, base: ClassifyOptions = ClassifyOptions()) throws -> ClassifyOptions {
+        var options = base
+        if let zone = try timeZone(arguments) { options.timeZone = zone }
         if let text = arguments.value("explore-max-speed") {
             guard let kmh = Double(text), kmh.isFinite, kmh > 0, kmh <= 1000 else {
                 throw UsageError(message: "--explore-max-speed '\(text)' is not a speed in km/h between 0 and 1000 (e.g. 30)")
             }
             options.exploreMaxSpeed = kmh / 3.6
         }
-        options.includePlans = arguments.flags.contains("include-plans")
+        if arguments.flags.contains("include-plans") { options.includePlans = true }
         options.since = try day(arguments, "since")
         options.until = try day(arguments, "until")
         if let since = options.since, let until = options.until, since > until {
             throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
         }
         if options.selectsDates, arguments.value("state") != nil {
-            throw UsageError(message: "--since and --until select the moments of this run's inputs; a state keeps every moment of its inputs: give the tracks without --state")
+            throw UsageError(message: "--since and --until select the moments of this run's inputs; a logbook keeps every moment of its inputs: give the tracks without --state")
         }
         if let text = arguments.value("familiarity-levels") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
@@ -75,21 +76,13 @@ enum RuleOptions {
         return jobs
     }
 
-    /// A run given no `--time-zone` or `--utc-offset` counts in the zone the state `bytes` was
-    /// made with (when readable), so a state keeps its days wherever and whenever it is run.
-    static func takeZone(of bytes: [UInt8]?, into options: inout ClassifyOptions, _ arguments: ParsedArguments) {
-        guard arguments.value("time-zone") == nil, arguments.value("utc-offset") == nil,
-              let bytes, let zone = LedgerState.timeZone(of: bytes) else { return }
-        options.timeZone = zone
-    }
-
-    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both), else the system's zone.
-    static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone {
+    /// `--time-zone NAME` or `--utc-offset ±HH:MM` (not both); nil when neither is given.
+    static func timeZone(_ arguments: ParsedArguments) throws -> LocalTimeZone? {
         let name = arguments.value("time-zone"), offset = arguments.value("utc-offset")
         if name != nil, offset != nil { throw UsageError(message: "give --time-zone or --utc-offset, not both") }
         if let name {
             guard let zone = LocalTimeZone(identifier: name) else {
-                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (an IANA name such as Europe/Berlin or America/New_York; on Linux install tzdata)")
+                throw UsageError(message: "--time-zone '\(name)' is not a time zone of the tz database (a name such as Europe/Berlin, America/New_York or GB; not an abbreviation such as PST; on Linux install tzdata)")
             }
             return zone
         }
@@ -97,7 +90,9 @@ enum RuleOptions {
             guard let minutes = parseOffset(offset) else { throw UsageError(message: "--utc-offset '\(offset)' is not ±HH:MM (e.g. +08:00, -05:30)") }
             return .fixed(minutesEast: minutes)
         }
-        return .system
+        // The system's zone (or a logbook's) then: a TZ that names no zone is said, not replaced.
+        if let problem = LocalTimeZone.systemProblem(environment: ProcessInfo.processInfo.environment) { reportError("note: " + problem) }
+        return nil
     }
 
     /// `--NAME YYYY-MM-DD` as days since 1970-01-01; nil when not given.
@@ -130,6 +125,18 @@ enum RuleOptions {
 /// The report, the state and the badge catalog: the files classify, merge and forget share.
 enum ReportFiles {
     enum Format: String, CaseIterable { case json, text }
+
+    /// `--format`, as every command that prints the report documents it.
+    static let formatOption = OptionSpec.value("format", "FORMAT",
+        "text (a summary to read) or json (docs/report-format.md). Default: text when standard output is a terminal, json when it is a file or a pipe or --out is given (as gh, ls and git choose).")
+
+    /// The report's format: `--format`, else text for a person at a terminal and JSON for a
+    /// program (standard output a file or a pipe, or `--out FILE`): the convention of `gh`, `ls`
+    /// and `git`, so `unlocks classify x` reads well and `unlocks classify x | jq` still works.
+    static func format(_ arguments: ParsedArguments) throws -> Format {
+        if let chosen = try arguments.choice("format", as: Format.self) { return chosen }
+        return arguments.value("out") == nil && isatty(1) == 1 ? .text : .json
+    }
 
     /// The `--badges` catalog: a regular file of at most 4 MiB holding a valid catalog whose
     /// every metric is a number of the report (``BadgeCatalog`` checks, before any input is read).

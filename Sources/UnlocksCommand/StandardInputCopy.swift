@@ -8,10 +8,12 @@ import Glibc
 import Darwin
 #endif
 
-/// Standard input as an input of `classify -` and `audit -`: copied to a temporary file first,
-/// because an input is known by a hash of its whole content before it is read (so `--state`
-/// skips what it has seen) and a zip is read from its central directory at the end. The copy
-/// goes to disk, never to memory, in 1 MiB blocks.
+/// Standard input as an input of `classify -` and `audit -`, and any path that is a stream rather
+/// than a file (a pipe or FIFO, `<(zcat t.csv.gz)`'s `/dev/fd/63`, a character device, a
+/// socket): copied to a temporary file first, read blocking to its end, because an input is
+/// known by a hash of its whole content before it is read (so `--state` skips what it has
+/// seen) and a zip is read from its central directory at the end. The copy goes to disk, never
+/// to memory, in 1 MiB blocks.
 ///
 /// On Linux the file is unlinked as soon as it is created and opened through `/dev/fd/N`, so
 /// nothing is left behind even by a killed run; elsewhere it is removed when the process exits.
@@ -27,13 +29,34 @@ struct StandardInputCopy {
     /// The most copied (8 GiB; `$ADMINUNLOCKS_STDIN_LIMIT` bytes): a stream of zeros never fills the disk.
     static let limit = ProcessInfo.processInfo.environment["ADMINUNLOCKS_STDIN_LIMIT"].flatMap { Int64($0) } ?? 8 << 30
 
-    static func make() throws -> StandardInputCopy {
+    /// Standard input's copy.
+    static func make() throws -> StandardInputCopy { try make(descriptor: 0, display: "-") }
+
+    /// Whether `path` is a stream to copy (not a regular file, not a folder): `stat` follows
+    /// links, so `/dev/stdin` and `/dev/fd/N` are what they lead to.
+    static func isStream(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK
+    }
+
+    /// The copy of the stream at `path` (opened blocking: a FIFO waits for its writer, as `cat` would).
+    static func make(path: String) throws -> StandardInputCopy {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))", kind: .unreadable) }
+        defer { close(fd) }
+        return try make(descriptor: fd, display: path)
+    }
+
+    /// Copies what `descriptor` yields to its end; `display` names it in errors and reports.
+    static func make(descriptor source: Int32, display: String) throws -> StandardInputCopy {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((folder + "/unlocks-stdin-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         let name = String(cString: template)
         guard fd >= 0 else {
-            throw InputError(path: "-", reason: "cannot copy standard input: cannot create a file in \(folder): \(String(cString: strerror(errno))) (set TMPDIR)")
+            throw InputError(path: display, reason: "cannot copy the stream: cannot create a file in \(folder): \(String(cString: strerror(errno))) (set TMPDIR)")
         }
         #if os(Linux)
         unlink(name)
@@ -45,24 +68,27 @@ struct StandardInputCopy {
         var block = [UInt8](repeating: 0, count: 1 << 20)
         var total: Int64 = 0
         while true {
-            let n = block.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            let n = block.withUnsafeMutableBytes { read(source, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw InputError(path: "-", reason: "read failed at byte \(total): \(String(cString: strerror(errno)))") }
+            guard n >= 0 else { throw InputError(path: display, reason: "read failed at byte \(total): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
-            guard total + Int64(n) <= limit else { throw InputError(path: "-", reason: "standard input is larger than \(limit) bytes (the copy's limit); name the file instead") }
+            guard total + Int64(n) <= limit else {
+                throw InputError(path: display, reason: display == "-" ? "standard input is larger than \(limit) bytes (the copy's limit); name the file instead"
+                                 : "the stream is larger than \(limit) bytes (the copy's limit); write it to a file and name the file instead")
+            }
             var written = 0
             while written < n {
                 let w = block.withUnsafeBytes { write(fd, $0.baseAddress! + written, n - written) }
                 if w < 0, errno == EINTR { continue }
                 guard w > 0 else {
-                    throw InputError(path: "-", reason: "cannot copy standard input to \(name) at byte \(total + Int64(written)): \(String(cString: strerror(errno)))")
+                    throw InputError(path: display, reason: "cannot copy the stream to \(name) at byte \(total + Int64(written)): \(String(cString: strerror(errno)))")
                 }
                 written += w
             }
             total += Int64(n)
         }
         // The descriptor stays open for the run: on Linux it is the only way to the file.
-        return StandardInputCopy(path: InputPath(bytes: Array(opened.utf8), display: "-"), size: total)
+        return StandardInputCopy(path: InputPath(bytes: Array(opened.utf8), display: display), size: total)
     }
 
     #if !os(Linux)

@@ -1,4 +1,5 @@
 import Intake
+import LogbookStore
 import Tracks
 
 #if canImport(Glibc)
@@ -22,10 +23,11 @@ enum ExitCode: Int32 {
 /// `unlocks`: the command-line entry point. Dispatches to a subcommand.
 @main
 enum Unlocks {
-    static let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> ExitCode)] = [
+    static let commands: [(spec: CommandSpec, run: (ParsedArguments) async throws -> ExitCode)] = [
         (ConvertCommand.spec, ConvertCommand.run),
         (LocateCommand.spec, LocateCommand.run),
         (ClassifyCommand.spec, ClassifyCommand.run),
+        (ShowCommand.spec, ShowCommand.run),
         (MergeCommand.spec, MergeCommand.run),
         (ForgetCommand.spec, ForgetCommand.run),
         (AuditCommand.spec, AuditCommand.run),
@@ -44,12 +46,12 @@ enum Unlocks {
         return text
     }
 
-    static func main() {
+    static func main() async {
         signal(SIGPIPE, SIG_IGN)
-        exit(run(Array(CommandLineBytes.text.dropFirst())).rawValue)
+        exit(await run(Array(CommandLineBytes.text.dropFirst())).rawValue)
     }
 
-    static func run(_ arguments: [String]) -> ExitCode {
+    static func run(_ arguments: [String]) async -> ExitCode {
         guard let name = arguments.first else {
             fputs(overview, stderr)
             return .usage
@@ -77,13 +79,16 @@ enum Unlocks {
                 print(command.spec.help, terminator: "")
                 return .success
             }
-            return try command.run(parsed)
+            return try await command.run(parsed)
         } catch let error as UsageError {
             reportError("\(command.spec.name): \(error.message)")
             fputs("Usage: unlocks \(command.spec.name) \(command.spec.usage)\nRun 'unlocks \(command.spec.name) --help' for details.\n", stderr)
             return .usage
         } catch let error as InputError {
             reportError(error.description)
+            return .failure
+        } catch let error as LogbookError {
+            reportError(error.description + (LogbookAccess.hint(for: error.kind).map { "\n  " + $0 } ?? ""))
             return .failure
         } catch let error as CustomStringConvertible {
             reportError(error.description)

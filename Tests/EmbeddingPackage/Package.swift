@@ -19,7 +19,10 @@ let package = Package(
             .product(name: "ChinaDatum", package: "AdminUnlocks"),
             .product(name: "TextFormats", package: "AdminUnlocks"),
             .product(name: "Intake", package: "AdminUnlocks"),
+            .product(name: "LogbookStore", package: "AdminUnlocks"),
         ]),
+        // docs/embedding.md's tour of a logbook, compiled and run as the docs show it.
+        .executableTarget(name: "LogbookTour", dependencies: [.product(name: "AdminUnlocks", package: "AdminUnlocks")]),
         // The library classifying paths as `unlocks classify` does (Scripts/check-embedding).
         .executableTarget(name: "ClassifyPaths", dependencies: [.product(name: "AdminUnlocks", package: "AdminUnlocks")]),
         // The tables' load time, resident memory and per-point cost (docs/embedding.md).

@@ -28,7 +28,7 @@ final class CopiesTests: XCTestCase {
 
     /// What the report shows of the inputs: path, status, reason, duplicateOf, points, datum.
     func view(_ ledger: UnlockLedger) -> [String] {
-        ledger.inputs.values.map { "\($0.path) \($0.status) \($0.skipReason ?? "-") \($0.duplicateOf ?? "-") \($0.pointsRead) \($0.datum?.rawValue ?? "wgs84")" }.sorted()
+        ledger.inputs.values.map { "\($0.path) \($0.status) \($0.skipReason?.description ?? "-") \($0.duplicateOf ?? "-") \($0.pointsRead) \($0.datum?.rawValue ?? "wgs84")" }.sorted()
     }
 
     func testEveryCopyAndEveryEmptyFileIsAccounted() throws {
@@ -40,7 +40,7 @@ final class CopiesTests: XCTestCase {
         XCTAssertEqual(records[path("a/download.zip")]?.status, .rejected)
         XCTAssertEqual(records[path("b/download.zip")]?.duplicateOf, path("a/download.zip"))
         for name in ["empty.csv", "empty.kmz", "a/empty.gpx", "b/empty.json"] {
-            XCTAssertEqual(records[path(name)]?.skipReason, "empty file", name)
+            XCTAssertEqual(records[path(name)]?.skipReason?.description, "empty file", name)
             XCTAssertNil(records[path(name)]?.duplicateOf, name)
         }
     }

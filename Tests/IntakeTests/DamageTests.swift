@@ -94,13 +94,20 @@ final class DamageTests: XCTestCase {
             XCTAssertEqual(archive.status, .partial, name)
             XCTAssertTrue(archive.error?.contains("2 entries recovered from their local headers") == true, archive.error ?? "")
             let members = outcome.ledger.inputs.values.filter { $0.path.hasPrefix(path(name) + ":") }
-            XCTAssertEqual(members.map(\.pointsRead).reduce(0, +), Int64(points.trimmingCharacters(in: .whitespacesAndNewlines))!, name)
+            XCTAssertEqual(members.count, 2, name)
+            if name == "cut.zip" {
+                XCTAssertEqual(members.map(\.pointsRead).reduce(0, +), Int64(points.trimmingCharacters(in: .whitespacesAndNewlines))!, name)
+            } else {
+                // The same members' bytes as cut.zip's: copies, listed as its members' duplicates
+                // (docs/report-format.md, "Copies", wherever the bytes sit).
+                XCTAssertEqual(Set(members.compactMap(\.duplicateOf)), [path("cut.zip") + ":a.csv", path("cut.zip") + ":b.csv"], name)
+            }
         }
         XCTAssertTrue(try record(outcome, "cut.zip").error!.contains("no end of central directory record"))
         XCTAssertTrue(try record(outcome, "damaged.zip").error!.contains("is not one"))
         let empty = try record(outcome, "empty.zip")
         XCTAssertEqual(empty.status, .skipped)
-        XCTAssertEqual(empty.skipReason, "empty archive (no files in it)")
+        XCTAssertEqual(empty.skipReason?.description, "empty archive (no files in it)")
     }
 
     /// A tar whose third header fails its checksum: the members before it are read, the archive

@@ -56,15 +56,15 @@ final class ExportLayoutTests: XCTestCase {
         for name in ["archive_browser.html", "Fit/Daily activity metrics/2024-05-01.csv", "Fit/Daily activity metrics/Daily activity metrics.csv",
                      "Fit/All Sessions/2024-05-01T09_00_00.000+08_00_WALKING.json", "Fit/All Data/derived_com.google.step_count.delta.json"] {
             XCTAssertEqual(records[prefix + name]?.status, .skipped, name)
-            XCTAssertEqual(records[prefix + name]?.skipReason, metadata, name)
+            XCTAssertEqual(records[prefix + name]?.skipReason?.description, metadata, name)
         }
         let activity = records[prefix + "Fit/Activities/2019-10-20T12_51_21.000+01_00_PT2H24M_Walking.tcx"]
         XCTAssertEqual(activity?.status, .read)
         XCTAssertEqual(activity?.pointsRead, 2275, "python-tcxparser's count")
         XCTAssertEqual(records[prefix + "Location History/Records.json"]?.status, .read)
-        XCTAssertEqual(records[prefix + "Location History/Settings.json"]?.skipReason, "not a known JSON track format")
+        XCTAssertEqual(records[prefix + "Location History/Settings.json"]?.skipReason?.description, "not a known JSON track format")
         for name in ["Drive/empty-one.gpx", "Drive/empty-two.gpx"] {
-            XCTAssertEqual(records[prefix + name]?.skipReason, "empty file", name)
+            XCTAssertEqual(records[prefix + name]?.skipReason?.description, "empty file", name)
             XCTAssertNil(records[prefix + name]?.duplicateOf, "an empty file is no copy of another")
         }
         XCTAssertEqual(records.count, 10, records.keys.sorted().joined(separator: "\n"))
@@ -128,7 +128,7 @@ final class ExportLayoutTests: XCTestCase {
         XCTAssertEqual(records[dir + "/gps.txt"]?.format, "nmea")
         for name in ["README.txt", "notes.txt", "description.txt", "numbers.txt"] {
             XCTAssertEqual(records[dir + "/" + name]?.status, .skipped, name)
-            XCTAssertEqual(records[dir + "/" + name]?.skipReason, "not a track (text without coordinates)", name)
+            XCTAssertEqual(records[dir + "/" + name]?.skipReason?.description, "not a track (text without coordinates)", name)
         }
         XCTAssertEqual(outcome.failedInputs, 0, "notes beside tracks never fail a run")
         let named = try IntakeHarness.run([.path(dir + "/README.txt")])
@@ -200,12 +200,12 @@ final class ExportLayoutTests: XCTestCase {
             XCTAssertEqual(pointsRead(outcome), 40 + 25 + 11 + 12 + 8)
             let virtual = records[prefix + "activities/105.gpx"]
             XCTAssertEqual(virtual?.status, .skipped)
-            XCTAssertEqual(virtual?.skipReason, "virtual activity")
+            XCTAssertEqual(virtual?.skipReason?.description, "virtual activity")
             XCTAssertEqual(virtual?.activityType, "VirtualRide")
             for name in ["activities.csv", "profile.csv", "bikes.csv", "shoes.csv", "routes.csv", "segments.csv", "comments.csv", "media/abc.jpg"] {
-                XCTAssertEqual(records[prefix + name]?.skipReason, "metadata of a Strava export", name)
+                XCTAssertEqual(records[prefix + name]?.skipReason?.description, "metadata of a Strava export", name)
             }
-            XCTAssertEqual(records[prefix + "routes/9.gpx"]?.skipReason, "planned route (not a recorded track)")
+            XCTAssertEqual(records[prefix + "routes/9.gpx"]?.skipReason?.description, "planned route (not a recorded track)")
             XCTAssertFalse(records.values.contains { $0.status == .rejected || $0.status == .partial })
 
             var options = IntakeOptions()
@@ -241,9 +241,9 @@ final class ExportLayoutTests: XCTestCase {
         XCTAssertEqual(records[inner + "u2.gpx"]?.pointsRead, 20)
         XCTAssertEqual(records[inner + "u3.csv"]?.pointsRead, 6)
         XCTAssertEqual(pointsRead(outcome), 36)
-        XCTAssertEqual(records[inner + "too-deep.zip"]?.skipReason, "nested archive too deep")
+        XCTAssertEqual(records[inner + "too-deep.zip"]?.skipReason?.description, "nested archive too deep")
         for name in ["DI-Connect-Fitness/user_summarizedActivities.json", "DI-Connect-User/user_profile.json", "DI-Connect-Wellness/sleep.csv"] {
-            XCTAssertEqual(records[dir + "/garmin.zip:DI_CONNECT/" + name]?.skipReason, "metadata of a Garmin export", name)
+            XCTAssertEqual(records[dir + "/garmin.zip:DI_CONNECT/" + name]?.skipReason?.description, "metadata of a Garmin export", name)
         }
     }
 
@@ -266,7 +266,7 @@ final class ExportLayoutTests: XCTestCase {
         let root = dir + "/export.zip:apple_health_export/"
         XCTAssertEqual(records[root + "workout-routes/route_2024-05-01_9.30am.gpx"]?.status, .read)
         for name in ["export.xml", "export_cda.xml", "electrocardiograms/ecg_2024-05-01.csv"] {
-            XCTAssertEqual(records[root + name]?.skipReason, "metadata of an Apple Health export", name)
+            XCTAssertEqual(records[root + name]?.skipReason?.description, "metadata of an Apple Health export", name)
         }
     }
 }

@@ -14,7 +14,7 @@ enum IntakeHarness {
     static func run(_ sources: [IntakeSource], options: IntakeOptions = IntakeOptions(), ledger: UnlockLedger = UnlockLedger(),
                     messages: inout [String]) throws -> IntakeOutcome {
         var said: [String] = []
-        var run = IntakeRun(locator: locator, options: options, ledger: ledger, events: IntakeEvents(message: { said.append($0) }))
+        var run = IntakeRun(locator: locator, options: options, ledger: ledger, events: IntakeEvents(message: { said.append($0.description) }))
         try run.take(sources)
         let outcome = run.finish()
         messages = said

@@ -28,7 +28,7 @@ final class PhotoIntakeTests: XCTestCase {
             let record = try XCTUnwrap(records[Self.folder + "/" + name], name)
             if photo.noLocation == true {
                 XCTAssertEqual(record.status, .skipped, name)
-                XCTAssertEqual(record.skipReason, "photo without a location", name)
+                XCTAssertEqual(record.skipReason?.description, "photo without a location", name)
             } else if photo.unusable == true {
                 XCTAssertEqual(record.status, .rejected, name)
             } else {

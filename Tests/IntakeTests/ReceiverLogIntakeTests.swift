@@ -10,7 +10,7 @@ final class ReceiverLogIntakeTests: XCTestCase {
     func testCommentedNMEALogsInAFolderAreReadNotSkipped() throws {
         let folder = Repository.fixtures("TracksTests") + "/nmea/gpsd"
         let logs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".log") }
-        XCTAssertEqual(logs.count, 7)
+        XCTAssertEqual(logs.count, 9)
         let records = IntakeHarness.records(try IntakeHarness.run([.path(folder)]).ledger)
         for log in logs {
             let record = try XCTUnwrap(records[folder + "/" + log], log)
@@ -31,7 +31,7 @@ final class ReceiverLogIntakeTests: XCTestCase {
 final class NewFormatIntakeTests: XCTestCase {
     func testNewFormatsAreReadByNameAndContent() throws {
         let fixtures = Repository.fixtures("TracksTests")
-        for (folder, format, count) in [("igc", "igc", 3), ("plt", "plt", 3), ("owntracks", "owntracks", 2)] {
+        for (folder, format, count) in [("igc", "igc", 6), ("plt", "plt", 4), ("owntracks", "owntracks", 2)] {
             let records = IntakeHarness.records(try IntakeHarness.run([.path(fixtures + "/" + folder)]).ledger)
             let read = records.values.filter { $0.format == format }
             XCTAssertEqual(read.count, count, folder)
@@ -83,7 +83,7 @@ final class VirtualFITIntakeTests: XCTestCase {
         _ = try IntakeHarness.python(Self.fitWriter + "fit('zwift.fit', 58)\nfit('ride.fit', 0)\n", in: folder)
         let records = IntakeHarness.records(try IntakeHarness.run([.path(folder)]).ledger)
         XCTAssertEqual(records[folder + "/zwift.fit"]?.status, .skipped)
-        XCTAssertEqual(records[folder + "/zwift.fit"]?.skipReason, "virtual activity")
+        XCTAssertEqual(records[folder + "/zwift.fit"]?.skipReason?.description, "virtual activity")
         XCTAssertEqual(records[folder + "/zwift.fit"]?.activityType, "virtual cycling")
         XCTAssertEqual(records[folder + "/ride.fit"]?.status, .read)
         XCTAssertEqual(records[folder + "/ride.fit"]?.pointsRead, 3)

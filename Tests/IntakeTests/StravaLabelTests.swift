@@ -23,9 +23,9 @@ final class StravaLabelTests: XCTestCase {
         let folder = try bundle(Self.header + "1,\"May 1, 2024, 9:00:00 AM\",Zwift ride,Virtual Ride,600,./activities/1.csv\n")
         let outcome = try IntakeHarness.run([.path(folder)])
         let records = IntakeHarness.records(outcome.ledger)
-        XCTAssertEqual(records[folder + "/activities/1.csv"]?.skipReason, SkipReason.virtualActivity.description)
+        XCTAssertEqual(records[folder + "/activities/1.csv"]?.skipReason, .virtualActivity)
         XCTAssertEqual(records[folder + "/activities/1.csv"]?.activityName, "Zwift ride")
-        XCTAssertEqual(records[folder + "/activities.csv"]?.skipReason, SkipReason.metadata(.strava).description)
+        XCTAssertEqual(records[folder + "/activities.csv"]?.skipReason, .metadata(.strava))
         XCTAssertEqual(outcome.failedInputs, 0)
     }
 

@@ -87,10 +87,21 @@ final class CoordinateArrayTests: XCTestCase {
         XCTAssertEqual(point.values[0].sign, .minus)
     }
 
+    /// `null` stands for a value a position lacks (an elevation, or a coordinate: the reader then
+    /// counts that one position unreadable): it is kept as NaN, the array's shape intact.
+    func testNullIsANaNInItsPlace() throws {
+        let value = try JSONParser.parse(Array(#"{"coordinates": [[1, 2, null], [3, null]]}"#.utf8))
+        guard case let .coordinates(array)? = value["coordinates"] else { return XCTFail("\(value)") }
+        XCTAssertEqual(array.values.count, 5)
+        XCTAssertEqual(Array(array.values[0...1]), [1, 2])
+        XCTAssertTrue(array.values[2].isNaN)
+        XCTAssertEqual(array.values[3], 3)
+        XCTAssertTrue(array.values[4].isNaN)
+    }
+
     func testNonNumbersAreErrors() {
         // {"coordinates": [1, "a"]}: the string is at byte 20.
         assertJSONError(#"{"coordinates": [1, "a"]}"#, offset: 20, reason: "expected a number in coordinates")
-        assertJSONError(#"{"coordinates": [[1, 2], [3, null]]}"#, offset: 29, reason: "expected a number")
         assertJSONError(#"{"coordinates": [true]}"#, offset: 17, reason: "expected a number")
         assertJSONError(#"{"coordinates": [[1, 2], [3, {}]]}"#, reason: "expected a number")
         assertJSONError(#"{"coordinates": [+1]}"#, offset: 17, reason: "expected a number")

@@ -3,21 +3,29 @@ import XCTest
 @testable import Tracks
 import UnlocksTestSupport
 
-/// CSV the reader once refused: saved as UTF-16 (with its byte order mark, as Windows' "Unicode"
-/// text and Excel write: "no latitude and longitude columns"), and with Google's integer
-/// `latitudeE7,longitudeE7` columns. Dawarich's fixtures (and UTF-16 copies of one) against Python's
-/// csv module (`Scripts/fixtures/make-csv-app-fixture-expectations`).
+/// CSV the reader once refused or misread: saved as UTF-16 (with its byte order mark, as Windows'
+/// "Unicode" text and Excel write: "no latitude and longitude columns"), with Google's integer
+/// `latitudeE7,longitudeE7` columns, and the exports of OpenTracks (`#time`, rows without a
+/// position), MemoLanes (`timestamp_ms`) and Reitti (a WKT `POINT` column). The apps' own files
+/// against Python's csv module (`Scripts/fixtures/make-csv-app-fixture-expectations`).
 final class CSVAppExportTests: XCTestCase {
     func testUTF16AndE7FilesMatchAnIndependentDecoder() throws {
         let fixtures = FixtureSet("csv-apps")
         let expected = try fixtures.expected()
-        XCTAssertEqual(expected.count, 4)
+        XCTAssertEqual(expected.count, 7)
         for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
             let (sink, error) = ReaderVerifier.verifyEvents(try fixtures.bytes(name)) {
                 try TrackCSVReader.read($0, path: name, timeZone: .utc, into: &$1)
             }
             XCTAssertNil(error, name)
             XCTAssertEqual(sink.problems, [], name)
+            // Timed logs are timed (MemoLanes' `timestamp_ms`, OpenTracks' `#time` were read as
+            // plans); OpenTracks' rows without a position are passed over, not unreadable, and its
+            // segment starts are breaks.
+            XCTAssertEqual(sink.points.filter { $0.time != nil }.count, facts["timedPoints"] as? Int, name)
+            XCTAssertEqual(sink.breaks, facts["segmentStarts"] as? Int, name)
+            let summary = try TrackCSVReader.read(MemorySource(try fixtures.bytes(name)), path: name, timeZone: .utc, into: &Discard.sink)
+            XCTAssertEqual(summary.rowsWithoutPosition, facts["rowsWithoutPosition"] as? Int, name)
             let all = try XCTUnwrap(facts["all"] as? [Any], name)
             XCTAssertEqual(sink.points.count, all.count, name)
             for (index, (got, want)) in zip(sink.points, all).enumerated() {

@@ -33,6 +33,30 @@ final class KMLTimedTrackTests: XCTestCase {
         }
     }
 
+    /// OpenTracks' own KML: an empty `<gx:coord/>` is a pause, a segment break and no point (once
+    /// each an unreadable point); a coordinate left without a `when` is still unreadable.
+    func testOpenTracksPausesAreSegmentBreaks() throws {
+        let fixtures = FixtureSet("kml/opentracks")
+        let expected = try fixtures.expected()
+        XCTAssertEqual(expected.count, 3)
+        for (name, facts) in expected.sorted(by: { $0.key < $1.key }) {
+            let bytes = try fixtures.bytes(name)
+            let (sink, error) = ReaderVerifier.verifyEvents(bytes) { try KMLReader.read($0, path: name, into: &$1) }
+            XCTAssertNil(error, name)
+            let summary = try KMLReader.read(MemorySource(bytes), path: name, into: &Discard.sink)
+            XCTAssertEqual(summary.pauses, facts["pauses"] as? Int, name)
+            XCTAssertEqual(summary.unreadablePoints, facts["unreadablePoints"] as? Int, name)
+            XCTAssertEqual(sink.problems.count, facts["unreadablePoints"] as? Int, name)
+            // One break for the track, one per pause.
+            XCTAssertEqual(sink.breaks, (facts["tracks"] as? Int ?? 0) + (facts["pauses"] as? Int ?? 0), name)
+            let all = try XCTUnwrap(facts["all"] as? [Any], name)
+            XCTAssertEqual(sink.points.count, all.count, name)
+            for (index, (got, want)) in zip(sink.points, all).enumerated() {
+                assertPoint(got, want, "\(name) point \(index)", tolerance: 1e-12)
+            }
+        }
+    }
+
     func testCoordinatesBeforeTheirTimesPairInOrder() throws {
         let times = ["2024-05-01T09:00:00Z", "2024-05-01T09:00:10Z", "2024-05-01T09:00:20Z"]
         let whens = times.map { "<when>\($0)</when>" }.joined()

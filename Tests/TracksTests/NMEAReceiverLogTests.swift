@@ -37,7 +37,7 @@ final class NMEAReceiverLogTests: XCTestCase {
                 XCTAssertTrue(NMEAReader.recognizes(prefix), name)
             }
         }
-        XCTAssertEqual(files, 8)
+        XCTAssertEqual(files, 10)
     }
 
     func testCommentLinesBeforeTheFirstSentenceAreRecognised() {

@@ -12,10 +12,10 @@ final class ActionableErrorsTests: XCTestCase {
         try Data("AUSTATE7".utf8 + [UInt8](repeating: 0, count: 24)).write(to: URL(fileURLWithPath: dir + "/new.st"))
         let merged = try CommandRunner.run(["merge", dir + "/new.st", "--tables", Self.tables])
         XCTAssertEqual(merged.status, 1)
-        XCTAssertTrue(merged.stderr.contains("new.st: a state of version 7, newer than this unlocks reads (version 4)"), merged.stderr)
+        XCTAssertTrue(merged.stderr.contains("new.st: a state of version 7, newer than this unlocks reads (version 5)"), merged.stderr)
         try Data("GARBAGE!".utf8 + [UInt8](repeating: 0, count: 24)).write(to: URL(fileURLWithPath: dir + "/other.st"))
         let other = try CommandRunner.run(["merge", dir + "/other.st", "--tables", Self.tables])
-        XCTAssertTrue(other.stderr.contains("other.st: not an unlocks state file (it does not start with AUSTATE)"), other.stderr)
+        XCTAssertTrue(other.stderr.contains("other.st: not a logbook (the SQLite file unlocks classify --state writes) nor a state file of the previous format"), other.stderr)
     }
 
     /// ESC sequences, BEL and NUL inside a CSV field and a GPX: every message is one line of

@@ -30,7 +30,8 @@ final class ClassifyJobsTests: XCTestCase {
         var status: Int32
         var stderr: String
         var report: Data
-        var state: Data
+        /// The logbook as `show` reports it.
+        var state: String
     }
 
     /// `classify archive - --jobs N` through a state of its own (copied from `state` when given).
@@ -41,7 +42,7 @@ final class ClassifyJobsTests: XCTestCase {
                                             "--state", statePath, "--out", reportPath], input: stdin, timeout: 300)
         // The paths of the run's own files differ by N; the archive's are the same.
         return Run(status: result.status, stderr: result.stderr,
-                   report: try Data(contentsOf: URL(fileURLWithPath: reportPath)), state: try Data(contentsOf: URL(fileURLWithPath: statePath)))
+                   report: try Data(contentsOf: URL(fileURLWithPath: reportPath)), state: try ReportText.shown(statePath, tables: Self.tables))
     }
 
     /// An archive with every kind of input a run accounts for: walks of different lengths (so

@@ -204,7 +204,7 @@ final class InputAccountingTests: XCTestCase {
         let map = try CommandRunner.run(["map", "--tables", Self.tables, directory, "--out", directory + "/map"])
         XCTAssertEqual(map.status, 0, map.stderr)
         let written = try FileManager.default.contentsOfDirectory(atPath: directory + "/map").sorted()
-        XCTAssertEqual(written.count, 9)
+        XCTAssertEqual(written.count, 10)
         let geojson = try String(contentsOfFile: directory + "/map/footprint.geojson", encoding: .utf8)
 
         let result = try classify([directory])
@@ -213,7 +213,7 @@ final class InputAccountingTests: XCTestCase {
         XCTAssertEqual(pointsRead(report), pointsRead(alone))
         XCTAssertEqual(try files(report).filter { $0["status"] as? String != "skipped" }.count, 1, "only the walk is read")
         for name in written {
-            let expected = name.hasSuffix(".html") || name.hasSuffix(".svg") ? "not a track format" : "the tool's own output"
+            let expected = name.hasSuffix(".html") || name.hasSuffix(".svg") || name.hasSuffix(".png") ? "not a track format" : "the tool's own output"
             XCTAssertEqual(try file("/map/" + name, in: report)["reason"] as? String, expected, name)
         }
         let again = try CommandRunner.run(["map", "--tables", Self.tables, directory, "--out", directory + "/map"])

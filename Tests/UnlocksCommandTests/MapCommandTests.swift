@@ -9,7 +9,7 @@ final class MapCommandTests: XCTestCase {
         let result = try CommandRunner.run(["map", ClassifyCommandTests.samples, "--tables", ClassifyCommandTests.tables, "--out", out])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(),
-                       ["footprint-card.svg", "footprint.geojson", "footprint.html", "next-square-z14.geojson", "next-square-z14.gpx", "next-square-z17.geojson",
+                       ["footprint-card.png", "footprint-card.svg", "footprint.geojson", "footprint.html", "next-square-z14.geojson", "next-square-z14.gpx", "next-square-z17.geojson",
                         "next-square-z17.gpx", "tiles-z14.geojson", "tiles-z17.geojson"], "staging left behind")
         let classify = try CommandRunner.run(["classify", ClassifyCommandTests.samples, "--tables", ClassifyCommandTests.tables])
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(classify.stdout.utf8)) as? [String: Any])
@@ -136,11 +136,20 @@ final class MapCommandTests: XCTestCase {
         XCTAssertEqual(fromInputs.status, 0, fromInputs.stderr)
         let oneJob = try CommandRunner.run(["map", ClassifyCommandTests.samples, "--tables", ClassifyCommandTests.tables, "--out", folder + "/c", "--jobs", "1"])
         XCTAssertEqual(oneJob.status, 0, oneJob.stderr)
-        for name in ["footprint.html", "footprint.geojson", "footprint-card.svg", "tiles-z17.geojson"] {
+        for name in ["footprint.html", "footprint.geojson", "footprint-card.svg", "footprint-card.png", "tiles-z17.geojson"] {
             let a = try Data(contentsOf: URL(fileURLWithPath: folder + "/a/" + name))
             XCTAssertEqual(a, try Data(contentsOf: URL(fileURLWithPath: folder + "/b/" + name)), name)
             XCTAssertEqual(a, try Data(contentsOf: URL(fileURLWithPath: folder + "/c/" + name)), name)
         }
+        // The card as a PNG at story size: a PNG whose header says 1080 × 1920, drawn (not blank:
+        // an image of one colour deflates to a few kilobytes).
+        let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/a/footprint-card.png")))
+        XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        XCTAssertEqual(String(decoding: png[12..<16], as: UTF8.self), "IHDR")
+        func word(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        XCTAssertEqual(word(16), 1080)
+        XCTAssertEqual(word(20), 1920)
+        XCTAssertGreaterThan(png.count, 100_000)
         let missing = try CommandRunner.run(["map", "--state", folder + "/no-such-state", "--tables", ClassifyCommandTests.tables, "--out", folder + "/d"])
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("no-such-state"), missing.stderr)

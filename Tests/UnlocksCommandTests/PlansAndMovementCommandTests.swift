@@ -26,7 +26,8 @@ final class PlansAndMovementCommandTests: XCTestCase {
             let clock = Date()
             let result = try CommandRunner.run(["classify", "--tables", tables, dir + "/random.csv"] + extra)
             XCTAssertEqual(result.status, 0, result.stderr)
-            XCTAssertLessThan(Date().timeIntervalSince(clock), 5, "\(extra)")
+            // The case took minutes and gigabytes; a shared, loaded machine can take seconds.
+            XCTAssertLessThan(Date().timeIntervalSince(clock), 60, "\(extra)")
             XCTAssertLessThan(result.peakResidentBytes, 100 << 20, "\(extra)")
             let json = try report(result.stdout)
             let file = try XCTUnwrap(((json["inputs"] as? [String: Any])?["files"] as? [[String: Any]])?.first)

@@ -133,7 +133,7 @@ final class RoughEdgesTests: XCTestCase {
         let result = try CommandRunner.run(["classify", dir + "/square.csv", "--tables", Self.tables, "--format", "text"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("Unlocked: 1 country, 1 province, 1 city, 1 county\n"), result.stdout)
-        XCTAssertTrue(result.stdout.contains(" over 1 day;"), result.stdout)
+        XCTAssertTrue(result.stdout.contains(" over 1 day ("), result.stdout)
         XCTAssertTrue(result.stdout.contains("(1 cell)"), result.stdout)
         XCTAssertTrue(result.stdout.contains(", 1 cluster tile,") || result.stdout.contains(", 0 cluster tiles,"), result.stdout)
         let plural = try NSRegularExpression(pattern: "(^|[^0-9.])1 (countries|provinces|cities|counties|cells|days|cluster tiles|pins|files|inputs)\\b", options: [.anchorsMatchLines])

@@ -75,6 +75,46 @@ final class TimeZoneAndDatumTests: XCTestCase {
         XCTAssertEqual(metric(try report(CommandRunner.run(["classify", "--tables", Self.tables, "--utc-offset", "+01:00", dir])), "recordedDays"), 1)
     }
 
+    /// Issue 35, item 7: zones of the tz database without a slash. A London walk at 00:30 BST on 2
+    /// July 2024 (23:30Z on 1 July; BST is UTC+1 from 31 March to 27 October 2024, by hand from the
+    /// EU rule) and one at 00:30 GMT on 2 January 2024 (00:30Z), run with TZ=GB: both count on
+    /// the 2nd, whatever the season of the run (TZ=GB was read as the offset of the day of the run,
+    /// so in winter the July walk counted on 1 July). `--time-zone GB` is taken (it was refused),
+    /// and so are NZ, Japan, PRC, CET, EST5EDT and Israel; an abbreviation or an offset is not.
+    func testZonesWithoutASlashAreZonesInEverySeason() throws {
+        let dir = try temporaryDirectory()
+        let july2 = Date(timeIntervalSince1970: 19_906 * 86_400), january2 = Date(timeIntervalSince1970: 19_724 * 86_400)
+        try gpx(latitude: 51.5007, longitude: -0.1246, start: july2.addingTimeInterval(-1800)).write(toFile: dir + "/summer.gpx", atomically: true, encoding: .utf8)
+        try gpx(latitude: 51.5007, longitude: -0.1246, start: january2.addingTimeInterval(1800)).write(toFile: dir + "/winter.gpx", atomically: true, encoding: .utf8)
+        for (arguments, environment) in [([String](), ["TZ": "GB"]), (["--time-zone", "GB"], ["TZ": "UTC"]), ([], ["TZ": ":GB"]), ([], ["TZ": "/usr/share/zoneinfo/GB"])] {
+            let result = try CommandRunner.run(["classify", "--tables", Self.tables] + arguments + [dir], environment: environment)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let zoned = try report(result)
+            XCTAssertEqual((zoned["days"] as? [[String: Any]])?.compactMap { $0["date"] as? String }, ["2024-01-02", "2024-07-02"], "\(arguments) \(environment)")
+            XCTAssertEqual((zoned["options"] as? [String: Any])?["timeZone"] as? String, "GB")
+            XCTAssertFalse(result.stderr.contains("note: TZ"), result.stderr)
+        }
+        // A state made with TZ=GB keeps the zone, not an offset: a run in the other season agrees with it.
+        let state = dir + "/gb.state"
+        XCTAssertEqual(try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/winter.gpx", "--state", state, "--out", dir + "/r1"], environment: ["TZ": "GB"]).status, 0)
+        let again = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/summer.gpx", "--state", state, "--out", dir + "/r2"], environment: ["TZ": "GB"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let kept = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/r2"))) as? [String: Any])
+        XCTAssertEqual((kept["options"] as? [String: Any])?["timeZone"] as? String, "GB")
+        for name in ["NZ", "Japan", "PRC", "CET", "EST5EDT", "Israel", "Etc/GMT-8"] {
+            let result = try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", name, dir + "/winter.gpx"])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+        }
+        for name in ["PST", "CEST", "GMT+8", "europe/london", "Factory"] {
+            let result = try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", name, dir + "/winter.gpx"])
+            XCTAssertEqual(result.status, 2, name)
+            XCTAssertTrue(result.stderr.contains("'\(name)' is not a time zone of the tz database"), result.stderr)
+        }
+        // A TZ that names no zone (a POSIX rule) is said, not replaced silently.
+        let posix = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/winter.gpx"], environment: ["TZ": "CET-1CEST"])
+        XCTAssertTrue(posix.stderr.contains("note: TZ='CET-1CEST' names no time zone of the tz database"), posix.stderr)
+    }
+
     func testAnUnknownZoneIsAUsageErrorNamingIt() throws {
         let dir = try temporaryDirectory()
         try gpx(latitude: 52.5163, longitude: 13.3777, start: Self.june30).write(toFile: dir + "/a.gpx", atomically: true, encoding: .utf8)
@@ -100,15 +140,15 @@ final class TimeZoneAndDatumTests: XCTestCase {
         XCTAssertEqual(options?["timeZone"] as? String, "Europe/Berlin")
         let other = try CommandRunner.run(["classify", "--tables", Self.tables, "--time-zone", "Europe/Paris", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r4"])
         XCTAssertNotEqual(other.status, 0)
-        XCTAssertTrue(other.stderr.contains("the state was made with --time-zone Europe/Berlin; this run uses Europe/Paris"), other.stderr)
+        XCTAssertTrue(other.stderr.contains("the logbook was made with --time-zone Europe/Berlin; this run uses Europe/Paris"), other.stderr)
         XCTAssertFalse(other.stderr.contains("metres") || other.stderr.contains("exploreMaxSpeed"), other.stderr)
         let slower = try CommandRunner.run(["classify", "--tables", Self.tables, "--explore-max-speed", "20", dir + "/a.gpx", "--state", berlinState, "--out", dir + "/r5"])
-        XCTAssertTrue(slower.stderr.contains("the state was made with --explore-max-speed 30; this run uses 20"), slower.stderr)
+        XCTAssertTrue(slower.stderr.contains("the logbook was made with --explore-max-speed 30; this run uses 20"), slower.stderr)
         XCTAssertFalse(slower.stderr.contains("time-zone"), slower.stderr)
         let merged = try CommandRunner.run(["merge", "--tables", Self.tables, berlinState, chinaState])
         XCTAssertNotEqual(merged.status, 0)
         XCTAssertTrue(merged.stderr.contains("china.state"), merged.stderr)
-        XCTAssertTrue(merged.stderr.contains("the state was made with --utc-offset +08:00; this run uses Europe/Berlin"), merged.stderr)
+        XCTAssertTrue(merged.stderr.contains("the logbook was made with --utc-offset +08:00; this run uses Europe/Berlin"), merged.stderr)
         XCTAssertEqual(try CommandRunner.run(["merge", "--tables", Self.tables, berlinState], environment: ["TZ": "Asia/Tokyo"]).status, 0)
     }
 

@@ -8,9 +8,9 @@ public struct CommandRunner {
         public let status: Int32
         public let stdout: String
         public let stderr: String
-        /// The child's peak resident set size (VmHWM) once all input was written, before end of
-        /// input, in bytes. (wait4's ru_maxrss is no use here: after a vfork-style spawn it
-        /// includes the parent's own peak.)
+        /// The child's peak resident set size (VmHWM), in bytes: the highest of its reads every
+        /// 20 ms while the child runs and once all input was written, before end of input. (wait4's
+        /// ru_maxrss is no use here: after a vfork-style spawn it includes the parent's own peak.)
         public let peakResidentBytes: Int
     }
 
@@ -70,6 +70,11 @@ public struct CommandRunner {
         }
         let inputDescriptor = inPipe[1]
         let childPID = pid
+        // posix_spawn returns once the child has exec'd: what /proc says of it is its own.
+        let poller = Thread {
+            while collected.raisePeak({ Self.peakResidentBytes(of: childPID) }) { usleep(20_000) }
+        }
+        poller.start()
         let writer = Thread {
             let handle = FileHandle(fileDescriptor: inputDescriptor, closeOnDealloc: true)
             for _ in 0..<inputRepeats { try? handle.write(contentsOf: input) }
@@ -126,7 +131,14 @@ public struct CommandRunner {
         }
         func setPeak(_ bytes: Int) {
             lock.lock(); defer { lock.unlock() }
-            peak = bytes
+            peak = max(peak, bytes)
+        }
+        /// Raises the peak to `read()` while the child is unreaped (its pid is its own); false once it is finished.
+        func raisePeak(_ read: () -> Int) -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            guard !finished else { return false }
+            peak = max(peak, read())
+            return true
         }
         func set(_ data: Data, isOut: Bool) {
             lock.lock(); defer { lock.unlock() }

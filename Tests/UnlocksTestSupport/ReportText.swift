@@ -13,3 +13,13 @@ public enum ReportText {
         return lines.joined(separator: "\n")
     }
 }
+
+extension ReportText {
+    /// What a logbook holds, as `unlocks show STATE --format json` reports it: how tests compare
+    /// two logbooks (SQLite files are not byte-for-byte reproducible; their reports are).
+    public static func shown(_ state: String, tables: String) throws -> String {
+        let result = try CommandRunner.run(["show", state, "--tables", tables, "--format", "json"])
+        guard result.status == 0 else { return "show failed (\(result.status)): \(result.stderr)" }
+        return result.stdout
+    }
+}

@@ -56,11 +56,27 @@ final class LedgerStateTests: XCTestCase {
     func testHugeNegativeAndFractionalCountsAreRefused() {
         assertRefused(replacing("\"read\":[0-9]+", with: "\"read\":-5"), mentioning: "points read")
         assertRefused(replacing("\"kept\":[0-9]+", with: "\"kept\":9223372036854775807"), mentioning: "points kept")
-        assertRefused(replacing("\"minutes\":[0-9]+", with: "\"minutes\":1.5"), mentioning: "minute count")
-        assertRefused(replacing("\"cells\":[0-9]+", with: "\"cells\":4503599627370496"), mentioning: "do not fit in the file")
-        assertRefused(replacing("\"regions\":\\[\\[[0-9]+", with: "\"regions\":[[1e300"), mentioning: "region level")
-        assertRefused(replacing("\"days\":\\[[0-9]+", with: "\"days\":[-1e300"), mentioning: "day")
-        assertRefused(replacing("(\"regions\":\\[\\[[0-9]+,\"[^\"]*\",\\[)[0-9]+", with: "$11e300"), mentioning: "visit time")
+        assertRefused(replacing("\"contribution\":[0-9]+", with: "\"contribution\":1.5"), mentioning: "contribution length")
+        assertRefused(replacing("\"contribution\":[0-9]+", with: "\"contribution\":4503599627370496"), mentioning: "does not fit in the file")
+        assertRefused(replacing("\"contribution\":[0-9]+", with: "\"contribution\":3"), mentioning: "its contribution from byte")
+    }
+
+    /// Numbers of an input's contribution (``ContributionCodec``) no run can write: refused by name.
+    func testOutOfRangeEvidenceAndDaysAreRefused() {
+        func encoded(_ edit: (inout InputContribution) -> Void) -> [UInt8] {
+            var l = ledger()
+            edit(&l.contributions["f1"]!)
+            return LedgerState.encode(l, options: ClassifyOptions(), tables: TrackClassifierTests.locator.tables)
+        }
+        let key = ledger().contributions["f1"]!.regions.keys.min()!
+        assertRefused(encoded { $0.regions[key]!.confirmedBy!.time = 1 << 60 }, mentioning: "visit time")
+        assertRefused(encoded { $0.regions[key]!.confirmedBy!.latitude = 91 }, mentioning: "is no position")
+        assertRefused(encoded { $0.days = [1 << 40] }, mentioning: "beyond the days")
+        assertRefused(encoded { $0.places[0].flags = 0xFF }, mentioning: "out of range")
+        assertRefused(encoded { part in
+            let minute = part.moments.keys.min()!
+            part.moments[minute]!.vehicleDistanceMillimetres = part.moments[minute]!.distanceMillimetres + 1
+        }, mentioning: "by vehicle than in all")
     }
 
     /// Numbers of the binary part (a minute's tally) no run can write: refused by name.

@@ -78,6 +78,47 @@ extension TrackClassifierTests {
         XCTAssertEqual(codes(recording.ledger, .county), [county((39.9121, 116.3975))!], "only the timed point confirms")
     }
 
+    /// Issue 35: an input's untimed points wait uncommitted until its first timed point (a plan
+    /// of 160,000 points held its legs' cells, hundreds of MB, only to let them go). Replayed, they
+    /// give the very ledger the classifier gives when it places them on arrival (as it does for an
+    /// observer, the border audit): untimed stretches with breaks and a route between them, then
+    /// timed points; a plan alone; and a map of explored ground after untimed points.
+    func testUntimedPointsWaitingForATimedOneGiveTheSameLedger() {
+        let untimed = walk(from: (39.9030, 116.3975), to: (39.9080, 116.3975), count: 40).map { TrackPoint(latitude: $0.latitude, longitude: $0.longitude) }
+        let more = walk(from: (39.9085, 116.3980), to: (39.9100, 116.4010), count: 30).map { TrackPoint(latitude: $0.latitude, longitude: $0.longitude, accuracy: 8, elevation: 44) }
+        let timed = walk(from: (39.9101, 116.4011), to: (39.9150, 116.4011), count: 60, step: 5)
+        enum Event { case point(TrackPoint), segmentBreak, route, exploredArea }
+        func run(_ events: [Event], observed: Bool) -> TrackClassifier {
+            var classifier = TrackClassifier(locator: Self.locator, options: ClassifyOptions())
+            if observed { classifier.observer = { _ in } }
+            classifier.begin(InputRecord(path: "test", fingerprint: "f", format: "test"))
+            for event in events {
+                switch event {
+                case let .point(point): classifier.point(point)
+                case .segmentBreak: classifier.segmentBreak()
+                case .route: classifier.annotate(.route)
+                case .exploredArea: classifier.annotate(.exploredArea)
+                }
+            }
+            classifier.finish()
+            return classifier
+        }
+        let route = [Event.route] + walk(from: (39.95, 116.30), to: (39.96, 116.30), count: 3).map { Event.point(TrackPoint(latitude: $0.latitude, longitude: $0.longitude)) }
+        let recording = untimed.map(Event.point) + [.segmentBreak] + route + [.segmentBreak] + more.map(Event.point) + timed.map(Event.point)
+        let plan = untimed.map(Event.point) + [.segmentBreak] + more.map(Event.point)
+        let footprint = untimed.map(Event.point) + [.exploredArea] + more.map(Event.point)
+        for (name, events) in [("recording", recording), ("plan", plan), ("footprint", footprint)] {
+            let waited = run(events, observed: false), placed = run(events, observed: true)
+            XCTAssertEqual(waited.ledger, placed.ledger, name)
+            XCTAssertEqual(waited.record, placed.record, name)
+            XCTAssertTrue(waited.waiting.isEmpty, name)
+        }
+        XCTAssertEqual(run(plan, observed: false).record.status, .planned)
+        XCTAssertEqual(run(plan, observed: false).record.pointsPlanned, 70)
+        XCTAssertEqual(run(recording, observed: false).record.status, .read)
+        XCTAssertGreaterThan(run(recording, observed: false).ledger.view.cells.count, 20, "the untimed stretches are drawn once a timed point came")
+    }
+
     /// A 3-point GPX route through the reader: planned, counted, nothing unlocked or explored.
     func testAGPXRouteIsAPlan() throws {
         let gpx = """

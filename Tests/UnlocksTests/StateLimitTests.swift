@@ -53,25 +53,28 @@ final class StateLimitTests: XCTestCase {
     }
 
     /// A cell's pass count near 2^64 (3 plus a varint of 2^64 − 3): the addition itself would
-    /// overflow; the count is refused as beyond the file.
+    /// overflow; the count is refused as beyond the bytes left, in the input's contribution
+    /// (``ContributionCodec``) as in a state holding it.
     func testAPassCountNear2To64IsRefused() throws {
         var ledger = oneWalk()
         var part = ledger.contributions["f1"]!
         let last = part.cells.keys.last!, visit = part.cells.visits.last!.time / 1000
         part.passes = PassCandidates(sortedKeys: [last, last, last], seconds: [visit, visit + 20_000, visit + 40_000])
         ledger.contributions["f1"] = part
-        let bytes = encode(ledger)
-        XCTAssertEqual(try decode(bytes).contributions["f1"]?.passes.count, 3, "the honest state loads")
-        // The familiarity section ends with the last cell's passes: head, count − 3 (0), two steps.
+        XCTAssertEqual(try decode(encode(ledger)).contributions["f1"]?.passes.count, 3, "the honest state loads")
+        let bytes = ContributionCodec.encode(part, tables: tables)
+        let regions = ContributionCodec.Regions(tables: tables)
+        XCTAssertEqual(try ContributionCodec.decode(bytes, regions: regions), part)
+        // The contribution ends with the last cell's passes: head, count − 3 (0), two steps.
         var tail: [UInt8] = []
         for value in [UInt64(0) << 2 | 3, 0, 20_000, 20_000] { UnsignedVarint.append(value, to: &tail) }
-        let body = Array(bytes.dropLast(8))
-        XCTAssertEqual(Array(body.suffix(tail.count)), tail)
+        XCTAssertEqual(Array(bytes.suffix(tail.count)), tail)
         var huge: [UInt8] = []
         UnsignedVarint.append(UInt64.max - 2, to: &huge)
-        var crafted = Array(body.dropLast(tail.count))
-        crafted += [tail[0]] + huge + Array(tail.dropFirst(2))
-        assertRefused(checksummed(crafted), mentioning: "passes of a cell do not fit in the file")
+        let crafted = Array(bytes.dropLast(tail.count)) + [tail[0]] + huge + Array(tail.dropFirst(2))
+        XCTAssertThrowsError(try ContributionCodec.decode(crafted, regions: regions)) {
+            XCTAssertTrue("\($0)".contains("passes of a cell do not fit"), "\($0)")
+        }
     }
 
     /// 4,100 minutes of 2^53 points each: every minute is in range, their sum is not.

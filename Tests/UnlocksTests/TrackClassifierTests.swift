@@ -266,8 +266,8 @@ final class TrackClassifierTests: XCTestCase {
         c.annotate(.activityType("cycling"))  // the bundle's label wins
         for p in walk(from: (39.9030, 116.3975), to: (39.9150, 116.3975), count: 20) { c.point(p) }
         c.finish()
-        c.recordSkipped(.skipped(path: "export.zip:profile.csv", format: "csv", reason: "metadata of a Strava export"))
-        c.recordSkipped(.skipped(path: "copy.gpx", format: "gpx", reason: "duplicate", duplicateOf: "export.zip:activities/1.gpx"))
+        c.recordSkipped(.skipped(path: "export.zip:profile.csv", format: "csv", reason: .metadata(.strava)))
+        c.recordSkipped(.skipped(path: "copy.gpx", format: "gpx", reason: .duplicate, duplicateOf: "export.zip:activities/1.gpx"))
         c.begin(InputRecord(path: "bad.csv", fingerprint: "f2", format: "csv"))
         c.unreadablePoint(InputError(path: "bad.csv", line: 2, reason: "x"))
         c.fail("line 3: stopped")
@@ -284,7 +284,7 @@ final class TrackClassifierTests: XCTestCase {
 
         // A shard that skipped a file another shard read: merged, the file is read (either order).
         var skipping = UnlockLedger()
-        skipping.inputs[InputRecord.pathKey(path: "bad.csv")] = .skipped(path: "bad.csv", format: "csv", reason: "not a track format")
+        skipping.inputs[InputRecord.pathKey(path: "bad.csv")] = .skipped(path: "bad.csv", format: "csv", reason: .notATrackFormat)
         var merged = skipping
         merged.merge(ledger)
         var reversed = ledger

@@ -37,6 +37,9 @@ import Glibc
 //                                   the intake's zip, gzip and tgz readers against libarchive (default /tmp/unlocks-archives, 100 MB)
 //   UnlocksBench make-tracks DIR DAYS POINTS [--gpx-only] [--fit]
 //                                   a synthetic archive for the classify bench (DIR/gpx, DIR/csv)
+//   UnlocksBench store [CELLS [DIR]]
+//                                   a logbook of CELLS explored cells (default 1,000,000): the viewport query,
+//                                   recording in batches of 100, the store's size against the state file
 //   UnlocksBench fuzz [COUNT [SEED [PART]]]
 //                                   COUNT mutants (default 5,000) of every sample track file (or those whose
 //                                   path contains PART) through the unlocks built beside this program;
@@ -44,6 +47,8 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
+case "store":
+    try StoreBenchmark.run(Array(arguments.dropFirst()))
 case "datum":
     let count = arguments.count > 1 ? Int(arguments[1]) ?? 4_000_000 : 4_000_000
     print(DatumBenchmark.run(points: count, repeats: 5).joined(separator: "\n"))

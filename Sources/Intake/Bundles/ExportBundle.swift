@@ -1,4 +1,5 @@
 import Tracks
+import Unlocks
 
 /// An app's export recognised by its layout (never by the zip's name), in a folder walk or in a
 /// zip: which of its files are tracks, which are its metadata, and (Strava) the label of each
@@ -20,12 +21,7 @@ import Tracks
 ///   and data sources' JSON — are metadata; everything else (location history, other products'
 ///   files) is read as usual.
 public struct ExportBundle: Sendable {
-    public enum Kind: String, Sendable {
-        case strava = "a Strava export"
-        case garmin = "a Garmin export"
-        case appleHealth = "an Apple Health export"
-        case googleTakeout = "a Google Takeout export"
-    }
+    public typealias Kind = ExportKind
 
     /// What a file in a bundle is.
     enum Role: Equatable {

@@ -74,6 +74,72 @@ final class ArchiveTally {
     }
 }
 
+/// A member's name as the walk offers it. A name longer than any path a file system holds
+/// (``maximumBytes``, Linux's `PATH_MAX`; a 1 MiB GNU or pax long name is no path anyone
+/// extracted) is shown by its first and last bytes (so its extension still decides whether it
+/// is a track), and the member is listed but not read: its name would otherwise be copied into
+/// every record and report line that names it.
+struct EntryName {
+    static let maximumBytes = 4096
+    /// The bytes of an overlong name shown from its start, and from its end.
+    static let headBytes = 160
+    static let tailBytes = 40
+
+    /// A name's bytes as the archive gave them: whole, or (a long name read in passing) its
+    /// first bytes, its last bytes and its length.
+    struct Parts {
+        var head: [UInt8]
+        var tail: [UInt8]?
+        var length: Int
+
+        init(_ bytes: some Collection<UInt8>) {
+            head = Array(bytes)
+            tail = nil
+            length = head.count
+        }
+
+        init(head: [UInt8], tail: [UInt8], length: Int) {
+            self.head = head
+            self.tail = tail
+            self.length = length
+        }
+
+        var last: UInt8? { tail?.last ?? head.last }
+
+        /// `./name` is `name`.
+        mutating func dropLeadingDotSlash() {
+            guard head.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) else { return }
+            head.removeFirst(2)
+            length -= 2
+        }
+    }
+
+    /// The name as shown (escaped where not UTF-8, ``EscapedName``), shortened when too long.
+    let text: String
+    /// The length the archive states, when it is past ``maximumBytes``.
+    let overlongBytes: Int?
+
+    init(_ parts: Parts) {
+        guard parts.length > Self.maximumBytes else {
+            text = EscapedName.string(from: parts.head)
+            overlongBytes = nil
+            return
+        }
+        overlongBytes = parts.length
+        text = EscapedName.string(from: parts.head.prefix(Self.headBytes)) + "…" + EscapedName.string(from: (parts.tail ?? parts.head).suffix(Self.tailBytes))
+    }
+
+    init(_ bytes: [UInt8]) { self.init(Parts(bytes)) }
+
+    /// Why the member cannot be read, for an overlong name.
+    func problem(archivePath: String, occurrence: Int, at offset: Int64?) -> InputError? {
+        guard let overlongBytes else { return nil }
+        return InputError(path: "\(archivePath):\(text)" + (occurrence > 1 ? "#\(occurrence)" : ""),
+                          reason: "a member name of \(overlongBytes) bytes\(offset.map { " (header at byte \($0))" } ?? ""), longer than any path a file system holds "
+                          + "(\(Self.maximumBytes) bytes): not read", kind: .unsupported)
+    }
+}
+
 /// Entry names, counted so a repeated one gets its `#2`.
 struct EntryNames {
     private var seen: [String: Int] = [:]

@@ -47,8 +47,10 @@ final class Inflater {
                     throw Failure.damaged("\(error)")
                 }
             }
-            let offered = Int(min(Int64(input.count), left))
-            if offered == 0 { throw Failure.truncated }
+            // `limit` comes from a file (a zip entry's compressed size, checked by ``FileIntegers``);
+            // nothing left of it is the stream cut short, whatever the value.
+            guard left > 0 else { throw Failure.truncated }
+            let offered = Int(min(Int64(input.count), left, Int64(UInt32.max)))
             let window = input.available
             stream.next_in = UnsafeMutablePointer(mutating: window.baseAddress!.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(offered)

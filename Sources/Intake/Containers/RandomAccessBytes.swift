@@ -17,7 +17,7 @@ protocol RandomAccessBytes: AnyObject {
 extension RandomAccessBytes {
     /// Exactly `count` bytes at `offset`, or nil when the data ends first.
     func bytes(at offset: Int64, count: Int) throws -> [UInt8]? {
-        guard offset >= 0, count >= 0, offset + Int64(count) <= size else { return nil }
+        guard offset >= 0, count >= 0, offset <= size - Int64(count) else { return nil }  // never `offset + count`: it may overflow
         var result = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
@@ -67,7 +67,7 @@ final class RandomAccessMemory: RandomAccessBytes {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard offset < size else { return 0 }
+        guard offset >= 0, offset < size else { return 0 }
         let n = min(buffer.count, bytes.count - Int(offset))
         bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + Int(offset), byteCount: n) }
         return n
@@ -83,7 +83,8 @@ struct RangeSource: ByteSource {
     init(_ bytes: any RandomAccessBytes, from offset: Int64 = 0, count: Int64? = nil) {
         self.bytes = bytes
         self.offset = offset
-        end = count.map { min(offset + $0, bytes.size) } ?? bytes.size
+        // `count` is at most the archive's size (``FileIntegers``), but the sum is not taken unchecked.
+        end = count.map { $0 >= bytes.size - offset ? bytes.size : offset + $0 } ?? bytes.size
     }
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -16,9 +16,12 @@ public final class TarArchive {
     public private(set) var damage: InputError?
     public private(set) var membersOffered = 0
 
+    private let integers: FileIntegers
+
     public init(streaming source: some ByteSource, path: String) {
         self.path = path
         input = InputBuffer(source)
+        integers = FileIntegers(path: path, format: "tar archive")
     }
 
     public func forEachEntry(_ body: (ArchiveEntry) throws -> Void) throws {
@@ -32,8 +35,10 @@ public final class TarArchive {
 
     private func walk(_ body: (ArchiveEntry) throws -> Void) throws {
         var names = EntryNames()
-        var longName: [UInt8]?
+        var longName: EntryName.Parts?
         var pax: [String: [UInt8]] = [:]
+        var paxAt: Int64 = 0
+        var record: [UInt8] = []
         while true {
             let at = input.offset
             guard try input.fill(atLeast: 512) else {
@@ -53,46 +58,71 @@ public final class TarArchive {
             let type = header[156]
             let isExtension = [UInt8(ascii: "L"), UInt8(ascii: "x"), UInt8(ascii: "g"), UInt8(ascii: "K")].contains(type)
             var dataSize = size
-            if !isExtension, let paxSize = pax["size"].flatMap({ Int64(String(decoding: $0, as: UTF8.self)) }), paxSize >= 0 { dataSize = paxSize }
-            let padded = (dataSize + 511) / 512 * 512
-            switch type {
-            case UInt8(ascii: "L"), UInt8(ascii: "x"), UInt8(ascii: "g"), UInt8(ascii: "K"):
-                guard dataSize <= 1 << 20 else {
-                    throw InputError(path: path, reason: "damaged tar archive: a \(dataSize)-byte extended header at byte \(at)", kind: .damaged)
+            if !isExtension, let paxSize = pax["size"] {
+                dataSize = try integers.decimal(paxSize, "pax size of the member", at: paxAt)
+            }
+            let padded = try integers.roundedUp(dataSize, toMultipleOf: 512, "size in the header", at: at)
+            if isExtension {
+                guard dataSize <= Self.maximumExtensionBytes else {
+                    throw integers.error("extended header's size", at: at, value: String(dataSize), "more than \(Self.maximumExtensionBytes)")
                 }
-                var record: [UInt8] = []
-                while record.count < Int(dataSize) {
+                // A GNU long name past what any file system holds keeps only its first and last
+                // bytes (it is not read, ``EntryName``): the work is a pass over the record, never
+                // a copy of it. A pax header (at most 1 MiB) is held to be parsed.
+                let isLongName = type == UInt8(ascii: "L")
+                let kept = isLongName ? min(Int(dataSize), EntryName.maximumBytes + 1) : type == UInt8(ascii: "x") ? Int(dataSize) : 0
+                record.removeAll(keepingCapacity: record.capacity <= 1 << 16)
+                var tail: [UInt8] = []
+                var left = Int(dataSize)
+                while left > 0 {
                     guard try input.fill() else { throw InputError(path: path, reason: "tar archive truncated at byte \(input.offset)", kind: .truncated) }
-                    let n = min(input.count, Int(dataSize) - record.count)
-                    record += input.bytes(0..<n)
+                    let n = min(input.count, left)
+                    let keep = min(n, max(0, kept - record.count))
+                    if keep > 0 { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: input.available[0..<keep])) }
+                    if isLongName, Int(dataSize) > kept {
+                        tail = Array((tail + UnsafeRawBufferPointer(rebasing: input.available[max(0, n - EntryName.tailBytes)..<n])).suffix(EntryName.tailBytes))
+                    }
                     input.consume(n)
+                    left -= n
                 }
                 guard try input.skip(padded - dataSize) else { throw InputError(path: path, reason: "tar archive truncated at byte \(input.offset)", kind: .truncated) }
-                if type == UInt8(ascii: "L") { longName = Array(record.prefix { $0 != 0 }) }
-                if type == UInt8(ascii: "x") { pax = Self.paxRecords(record) }
+                if isLongName {
+                    if Int(dataSize) <= kept {
+                        longName = EntryName.Parts(record.prefix { $0 != 0 })
+                    } else {
+                        let zeros = tail.reversed().prefix { $0 == 0 }.count  // the name's terminating NUL
+                        tail.removeLast(zeros)
+                        longName = EntryName.Parts(head: record, tail: tail, length: Int(dataSize) - zeros)
+                    }
+                }
+                if type == UInt8(ascii: "x") {
+                    pax = try paxRecords(record, at: at + 512)
+                    paxAt = at + 512
+                }
                 continue
-            default:
-                break
             }
-            var nameBytes = longName ?? pax["path"] ?? Self.headerName(header)
+            var parts = longName ?? EntryName.Parts(pax["path"] ?? Self.headerName(header))
             longName = nil
             pax = [:]
-            if nameBytes.starts(with: Array("./".utf8)) { nameBytes.removeFirst(2) }
+            parts.dropLeadingDotSlash()
             let kind: ArchiveEntry.Kind
             switch type {
-            case UInt8(ascii: "0"), 0, UInt8(ascii: "7"): kind = nameBytes.last == UInt8(ascii: "/") ? .directory : .file
+            case UInt8(ascii: "0"), 0, UInt8(ascii: "7"): kind = parts.last == UInt8(ascii: "/") ? .directory : .file
             case UInt8(ascii: "5"): kind = .directory
             default: kind = .notARegularFile
             }
-            let name = EscapedName.string(from: nameBytes)
+            let entryName = EntryName(parts)
             let data = TarEntryData(input: input, size: dataSize, padding: padded - dataSize, path: path)
-            guard kind != .directory, !name.isEmpty else {
+            guard kind != .directory, !entryName.text.isEmpty else {
                 try data.passOver()
                 continue
             }
             membersOffered += 1
-            let entry = ArchiveEntry(name: name, archivePath: path, occurrence: names.occurrence(of: name), kind: kind,
-                                     isEncrypted: false, data: kind == .file ? data : nil)
+            let occurrence = names.occurrence(of: entryName.text)
+            let readable: (any EntryData)? = kind != .file ? nil
+                : entryName.problem(archivePath: path, occurrence: occurrence, at: at).map { FailingEntryData($0, passing: data) } ?? data
+            let entry = ArchiveEntry(name: entryName.text, archivePath: path, occurrence: occurrence, kind: kind,
+                                     isEncrypted: false, data: readable)
             do {
                 try body(entry)
             } catch {
@@ -100,9 +130,12 @@ public final class TarArchive {
                 throw error
             }
             try entry.close()
-            if kind != .file { try data.passOver() }
+            try data.passOver()
         }
     }
+
+    /// The largest extended header read (a pax record set, a GNU long name): 1 MiB.
+    static let maximumExtensionBytes: Int64 = 1 << 20
 
     /// The header's checksum (field at 148, 8 bytes, octal) equals the sum of its bytes with that
     /// field read as spaces (unsigned, as POSIX says; signed sums from old tars are accepted too).
@@ -145,18 +178,27 @@ public final class TarArchive {
         return prefix.isEmpty ? name : prefix + [UInt8(ascii: "/")] + name
     }
 
-    /// pax records: `LENGTH KEY=VALUE\n`, one after another.
-    static func paxRecords(_ data: [UInt8]) -> [String: [UInt8]] {
+    /// pax records (`LENGTH KEY=VALUE\n`, one after another, LENGTH counting the whole record)
+    /// of the extended header whose data starts at byte `start`. A record whose length does not
+    /// hold its key, `=` and final newline is damage, named with its byte offset.
+    func paxRecords(_ data: [UInt8], at start: Int64) throws -> [String: [UInt8]] {
         var records: [String: [UInt8]] = [:]
         var p = 0
         while p < data.count {
-            guard let space = data[p...].firstIndex(of: UInt8(ascii: " ")),
-                  let length = Int(String(decoding: data[p..<space], as: UTF8.self)), length > 0, p + length <= data.count else { break }
-            let record = data[(space + 1)..<(p + length - 1)]
-            if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
-                records[String(decoding: record[..<equals], as: UTF8.self)] = Array(record[(equals + 1)...])
+            if data[p...].allSatisfy({ $0 == 0 }) { break }  // padding some writers leave
+            let at = start + Int64(p)
+            guard let space = data[p...].prefix(20).firstIndex(of: UInt8(ascii: " ")) else {
+                throw integers.error("pax record", at: at, value: "'" + EscapedName.string(from: data[p...].prefix(20)) + "'", "not 'LENGTH KEY=VALUE'")
             }
-            p += length
+            let length = Int(try integers.decimal(data[p..<space], "pax record's length", at: at, limit: Int64(data.count - p),
+                                                  bound: "the bytes left in its extended header"))
+            let end = p + length
+            guard end >= space + 3, data[end - 1] == UInt8(ascii: "\n"), let equals = data[(space + 1)..<(end - 1)].firstIndex(of: UInt8(ascii: "=")) else {
+                throw integers.error("pax record", at: at, value: "'" + EscapedName.string(from: data[p...].prefix(40)) + "' (\(length) bytes long)",
+                                     "not 'LENGTH KEY=VALUE' and a newline")
+            }
+            records[String(decoding: data[(space + 1)..<equals], as: UTF8.self)] = Array(data[(equals + 1)..<(end - 1)])
+            p = end
         }
         return records
     }

@@ -99,11 +99,14 @@ public final class ZipArchive {
         var names = EntryNames()
         let tally = ArchiveTally(compressedBytes: { bytes.size })
         for member in members {
-            let name = EscapedName.string(from: member.name)
+            let entryName = EntryName(member.name)
+            let name = entryName.text
             let occurrence = names.occurrence(of: name)
             var data: (any EntryData)?
             let entryPath = "\(path):\(name)" + (occurrence > 1 ? "#\(occurrence)" : "")
-            if member.kind == .file, !member.isEncrypted {
+            if let problem = entryName.problem(archivePath: path, occurrence: occurrence, at: member.localHeaderOffset) {
+                data = FailingEntryData(problem)
+            } else if member.kind == .file, !member.isEncrypted {
                 data = try member.data(in: bytes, path: entryPath, tally: tally)
             }
             try offer(ArchiveEntry(name: name, archivePath: path, occurrence: occurrence, kind: member.kind,
@@ -140,10 +143,15 @@ struct ZipMember {
     }
 }
 
-/// Data that cannot be read, and says why when asked.
+/// Data that cannot be read, and says why when asked; in a forward-only archive, the member's
+/// own data (`passing`) is still passed over to reach the next.
 final class FailingEntryData: EntryData {
     let problem: InputError
-    init(_ problem: InputError) { self.problem = problem }
+    let passing: (any EntryData)?
+    init(_ problem: InputError, passing: (any EntryData)? = nil) {
+        self.problem = problem
+        self.passing = passing
+    }
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { throw problem }
-    func passOver() throws {}
+    func passOver() throws { try passing?.passOver() }
 }

@@ -14,6 +14,7 @@ enum ZipCentralDirectory {
         func damaged(_ what: String) -> InputError {
             InputError(path: path, reason: "damaged zip archive: \(what)", kind: .damaged)
         }
+        let integers = FileIntegers(path: path, format: "zip archive")
         // The end record is the last 22 bytes plus a comment of up to 65,535 bytes.
         let tailCount = Int(min(bytes.size, 22 + 65_535))
         guard let tail = try bytes.bytes(at: bytes.size - Int64(tailCount), count: tailCount) else { throw damaged("cannot read its end") }
@@ -40,13 +41,14 @@ enum ZipCentralDirectory {
                   ZipLocalWalk.uint32(locator, 0) == zip64LocatorSignature else {
                 throw damaged("no zip64 end of central directory locator before byte \(endOffset)")
             }
-            let recordOffset = Int64(bitPattern: ZipLocalWalk.uint64(locator, 8))
+            let recordOffset = try integers.value(ZipLocalWalk.uint64(locator, 8), "zip64 end record's offset", at: endOffset - 12, limit: bytes.size, bound: "the archive's size")
             guard let record = try bytes.bytes(at: recordOffset, count: 56), ZipLocalWalk.uint32(record, 0) == zip64EndSignature else {
                 throw damaged("no zip64 end of central directory record at byte \(recordOffset)")
             }
-            count = Int64(bitPattern: ZipLocalWalk.uint64(record, 32))
-            directorySize = Int64(bitPattern: ZipLocalWalk.uint64(record, 40))
-            directoryOffset = Int64(bitPattern: ZipLocalWalk.uint64(record, 48))
+            count = try integers.value(ZipLocalWalk.uint64(record, 32), "zip64 entry count", at: recordOffset + 32, limit: bytes.size / 46,
+                                       bound: "entries of 46 bytes the archive could hold")
+            directorySize = try integers.value(ZipLocalWalk.uint64(record, 40), "zip64 central directory size", at: recordOffset + 40, limit: bytes.size, bound: "the archive's size")
+            directoryOffset = try integers.value(ZipLocalWalk.uint64(record, 48), "zip64 central directory offset", at: recordOffset + 48, limit: bytes.size, bound: "the archive's size")
             directoryEnd = recordOffset
         }
         // Bytes before the archive (a self-extractor's stub) shift every offset alike.
@@ -73,9 +75,11 @@ enum ZipCentralDirectory {
                                    method: ZipLocalWalk.uint16(directory, p + 10), crc: ZipLocalWalk.uint32(directory, p + 16),
                                    compressedSize: Int64(ZipLocalWalk.uint32(directory, p + 20)), size: Int64(ZipLocalWalk.uint32(directory, p + 24)),
                                    localHeaderOffset: Int64(ZipLocalWalk.uint32(directory, p + 42)), kind: .file)
-            ZipLocalWalk.applyZip64(Array(directory[(p + 46 + nameLength)..<(p + 46 + nameLength + extraLength)]),
-                                    size: &member.size, compressedSize: &member.compressedSize, offset: &member.localHeaderOffset)
-            member.localHeaderOffset += shift
+            try ZipLocalWalk.applyZip64(Array(directory[(p + 46 + nameLength)..<(p + 46 + nameLength + extraLength)]), at: at + 46 + Int64(nameLength),
+                                        integers: integers, sizeLimit: bytes.size,
+                                        size: &member.size, compressedSize: &member.compressedSize, offset: &member.localHeaderOffset)
+            member.localHeaderOffset = try integers.sum(member.localHeaderOffset, shift, "local header offset of entry \(index + 1)", at: at + 42, limit: bytes.size,
+                                                           bound: "the archive's size")
             let madeBy = ZipLocalWalk.uint16(directory, p + 4) >> 8, attributes = ZipLocalWalk.uint32(directory, p + 38)
             let mode = attributes >> 16 & 0o170000
             if member.name.last == UInt8(ascii: "/") || (madeBy == 3 && mode == 0o040000) || (madeBy != 3 && attributes & 0x10 != 0) {

@@ -8,12 +8,14 @@ struct ZipLocalWalk {
     let input: InputBuffer
     let path: String
     let recovering: Bool
+    private let integers: FileIntegers
     private var names = EntryNames()
 
     init(input: InputBuffer, path: String, recovering: Bool) {
         self.input = input
         self.path = path
         self.recovering = recovering
+        integers = FileIntegers(path: path, format: "zip archive")
     }
 
     mutating func forEachEntry(tally: ArchiveTally, _ body: (ArchiveEntry) throws -> Void) throws {
@@ -42,9 +44,11 @@ struct ZipLocalWalk {
             input.consume(nameLength)
             guard try input.fill(atLeast: extraLength) else { throw InputError(path: path, reason: "zip archive truncated in the entry header at byte \(at)", kind: .truncated) }
             var unusedOffset: Int64 = 0
-            let zip64 = Self.applyZip64(input.bytes(0..<extraLength), size: &size, compressedSize: &compressedSize, offset: &unusedOffset)
+            let zip64 = try Self.applyZip64(input.bytes(0..<extraLength), at: at + 30 + Int64(nameLength), integers: integers,
+                                            size: &size, compressedSize: &compressedSize, offset: &unusedOffset)
             input.consume(extraLength)
-            let name = EscapedName.string(from: nameBytes)
+            let entryName = EntryName(nameBytes)
+            let name = entryName.text
             let occurrence = names.occurrence(of: name)
             let entryPath = "\(path):\(name)" + (occurrence > 1 ? "#\(occurrence)" : "")
             let hasDescriptor = flags & 0x08 != 0
@@ -61,6 +65,7 @@ struct ZipLocalWalk {
                 throw InputError(path: path, reason: "zip entry \(name) at byte \(at) (encrypted or compression method \(methodCode)) has no stated size: the archive cannot be read past it",
                                  kind: .unsupported)
             }
+            if let problem = entryName.problem(archivePath: path, occurrence: occurrence, at: at) { data = FailingEntryData(problem, passing: data) }
             let entry = ArchiveEntry(name: name, archivePath: path, occurrence: occurrence, kind: isDirectory ? .directory : .file,
                                      isEncrypted: flags & 1 != 0, data: data)
             do {
@@ -106,11 +111,13 @@ struct ZipLocalWalk {
         return InputError(path: path, reason: "compression method \(code)\(names[code].map { " (\($0))" } ?? "") is not read", kind: .unsupported)
     }
 
-    /// Applies a zip64 extended information field (id 1) found in `extra`: the 64-bit values of
-    /// the fields whose 32-bit value is 0xFFFFFFFF, in the order size, compressed size, offset.
-    /// True when there was one.
+    /// Applies a zip64 extended information field (id 1) found in `extra` (at byte `start` of
+    /// the archive): the 64-bit values of the fields whose 32-bit value is 0xFFFFFFFF, in the
+    /// order size, compressed size, offset, each through `integers` (the compressed size and the
+    /// offset at most `sizeLimit`, the archive's size when known). True when there was one.
     @discardableResult
-    static func applyZip64(_ extra: [UInt8], size: inout Int64, compressedSize: inout Int64, offset: inout Int64) -> Bool {
+    static func applyZip64(_ extra: [UInt8], at start: Int64, integers: FileIntegers, sizeLimit: Int64 = .max,
+                           size: inout Int64, compressedSize: inout Int64, offset: inout Int64) throws(InputError) -> Bool {
         var p = 0
         while p + 4 <= extra.count {
             let id = uint16(extra, p), length = Int(uint16(extra, p + 2))
@@ -120,8 +127,13 @@ struct ZipLocalWalk {
                 for field in [0, 1, 2] {
                     let value = field == 0 ? size : field == 1 ? compressedSize : offset
                     guard value == 0xFFFF_FFFF, q + 8 <= p + 4 + length else { continue }
-                    let wide = Int64(bitPattern: uint64(extra, q))
-                    if field == 0 { size = wide } else if field == 1 { compressedSize = wide } else { offset = wide }
+                    let raw = uint64(extra, q), at = start + Int64(q)
+                    let bound = sizeLimit < .max ? "the archive's size" : nil
+                    switch field {
+                    case 0: size = try integers.value(raw, "zip64 size", at: at)
+                    case 1: compressedSize = try integers.value(raw, "zip64 compressed size", at: at, limit: sizeLimit, bound: bound)
+                    default: offset = try integers.value(raw, "zip64 local header offset", at: at, limit: sizeLimit, bound: bound)
+                    }
                     q += 8
                 }
                 return true

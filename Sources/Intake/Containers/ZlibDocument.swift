@@ -5,8 +5,9 @@ import Tracks
 /// their format (``FogOfWorldTile/maximumInflatedBytes``), so the bytes are held, not streamed.
 enum ZlibDocument {
     /// Reads all of `source` (at most `maximumCompressed` bytes) and inflates it to at most
-    /// `limit` bytes; an error names `path`, what failed and the byte offset.
-    static func inflate(_ source: inout some ByteSource, path: String, maximumCompressed: Int, limit: Int) throws -> [UInt8] {
+    /// `limit` bytes; an error names `path`, what failed and the byte offset. Returns the bytes
+    /// and the size of the compressed stream (what bounds the reader's work).
+    static func inflate(_ source: inout some ByteSource, path: String, maximumCompressed: Int, limit: Int) throws -> (bytes: [UInt8], compressedBytes: Int) {
         var compressed: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -39,7 +40,7 @@ enum ZlibDocument {
                 throw InputError(path: path, reason: "\(compressed.count - used) bytes after the zlib stream at byte \(used)", kind: .damaged)
             }
             output.removeSubrange(made...)
-            return output
+            return (output, compressed.count)
         case Z_BUF_ERROR where made > limit:
             throw InputError(path: path, reason: "inflates to more than \(limit) bytes: larger than its format allows", kind: .decompressionBomb)
         case Z_BUF_ERROR:

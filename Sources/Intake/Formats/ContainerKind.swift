@@ -1,7 +1,8 @@
 import Tracks
 
-/// The archives the intake opens: zip (and KMZ, a zip whose KML documents are its tracks), and
-/// tar, on its own or through gzip (`.tgz`, `.tar.gz`).
+/// The archives the intake opens: zip (and KMZ, a zip whose KML documents are its tracks, and Fog
+/// of World's `.fwss` snapshot, a zip of its tiles), and tar, on its own or through gzip (`.tgz`,
+/// `.tar.gz`).
 enum ContainerKind: Equatable {
     case zip
     case tar
@@ -10,7 +11,8 @@ enum ContainerKind: Equatable {
     /// By the name (any case).
     init?(name: String) {
         let lower = name.lowercased()
-        if lower.hasSuffix(".zip") || lower.hasSuffix(".kmz") { self = .zip }
+        // A Fog of World snapshot (`.fwss`) is a zip of its tiles (`Model/*/…`).
+        if lower.hasSuffix(".zip") || lower.hasSuffix(".kmz") || lower.hasSuffix(".fwss") { self = .zip }
         else if lower.hasSuffix(".tar") { self = .tar }
         else if lower.hasSuffix(".tgz") || lower.hasSuffix(".tar.gz") { self = .gzippedTar }
         else { return nil }

@@ -78,9 +78,9 @@ enum FormatTable {
     static let fogOfWorld = TrackFormat(name: "fogofworld", extensions: [], recognizes: { _ in false }) {
         let name = String($0.path.split(whereSeparator: { $0 == "/" || $0 == ":" }).last ?? "")
         guard let tile = FogOfWorldTile.tile(named: name) else { return nil }
-        let data = try ZlibDocument.inflate(&$0.source, path: $0.path, maximumCompressed: FogOfWorldTile.maximumInflatedBytes + 65536,
-                                            limit: FogOfWorldTile.maximumInflatedBytes)
-        try FogOfWorldTile.read(data, tileX: tile.x, tileY: tile.y, path: $0.path, into: &$1)
+        let tileFile = try ZlibDocument.inflate(&$0.source, path: $0.path, maximumCompressed: FogOfWorldTile.maximumInflatedBytes + 65536,
+                                                limit: FogOfWorldTile.maximumInflatedBytes)
+        try FogOfWorldTile.read(tileFile.bytes, fileBytes: tileFile.compressedBytes, tileX: tile.x, tileY: tile.y, path: $0.path, into: &$1)
         return nil
     }
 

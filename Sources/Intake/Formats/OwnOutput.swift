@@ -1,8 +1,10 @@
 /// Recognises the files this tool writes, so that `classify` and `audit` never read them back as
 /// tracks (`unlocks audit .` writes `./audit/` inside the archive it reads). By content, not by
 /// name or place, since `--out` can put them anywhere: within the first bytes,
-/// - a state file's magic, `AUSTATE` and its version digit (every version: an old state left in
-///   an archive is no track either);
+/// - a logbook: an SQLite database (`SQLite format 3` and a NUL) whose application id (big-endian
+///   at byte 68) is the logbook's, `AULB`; and a state file of the previous format: its magic,
+///   `AUSTATE` and its version digit (every version: an old state left in an archive is no track
+///   either);
 /// - a JSON object whose `report` member (the first member of every report: classify, audit,
 ///   table audit) or `generator` member (audit.geojson's second) is a string starting with
 ///   `adminunlocks-`. The app backup format's `"format": "adminunlocks-backup"` is a track
@@ -12,8 +14,12 @@ enum OwnOutput {
     static let stateMagic = Array("AUSTATE".utf8)
     static let mapGPXCreator = Array("creator=\"adminunlocks-map\"".utf8)
 
+    static let sqliteMagic = Array("SQLite format 3\u{0}".utf8)
+    static let logbookApplicationID: [UInt8] = Array("AULB".utf8)
+
     static func recognises(_ prefix: [UInt8]) -> Bool {
         if prefix.starts(with: stateMagic) { return true }
+        if prefix.starts(with: sqliteMagic), prefix.count >= 72, Array(prefix[68..<72]) == logbookApplicationID { return true }
         if let gpx = firstIndex(of: Array("<gpx ".utf8), in: prefix, from: 0),
            let creator = firstIndex(of: mapGPXCreator, in: prefix, from: gpx),
            !prefix[gpx..<creator].contains(UInt8(ascii: ">")) { return true }

@@ -53,21 +53,57 @@ public struct DatumRules: Sendable {
         return rules.first { Self.matches($0.pattern[...], $0.wholePath ? whole[...] : base[...]) }?.datum ?? fallback
     }
 
-    /// Glob matching as the type describes, by backtracking over the (short) pattern.
+    /// Glob matching as the type describes, in time proportional to the pattern's length times
+    /// the text's (the set of pattern positions reachable after each character, as a Thompson
+    /// automaton walks it): a pattern of stars against a long member path never backtracks.
     static func matches(_ pattern: ArraySlice<Character>, _ text: ArraySlice<Character>) -> Bool {
-        guard let first = pattern.first else { return text.isEmpty }
-        if first == "*" {
-            let anySlash = pattern.dropFirst().first == "*"
-            let rest = pattern.dropFirst(anySlash ? 2 : 1)
-            var remaining = text
-            while true {
-                if matches(rest, remaining) { return true }
-                guard let next = remaining.first, anySlash || next != "/" else { return false }
-                remaining = remaining.dropFirst()
+        enum Token { case literal(Character), one, star, globstar }
+        var tokens: [Token] = []
+        var index = pattern.startIndex
+        while index < pattern.endIndex {
+            let character = pattern[index]
+            index += 1
+            switch character {
+            case "*":
+                if index < pattern.endIndex, pattern[index] == "*" {
+                    index += 1
+                    tokens.append(.globstar)
+                } else {
+                    tokens.append(.star)
+                }
+            case "?": tokens.append(.one)
+            default: tokens.append(.literal(character))
             }
         }
-        guard let character = text.first else { return false }
-        if first == "?" ? character != "/" : first == character { return matches(pattern.dropFirst(), text.dropFirst()) }
-        return false
+        // active[i]: the text so far can be matched by the first i tokens.
+        var active = [Bool](repeating: false, count: tokens.count + 1)
+        var next = active
+        func close(_ states: inout [Bool]) {
+            for i in tokens.indices where states[i] {
+                switch tokens[i] {
+                case .star, .globstar: states[i + 1] = true
+                default: break
+                }
+            }
+        }
+        active[0] = true
+        close(&active)
+        for character in text {
+            for i in next.indices { next[i] = false }
+            var any = false
+            for i in tokens.indices where active[i] {
+                switch tokens[i] {
+                case let .literal(expected) where expected == character: next[i + 1] = true
+                case .one where character != "/": next[i + 1] = true
+                case .star where character != "/", .globstar: next[i] = true
+                default: continue
+                }
+                any = true
+            }
+            guard any else { return false }
+            close(&next)
+            swap(&active, &next)
+        }
+        return active[tokens.count]
     }
 }

@@ -96,11 +96,17 @@ extension IntakeRun {
                 admitFailure(InputRecord(path: entry.path, fingerprint: fingerprint, format: kind.recordFormat), Self.inputError(error, path: entry.path))
             }
         case let .read(label), let .sniff(label):
-            guard case let .read(replacing) = admit(entry.path, fingerprint) else { return }
+            // A member up to `HeldMember.limit` is known by its content, as a file is, so the
+            // same bytes inside and outside an archive are copies (docs/report-format.md,
+            // "Copies"); a larger one, one cut by damage, or an empty one by the archive's
+            // fingerprint and its name.
+            let held = HeldMember(entry)
+            let key = held.wholeBytes.map { Fingerprint.of(bytes: $0).key } ?? fingerprint
+            guard case let .read(replacing) = admit(entry.path, key) else { return }
             do {
-                try read(entry, name: entry.name, path: entry.path, fingerprint: fingerprint, label: label, explicit: false, replacing: replacing)
+                try read(held, name: entry.name, path: entry.path, fingerprint: key, label: label, explicit: false, replacing: replacing)
             } catch {
-                record(InputRecord(path: entry.path, fingerprint: fingerprint, format: Self.plannedFormat(entry.name)),
+                record(InputRecord(path: entry.path, fingerprint: key, format: Self.plannedFormat(entry.name)),
                        failure: Self.inputError(error, path: entry.path), replacing: replacing)
             }
         }
@@ -119,9 +125,59 @@ extension IntakeRun {
             sink.classifier.append(single)
             if let replacing { skip(replacing, .duplicate, duplicateOf: record.path) }
             failedInputs += 1
-            sink.messages.say(problem.description)
+            sink.messages.say(.inputFailed(problem))
         } else {
             self.record(record, failure: problem, replacing: replacing)
         }
+    }
+}
+
+/// An archive member's first bytes, read ahead to know a small member by its content: up to
+/// ``limit`` bytes are held, then handed out before the rest of the member; an error met while
+/// reading ahead is thrown after the bytes before it (so a damaged member still delivers what it
+/// held, as when it is streamed).
+final class HeldMember: ByteSource {
+    /// Members up to this size are fingerprinted by content (8 MiB: tracks, tiles, photos; a
+    /// Takeout `Records.json` streams as before).
+    static let limit = 8 << 20
+
+    private let entry: ArchiveEntry
+    private var held: [UInt8] = []
+    private var offset = 0
+    private var pendingError: (any Error)?
+    private var ended = false
+
+    init(_ entry: ArchiveEntry) {
+        self.entry = entry
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        do {
+            while held.count <= Self.limit {
+                let n = try chunk.withUnsafeMutableBytes { try entry.read(into: $0) }
+                if n == 0 { ended = true; break }
+                held.append(contentsOf: chunk[0..<n])
+            }
+        } catch {
+            pendingError = error
+        }
+    }
+
+    /// The member's whole bytes when it ended within the limit, without error, and is not empty.
+    var wholeBytes: [UInt8]? {
+        ended && pendingError == nil && !held.isEmpty ? held : nil
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if offset < held.count {
+            let n = min(buffer.count, held.count - offset)
+            held.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+            offset += n
+            return n
+        }
+        if let error = pendingError {
+            pendingError = nil
+            throw error
+        }
+        if ended { return 0 }
+        return try entry.read(into: buffer)
     }
 }

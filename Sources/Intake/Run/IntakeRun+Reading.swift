@@ -39,13 +39,21 @@ extension IntakeRun {
     mutating func read(_ source: any ByteSource, name: String, path: String, fingerprint: String, label: ActivityLabel?,
                        explicit: Bool, gzip: Bool = false, replacing: String? = nil) throws {
         var source = source
-        if gzip || name.lowercased().hasSuffix(".gz") { source = try GzipStream(wrapping: source, path: path) }
-        let replay = try ReplayingSource(AnySource(source))
+        let decompressed = gzip || name.lowercased().hasSuffix(".gz")
+        if decompressed { source = try GzipStream(wrapping: source, path: path) }
+        var replay = try ReplayingSource(AnySource(source))
+        if ContainerKind.isGzip(replay.prefix), !FormatTable.isFogOfWorldTile(name) {
+            // One layer of gzip is read (StreamLayers), whatever the name says.
+            if decompressed { throw StreamLayers.compressedTwice(path) }
+            replay = try ReplayingSource(AnySource(try GzipStream(wrapping: replay, path: path)))
+            if ContainerKind.isGzip(replay.prefix) { throw StreamLayers.compressedTwice(path) }
+        }
         if replay.prefix.isEmpty { return skip(path, .empty, label: label) }
         if OwnOutput.recognises(replay.prefix) { return skip(path, .ownOutput) }
         guard let format = FormatTable.decide(name: name, prefix: ContentPrefix(replay.prefix), explicit: explicit) else {
             return skip(path, FormatTable.isText(name) ? .textWithoutCoordinates : .notATrackFormat)
         }
+        if let problem = StreamLayers.problem(replay.prefix, format: format.name, path: path) { throw problem }
         read(replay, format: format, path: path, fingerprint: fingerprint, explicit: explicit, label: label, replacing: replacing)
     }
 
@@ -99,7 +107,7 @@ extension IntakeRun {
             }
             failedInputs += 1
             failed = true
-            sink.messages.say("\(error)")
+            sink.messages.say(.inputFailed(Self.inputError(error, path: path)))
         }
         if let virtual = sink.virtualActivity, !options.includeVirtual, !failed {
             // The file itself says it is virtual (Zwift and other trainer apps draw a made-up
@@ -109,14 +117,14 @@ extension IntakeRun {
             return
         }
         if sink.problemsShown > IntakeSink.problemsPerInput {
-            sink.messages.say("\(path): \(sink.problemsShown - IntakeSink.problemsPerInput) more unreadable points")
+            sink.messages.say(.moreUnreadablePoints(path: path, count: sink.problemsShown - IntakeSink.problemsPerInput))
         }
         if sink.unreadableInInput > 0, sink.unreadableInInput == sink.pointsInInput, !failed {
             // Read to the end, but nothing in it could be used: not a file that was read.
             let reason = "no readable point: \(sink.unreadableInInput) unreadable"
             sink.classifier.fail(reason)
             failedInputs += 1
-            sink.messages.say("\(path): \(reason)")
+            sink.messages.say(.noReadablePoint(path: path, unreadable: sink.unreadableInInput))
         }
         sink.classifier.setFormat(formatName)
         finishInput(fingerprint, path: path, replacing: replacing)
@@ -166,7 +174,7 @@ public enum Copies {
     /// become a duplicate (a copy with an earlier path came later) follows it.
     public static func repoint(_ ledger: inout UnlockLedger) {
         var readPaths: [String: String] = [:]  // a duplicate's path → the path it repeats
-        for record in ledger.inputs.values where record.status == .skipped && record.skipReason == SkipReason.duplicate.description {
+        for record in ledger.inputs.values where record.status == .skipped && record.skipReason == .duplicate {
             if let of = record.duplicateOf { readPaths[record.path] = of }
         }
         guard !readPaths.isEmpty else { return }
@@ -195,7 +203,7 @@ public enum Copies {
             other.inputs.removeValue(forKey: fingerprint)
             other.contributions.removeValue(forKey: fingerprint)
             let duplicate = InputRecord.skipped(path: loser.path, format: FormatTable.recordFormat(of: loser.path),
-                                                reason: SkipReason.duplicate.description, duplicateOf: kept.path)
+                                                reason: .duplicate, duplicateOf: kept.path)
             ledger.inputs[duplicate.fingerprint] = duplicate
         }
         ledger.merge(other)

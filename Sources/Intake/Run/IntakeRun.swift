@@ -21,7 +21,7 @@ public struct IntakeRun {
     let events: IntakeEvents
     var progress: ProgressTracker?
     /// Skipped files of this run, by reason.
-    var skippedByReason: [String: Int] = [:]
+    var skippedByReason: [SkipReason: Int] = [:]
     var alreadyCounted = 0
     var failedInputs = 0
     /// The export bundles among the walk's files (with Strava's labels).
@@ -78,7 +78,7 @@ public struct IntakeRun {
         if options.jobs > 1, let locator {
             take(found, jobs: options.jobs, locator: locator)
         } else {
-            for file in found { take(file) }
+            for file in found where options.cancellation?.isCancelled != true { take(file) }
         }
     }
 
@@ -174,11 +174,11 @@ public struct IntakeRun {
 
     /// Records a file passed over.
     mutating func skip(_ path: String, _ reason: SkipReason, duplicateOf: String? = nil, label: ActivityLabel? = nil) {
-        var record = InputRecord.skipped(path: path, format: FormatTable.recordFormat(of: path), reason: reason.description, duplicateOf: duplicateOf)
+        var record = InputRecord.skipped(path: path, format: FormatTable.recordFormat(of: path), reason: reason, duplicateOf: duplicateOf)
         record.activityType = label?.type
         record.activityName = label?.name
         sink.classifier.recordSkipped(record)
-        skippedByReason[reason.description, default: 0] += 1
+        skippedByReason[reason, default: 0] += 1
     }
 
     /// Strava's labels from the `activities.csv` that `open` gives; a table that cannot be read
@@ -202,6 +202,6 @@ public struct IntakeRun {
         sink.classifier.fail(failure.reason)
         finishInput(record.fingerprint, path: record.path, replacing: replacing)
         failedInputs += 1
-        sink.messages.say(failure.description)
+        sink.messages.say(.inputFailed(failure))
     }
 }

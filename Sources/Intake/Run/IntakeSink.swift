@@ -54,7 +54,7 @@ struct IntakeSink: TrackSink {
         }
         if case let .creator(name) = annotation, !hinted, let hint = DatumHint.hint(creator: name, readIn: inputDatum) {
             hinted = true
-            messages.say("note: \(inputPath): \(hint.reason); read as \(inputDatum.displayName): if its points are \(hint.datum.displayName), classify it with --datum-for '\(inputPath)=\(hint.datum.rawValue)'")
+            messages.say(.datumHint(path: inputPath, hint: hint, readAs: inputDatum))
         }
     }
 
@@ -65,7 +65,7 @@ struct IntakeSink: TrackSink {
         unreadableInInput += 1
         problemsShown += 1
         if problemsShown <= Self.problemsPerInput {
-            messages.say(problem.description + " (point skipped)")
+            messages.say(.unreadablePoint(problem))
         }
     }
 }
@@ -73,15 +73,15 @@ struct IntakeSink: TrackSink {
 /// Where a run's notes and errors go: to the caller as they come, or kept (a worker, when
 /// `jobs` > 1) until the input's turn, so the messages read the same whatever the number of jobs.
 final class RunMessages {
-    private let deliver: (String) -> Void
-    private var kept: [String]?
+    private let deliver: (IntakeMessage) -> Void
+    private var kept: [IntakeMessage]?
 
-    init(deliver: @escaping (String) -> Void, keep: Bool = false) {
+    init(deliver: @escaping (IntakeMessage) -> Void, keep: Bool = false) {
         self.deliver = deliver
         kept = keep ? [] : nil
     }
 
-    func say(_ message: String) {
+    func say(_ message: IntakeMessage) {
         if kept != nil {
             kept!.append(message)
         } else {
@@ -90,7 +90,7 @@ final class RunMessages {
     }
 
     /// The messages kept so far (none when they are not kept).
-    func takeKept() -> [String] {
+    func takeKept() -> [IntakeMessage] {
         defer { if kept != nil { kept = [] } }
         return kept ?? []
     }

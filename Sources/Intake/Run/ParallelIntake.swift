@@ -18,9 +18,9 @@ struct InputOutcome: Sendable {
     /// Not read: the state has it at this path, or at a path first in byte order.
     var passedOver = false
     var ledger = UnlockLedger()
-    var skippedByReason: [String: Int] = [:]
+    var skippedByReason: [SkipReason: Int] = [:]
     var failedInputs = 0
-    var notes: [String] = []
+    var notes: [IntakeMessage] = []
     var points: Int64 = 0
     /// Of ``points``, those counted in ``PointsInFlight`` while the worker read.
     var pointsShown: Int64 = 0
@@ -70,6 +70,7 @@ extension IntakeRun {
             first += 1
         }
         for file in found {
+            if options.cancellation?.isCancelled == true { break }
             if let job = job(for: file) {
                 while inFlight >= limit { takeTurn() }
                 turns.append(.sent(job, ticket: workers.send(job)))
@@ -84,6 +85,8 @@ extension IntakeRun {
                 takeTurn()
             }
         }
+        // Cancelled: what is in flight is let go with the workers (the caller discards the run).
+        if options.cancellation?.isCancelled == true { return }
         while first < turns.count { takeTurn() }
     }
 

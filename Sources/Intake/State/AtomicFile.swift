@@ -43,7 +43,13 @@ public enum AtomicFile {
         let path = try target(of: path)
         removeStaleTemporaries(of: path, marker: temporaryMarker)
         let temporary = path + temporaryMarker + "\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Created new, never through a link: one of this name is a killed run's whose PID came
+        // round again, or a link planted there; the name is removed (a link itself, never what it
+        // points to) and the file made anew.
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if fd < 0, errno == EEXIST, unlink(temporary) == 0 {
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else { throw WriteError(path: path, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
         do {
             try produce(fd)

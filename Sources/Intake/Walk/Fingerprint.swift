@@ -19,19 +19,25 @@ public enum Fingerprint {
     static func of(_ file: WalkedFile) throws -> (key: String, size: Int64) {
         switch file.origin {
         case let .memory(bytes):
-            var hash: UInt64 = 0
-            bytes.withUnsafeBytes { all in
-                var start = 0
-                while start < all.count {
-                    let end = min(start + blockSize, all.count)
-                    hash = XXH64.hash(UnsafeRawBufferPointer(rebasing: all[start..<end]), seed: hash)
-                    start = end
-                }
-            }
-            return ("c1-\(bytes.count)-" + String(hash, radix: 16), Int64(bytes.count))
+            return of(bytes: bytes)
         case let .file(path):
             return try of(path)
         }
+    }
+
+    /// The key and size of bytes in memory (an app's, or an archive member held whole): the same
+    /// key a file of these bytes has.
+    static func of(bytes: [UInt8]) -> (key: String, size: Int64) {
+        var hash: UInt64 = 0
+        bytes.withUnsafeBytes { all in
+            var start = 0
+            while start < all.count {
+                let end = min(start + blockSize, all.count)
+                hash = XXH64.hash(UnsafeRawBufferPointer(rebasing: all[start..<end]), seed: hash)
+                start = end
+            }
+        }
+        return ("c1-\(bytes.count)-" + String(hash, radix: 16), Int64(bytes.count))
     }
 
     public static func of(_ path: InputPath) throws -> (key: String, size: Int64) {

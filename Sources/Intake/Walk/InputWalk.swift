@@ -1,4 +1,5 @@
 import Tracks
+import Unlocks
 
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +46,9 @@ public struct WalkedFile: Sendable {
 ///   order the paths were given in);
 /// - names are read as bytes: one that is not UTF-8 is found like any other and shown escaped;
 /// - hidden entries (names starting with a dot) are not read; a hidden folder is listed once,
-///   not walked.
+///   not walked;
+/// - a pipe, FIFO, device or socket, found or named, is listed as not a regular file, never read
+///   (a stream can be read once only; callers copy it first, as `unlocks` does).
 enum InputWalk {
     private struct Walk {
         var found: [WalkedFile] = []
@@ -113,12 +116,28 @@ enum InputWalk {
                 }
                 if (status.st_mode & S_IFMT) == S_IFDIR {
                     if walk.folders.insert(FileIdentity(status)).inserted { try walk.walk(path) }
-                } else {
+                } else if (status.st_mode & S_IFMT) == S_IFREG {
                     walk.add(path, status, explicit: true, name: name)
+                } else {
+                    // A pipe, FIFO, device or socket is a stream, read once: never fingerprinted
+                    // and read as a file (a pipe read so gives nothing, or EAGAIN). A caller
+                    // copies it first and gives the copy (`unlocks` does, as for `-`).
+                    walk.found.append(WalkedFile(origin: .file(path), path: path.display, size: 0, explicit: true, skipReason: .notARegularFile))
                 }
             }
         }
         walk.markDuplicates()
         return walk.found
     }
+}
+
+extension WalkedFile {
+    /// Whether it is a file on disk (not bytes an app handed over, not standard input's copy).
+    public var isOnDisk: Bool {
+        if case .file = origin, name == path { return true }
+        return false
+    }
+
+    /// The key an input with these bytes has in a ledger (``Fingerprint``).
+    public func contentKey() throws -> String { try Fingerprint.of(self).key }
 }

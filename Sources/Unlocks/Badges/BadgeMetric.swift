@@ -16,7 +16,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
 
     /// The report's figures a badge can follow.
     enum Figure: Hashable, Sendable {
-        case distanceKilometers, flightDistanceKilometers, durationHours, recordedDays, currentStreakDays, longestStreakDays
+        case distanceKilometers, vehicleDistanceKilometers, flightDistanceKilometers, durationHours, recordedDays, currentStreakDays, longestStreakDays
         case countryCount, chinaProvinceCount, cityUnlockCount, countyUnlockCount, chinaAreaKm2, globalAreaKm2, exploredCellCount
         case familiarCells(FamiliarityLevel)
         case tiles(zoom: Int, TileFigure)
@@ -37,7 +37,8 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
     /// Every figure by its full path (`metrics.globalAreaKm2`, `explorer.tiles[14].visited`, …).
     static let figures: [String: Figure] = {
         var table: [String: Figure] = [
-            "metrics.totalDistanceKilometers": .distanceKilometers, "metrics.flightDistanceKilometers": .flightDistanceKilometers,
+            "metrics.totalDistanceKilometers": .distanceKilometers, "metrics.vehicleDistanceKilometers": .vehicleDistanceKilometers,
+            "metrics.flightDistanceKilometers": .flightDistanceKilometers,
             "metrics.totalDurationHours": .durationHours, "metrics.recordedDays": .recordedDays,
             "metrics.currentStreakDays": .currentStreakDays, "metrics.longestStreakDays": .longestStreakDays,
             "metrics.countryCount": .countryCount, "metrics.chinaProvinceCount": .chinaProvinceCount,
@@ -113,6 +114,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         let m = report.metrics
         switch figure {
         case .distanceKilometers: return m.totalDistanceKilometers
+        case .vehicleDistanceKilometers: return m.vehicleDistanceKilometers
         case .flightDistanceKilometers: return m.flightDistanceKilometers
         case .durationHours: return m.totalDurationHours
         case .recordedDays: return Double(m.recordedDays)

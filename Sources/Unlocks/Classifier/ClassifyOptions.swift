@@ -54,6 +54,12 @@ public struct ClassifyOptions: Equatable, Sendable {
     /// gap no explored leg exceeds 2.5 km (30 km/h for 5 min), and this keeps any leg's cost below
     /// about 250 cells however the options are set.
     public static let maximumExploredLeg = 3_000.0
+    /// A point alone in its segment (a gap of more than ``segmentGap`` on both sides: nothing says
+    /// how the person moved) confirms a region only when no counted point passed that region at
+    /// vehicle speed within this many minutes of it, in any input: a fix Google kept every few
+    /// minutes of a train ride is a moment on the train, not a stop. 30 minutes: a ride's fixes
+    /// come minutes apart, while an hour later the same region may well hold a real stop.
+    public static let loneVehicleWindowMinutes: Int64 = 30
     /// The effective passes a cell needs to be lit, bright and gold (see ``PassCandidates``).
     public var familiarityLevels = FamiliarityLevels()
     /// A pass of a cell counts only when it is more than this many seconds (4 hours, 像素征途's

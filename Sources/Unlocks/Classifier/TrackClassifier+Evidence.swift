@@ -5,31 +5,64 @@ import Tracks
 // "Evidence"): the reused lookup, the pending point, per-level evidence.
 
 extension TrackClassifier {
-    /// Weighs the pending point (the anchor) now that its outgoing leg is known (or there is none).
+    /// Weighs the pending point (the anchor) now that its outgoing leg is known (or there is none:
+    /// `afterGap` is then the input's next point, after a gap, if any).
     @inline(__always)
-    mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil) {
+    mutating func resolvePending(outgoingAtHumanSpeed: Bool, successor: TrackPoint? = nil, afterGap: TrackPoint? = nil) {
         guard pendingActive else { return }
         pendingActive = false
         var been = pendingBeen || outgoingAtHumanSpeed
         if !been, pendingHasPredecessor, let b = successor, let t0 = pendingPredecessor.time, let t1 = b.time, t1 > t0 {
             been = scale.metres(from: pendingPredecessor, to: b) <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
         }
+        // A labelled stretch is what its label says; an unlabelled point with no leg on either
+        // side says nothing of how the person moved (lone: see ``PlaceSignature/flags``).
+        switch pendingMovement {
+        case .vehicle?, .flight?: been = false
+        case .humanPowered?: been = true
+        case nil: break
+        }
+        var lone = pendingMovement == nil && !pendingHasPredecessor && successor == nil
+        // A point been there only because it starts or ends its segment at a gap (no leg at
+        // human speed on either side): when the input's points on either side, across the gap,
+        // leave no time for a stop there, it was carried on, in a vehicle.
+        let outgoingHuman = successor != nil && outgoingAtHumanSpeed
+        if been, pendingMovement == nil, !pendingIncomingHuman, !outgoingHuman, !pendingHasPredecessor || successor == nil,
+           let a = pendingHasPredecessor ? pendingPredecessor : pendingBeforeGap, let b = successor ?? afterGap,
+           !couldStop(anchor.point, between: a, and: b) {
+            been = false
+            lone = false
+        }
         if anchorReused {
             let time = anchor.point.time
             let visit = Visit(time: time, latitude: anchor.point.latitude, longitude: anchor.point.longitude)
-            if been {
-                reuseCount += 1
-                reuseFirst = earliest(reuseFirst, visit)
-            } else {
+            if !been {
                 passedReuseCount += 1
                 passedReuseFirst = earliest(passedReuseFirst, visit)
+            } else if lone {
+                loneReuseCount += 1
+                loneReuseFirst = earliest(loneReuseFirst, visit)
+            } else {
+                reuseCount += 1
+                reuseFirst = earliest(reuseFirst, visit)
             }
-            let place = reusedPlace(been: been)
+            let place = reusedPlace(been: been, lone: lone)
             useMinute(ofTime: time)
             tally.count(place: place)
         } else {
-            weigh(been: been)
+            weigh(been: been, lone: lone)
         }
+    }
+
+    /// Whether a point `p` at a gap, between the input's points `a` and `b` on either side of it,
+    /// leaves time for a stop of a segment gap (5 minutes) there, travelling the rest at the
+    /// speed of a fast leg (``ClassifyOptions/fastSpeed``, 200 km/h: beyond a car, a high-speed
+    /// train's cruise average). Fixes a train ride's export kept minutes apart leave none; a stop
+    /// between two drives an hour apart does. Untimed or backwards times: it could.
+    mutating func couldStop(_ p: TrackPoint, between a: TrackPoint, and b: TrackPoint) -> Bool {
+        guard let ta = a.time, let tp = p.time, let tb = b.time, ta < tp, tp < tb else { return true }
+        let travelling = (scale.metres(from: a, to: p) + scale.metres(from: p, to: b)) / options.fastSpeed
+        return Double(tb - ta) / 1000 - travelling >= Double(options.segmentGap) / 1000
     }
 
     /// Places a ground point: true when it reuses the last lookup's placement (`lookupPlacement`),
@@ -75,7 +108,7 @@ extension TrackClassifier {
         } else {
             hasLookup = false
         }
-        reusedPlaces = (nil, nil)
+        reusedPlaces = (nil, nil, nil)
         anchorPlacement = placement
         return false
     }
@@ -84,12 +117,13 @@ extension TrackClassifier {
     /// reused the last lookup included (they are added to `part` only when the lookup changes).
     /// For ``LiveLedger``, after each point.
     func forEachRegionSoFar(_ body: (RegionKey, RegionEvidence) -> Void) {
-        let reused = (reuseCount > 0 || passedReuseCount > 0) && hasLookup ? lookupPlacement : nil
+        let reused = (reuseCount > 0 || passedReuseCount > 0 || loneReuseCount > 0) && hasLookup ? lookupPlacement : nil
         func withReuse(_ key: RegionKey, _ evidence: RegionEvidence) -> RegionEvidence {
             guard let reused, reused.level(key.level).region == key.index else { return evidence }
             var evidence = evidence
             evidence.confirmedBy = earliest(evidence.confirmedBy, reuseFirst)
             evidence.passedBy = earliest(evidence.passedBy, passedReuseFirst)
+            evidence.loneBy = earliest(evidence.loneBy, loneReuseFirst)
             return evidence
         }
         for (key, evidence) in part.regions { body(key, withReuse(key, evidence)) }
@@ -105,7 +139,7 @@ extension TrackClassifier {
     /// Adds the points that reused the last lookup to the ledger: inside, confirmed, at every level.
     /// Points only passed at vehicle speed count as passed, not inside.
     mutating func flushReuse() {
-        guard reuseCount > 0 || passedReuseCount > 0, hasLookup else { return }
+        guard reuseCount > 0 || passedReuseCount > 0 || loneReuseCount > 0, hasLookup else { return }
         addReuse(.country, lookupPlacement.country.region)
         addReuse(.province, lookupPlacement.province.region)
         addReuse(.city, lookupPlacement.city.region)
@@ -114,80 +148,96 @@ extension TrackClassifier {
         reuseFirst = nil
         passedReuseCount = 0
         passedReuseFirst = nil
+        loneReuseCount = 0
+        loneReuseFirst = nil
     }
 
     mutating func addReuse(_ level: RegionLevel, _ region: Int32?) {
         guard let region else { return }
         let key = RegionKey(level: level, index: region)
         // In place: one hash lookup, the entry added when new.
-        Self.add(confirmed: reuseFirst, passed: passedReuseFirst, to: &part.regions[key, default: RegionEvidence()])
+        Self.add(confirmed: reuseFirst, passed: passedReuseFirst, lone: loneReuseFirst, to: &part.regions[key, default: RegionEvidence()])
     }
 
-    static func add(confirmed: Visit?, passed: Visit?, to evidence: inout RegionEvidence) {
+    static func add(confirmed: Visit?, passed: Visit?, lone: Visit?, to evidence: inout RegionEvidence) {
         if let first = confirmed { evidence.confirmedBy = earliest(evidence.confirmedBy, first) }
         if let first = passed { evidence.passedBy = earliest(evidence.passedBy, first) }
+        if let first = lone { evidence.loneBy = earliest(evidence.loneBy, first) }
     }
 
     /// One more point in the region within the current segment (its tally there): the
-    /// segment's points confirm it once there are ``ClassifyOptions/minimumPointsPerSegment`` of them.
-    static func countTowardsSegment(_ tally: inout (count: Int, first: Visit), minimum: Int, _ evidence: inout RegionEvidence) {
+    /// segment's points confirm it once there are ``ClassifyOptions/minimumPointsPerSegment`` of
+    /// them (true from then on: this point confirms).
+    static func countTowardsSegment(_ tally: inout (count: Int, first: Visit), minimum: Int, lone: Bool, _ evidence: inout RegionEvidence) -> Bool {
         tally.count += 1
-        if tally.count >= minimum {
+        guard tally.count >= minimum else { return false }
+        if lone {
+            evidence.loneBy = earliest(evidence.loneBy, tally.first)
+        } else {
             evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
         }
+        return true
     }
 
     /// Applies the evidence rules of DESIGN.md to the anchor, located afresh (`anchorPlacement`),
     /// at every level. A point only passed at vehicle speed (`been` false) is passed-through
-    /// evidence; an untimed one tentative.
-    mutating func weigh(been: Bool) {
+    /// evidence; an untimed one tentative; a lone one confirms as ``RegionEvidence/loneBy``.
+    mutating func weigh(been: Bool, lone: Bool = false) {
         let point = anchor.point
         let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
         let accuracy = point.accuracy ?? options.assumedAccuracy
         let p = anchorPlacement
-        var kinds: UInt8 = 0
-        kinds |= weigh(.country, p.country, position: 0, visit: visit, accuracy: accuracy, been: been)
-        kinds |= weigh(.province, p.province, position: 1, visit: visit, accuracy: accuracy, been: been)
-        kinds |= weigh(.city, p.city, position: 2, visit: visit, accuracy: accuracy, been: been)
-        kinds |= weigh(.county, p.county, position: 3, visit: visit, accuracy: accuracy, been: been)
+        var bits: (kinds: UInt8, flags: UInt8) = (0, lone && been ? PlaceSignature.loneFlag : 0)
+        for (position, level, placement) in [(UInt8(0), RegionLevel.country, p.country), (1, .province, p.province), (2, .city, p.city), (3, .county, p.county)] {
+            let weighed = weigh(level, placement, position: position, visit: visit, accuracy: accuracy, been: been, lone: lone)
+            bits.kinds |= weighed.kinds
+            bits.flags |= weighed.flags
+        }
         let signature = PlaceSignature(regions: (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1),
-                                       kinds: kinds)
+                                       kinds: bits.kinds, flags: bits.flags)
         let place = position(of: signature)
         useMinute(ofTime: point.time)
         tally.count(place: place)
     }
 
-    /// `weigh(been:)` at one level; returns the level's kind in the place signature's bits.
+    /// `weigh(been:lone:)` at one level; returns the level's kind and confirming bit in the place
+    /// signature's bits.
     mutating func weigh(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8,
-                                visit: Visit, accuracy: Double, been: Bool) -> UInt8 {
-        guard let region = placement.region, placement.status != .outside else { return 0 }
+                        visit: Visit, accuracy: Double, been: Bool, lone: Bool = false) -> (kinds: UInt8, flags: UInt8) {
+        guard let region = placement.region, placement.status != .outside else { return (0, 0) }
         let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
         let key = RegionKey(level: level, index: region)
         // The region's evidence (and its tally in the segment) updated in place: one hash lookup
         // each, the entry added when new.
-        Self.weigh(placement, visit: visit, accuracy: accuracy, been: been, minimum: options.minimumPointsPerSegment,
-                   key: key, segmentInside: &segmentInside, evidence: &part.regions[key, default: RegionEvidence()])
-        return kind.rawValue << (2 * position)
+        let confirms = Self.weigh(placement, visit: visit, accuracy: accuracy, been: been, lone: lone, minimum: options.minimumPointsPerSegment,
+                                  key: key, segmentInside: &segmentInside, evidence: &part.regions[key, default: RegionEvidence()])
+        return (kind.rawValue << (2 * position), confirms ? 1 << position : 0)
     }
 
-    static func weigh(_ placement: LevelPlacement, visit: Visit, accuracy: Double, been: Bool, minimum: Int, key: RegionKey,
-                              segmentInside: inout [RegionKey: (count: Int, first: Visit)], evidence: inout RegionEvidence) {
+    /// Weighs one point in one region; true when the point confirms it.
+    static func weigh(_ placement: LevelPlacement, visit: Visit, accuracy: Double, been: Bool, lone: Bool, minimum: Int, key: RegionKey,
+                      segmentInside: inout [RegionKey: (count: Int, first: Visit)], evidence: inout RegionEvidence) -> Bool {
         if !been {
             evidence.passedBy = earliest(evidence.passedBy, visit)
         } else if visit.time == nil {
             evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
         } else if placement.status == .inside {
             if (placement.marginMetres ?? .infinity) >= accuracy {
-                evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
-            } else {
-                evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
-                countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence)
+                if lone {
+                    evidence.loneBy = earliest(evidence.loneBy, visit)
+                } else {
+                    evidence.confirmedBy = earliest(evidence.confirmedBy, visit)
+                }
+                return true
             }
+            evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+            return countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, lone: lone, &evidence)
         } else {
             evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
             // At a coast nobody else can claim (``LevelPlacement/uncontested``), edge points
             // count like points inside near a border: enough of them in one segment confirm.
-            if placement.uncontested { countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, &evidence) }
+            if placement.uncontested { return countTowardsSegment(&segmentInside[key, default: (0, visit)], minimum: minimum, lone: lone, &evidence) }
         }
+        return false
     }
 }

@@ -21,13 +21,14 @@ extension TrackClassifier {
                                    zoom: SlippyTile.storedZoom)
         partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: .max)
         let visit = Visit(time: nil, latitude: point.latitude, longitude: point.longitude)
-        var kinds: UInt8 = 0
-        kinds |= weighSpot(.country, placement.country, position: 0, visit: visit)
-        kinds |= weighSpot(.province, placement.province, position: 1, visit: visit)
-        kinds |= weighSpot(.city, placement.city, position: 2, visit: visit)
-        kinds |= weighSpot(.county, placement.county, position: 3, visit: visit)
+        var bits: (kinds: UInt8, flags: UInt8) = (0, 0)
+        for (position, level, at) in [(UInt8(0), RegionLevel.country, placement.country), (1, .province, placement.province), (2, .city, placement.city), (3, .county, placement.county)] {
+            let weighed = weighSpot(level, at, position: position, visit: visit)
+            bits.kinds |= weighed.kinds
+            bits.flags |= weighed.flags
+        }
         let signature = PlaceSignature(regions: (placement.country.region ?? -1, placement.province.region ?? -1,
-                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: kinds)
+                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: bits.kinds, flags: bits.flags)
         let place = position(of: signature)
         useMinute(ofTime: nil)
         tally.points += 1
@@ -64,25 +65,28 @@ extension TrackClassifier {
     /// The footprint rule at one level: a spot inside the region at least the assumed accuracy
     /// from its border (or at a coast nobody else can claim) counts towards it, and
     /// ``ClassifyOptions/footprintSpotsToConfirm`` of them confirm it (untimed); any other spot
-    /// in or at the edge of it is tentative evidence.
-    mutating func weighSpot(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8, visit: Visit) -> UInt8 {
-        guard let region = placement.region, placement.status != .outside else { return 0 }
+    /// in or at the edge of it is tentative evidence. Returns the level's kind and confirming bit
+    /// (the spots from the one that reaches the count on confirm).
+    mutating func weighSpot(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8, visit: Visit) -> (kinds: UInt8, flags: UInt8) {
+        guard let region = placement.region, placement.status != .outside else { return (0, 0) }
         let key = RegionKey(level: level, index: region)
         let inside = placement.status == .inside
         let counts = inside ? (placement.marginMetres ?? .infinity) >= options.assumedAccuracy : placement.uncontested
         var evidence = part.regions[key, default: RegionEvidence()]
         evidence.tentativeBy = earliest(evidence.tentativeBy, visit)
+        var confirms = false
         if counts {
             var tally = footprintSpots[key, default: (0, visit)]
             tally.count += 1
             footprintSpots[key] = tally
             if tally.count >= ClassifyOptions.footprintSpotsToConfirm {
                 evidence.confirmedBy = earliest(evidence.confirmedBy, tally.first)
+                confirms = true
             }
         }
         part.regions[key] = evidence
         let kind: PlaceSignature.Kind = inside ? .inside : .edge
-        return kind.rawValue << (2 * position)
+        return (kind.rawValue << (2 * position), confirms ? 1 << position : 0)
     }
 }
 
@@ -99,13 +103,14 @@ extension TrackClassifier {
         let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
         let accuracy = point.accuracy ?? ClassifyOptions.photoAssumedAccuracy
         segmentInside.removeAll(keepingCapacity: true)
-        var kinds: UInt8 = 0
-        kinds |= weigh(.country, placement.country, position: 0, visit: visit, accuracy: accuracy, been: true)
-        kinds |= weigh(.province, placement.province, position: 1, visit: visit, accuracy: accuracy, been: true)
-        kinds |= weigh(.city, placement.city, position: 2, visit: visit, accuracy: accuracy, been: true)
-        kinds |= weigh(.county, placement.county, position: 3, visit: visit, accuracy: accuracy, been: true)
+        var bits: (kinds: UInt8, flags: UInt8) = (0, 0)
+        for (position, level, at) in [(UInt8(0), RegionLevel.country, placement.country), (1, .province, placement.province), (2, .city, placement.city), (3, .county, placement.county)] {
+            let weighed = weigh(level, at, position: position, visit: visit, accuracy: accuracy, been: true)
+            bits.kinds |= weighed.kinds
+            bits.flags |= weighed.flags
+        }
         let signature = PlaceSignature(regions: (placement.country.region ?? -1, placement.province.region ?? -1,
-                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: kinds)
+                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: bits.kinds, flags: bits.flags)
         let place = position(of: signature)
         useMinute(ofTime: point.time)
         tally.points += 1

@@ -60,20 +60,34 @@ extension TrackClassifier {
         tally = MomentTally()
     }
 
+    /// How a leg moved, for the distance it adds (``MomentTally``): human-powered, by vehicle, or in flight.
+    enum LegKind {
+        case humanPowered, vehicle, flight
+    }
+
+    /// Adds `millimetres` of a `kind` leg to the tally being written.
+    @inline(__always)
+    mutating func addDistance(_ millimetres: Int64, _ kind: LegKind) {
+        tally.distanceMillimetres += millimetres
+        switch kind {
+        case .humanPowered: break
+        case .vehicle: tally.vehicleDistanceMillimetres += millimetres
+        case .flight: tally.flightDistanceMillimetres += millimetres
+        }
+    }
+
     /// Adds a leg's distance and duration to the minutes it spans, split in proportion to time
     /// (the pieces' millimetres add up to the leg's); a leg with an untimed end goes to the
     /// untimed tally, without duration.
-    mutating func addLeg(from t0: Int64?, to t1: Int64?, millimetres: Int64, flight: Bool = false) {
+    mutating func addLeg(from t0: Int64?, to t1: Int64?, millimetres: Int64, kind: LegKind) {
         guard let t0, let t1 else {
             useMinute(MomentTally.untimedMinute)
-            tally.distanceMillimetres += millimetres
-            if flight { tally.flightDistanceMillimetres += millimetres }
+            addDistance(millimetres, kind)
             return
         }
         // Most legs lie within the minute being written.
         if t0 >= tallyStart, t1 > t0, t1 <= tallyStart &+ 60_000 {
-            tally.distanceMillimetres += millimetres
-            if flight { tally.flightDistanceMillimetres += millimetres }
+            addDistance(millimetres, kind)
             tally.durationMilliseconds += t1 - t0
             return
         }
@@ -83,8 +97,7 @@ extension TrackClassifier {
             let end = minute == last ? t1 : (minute &+ 1) &* 60_000
             let cumulative = minute == last ? millimetres : Int64((Double(millimetres) * Double(end - t0) / Double(t1 - t0)).rounded())
             useMinute(minute)
-            tally.distanceMillimetres += cumulative - counted
-            if flight { tally.flightDistanceMillimetres += cumulative - counted }
+            addDistance(cumulative - counted, kind)
             tally.durationMilliseconds += max(0, end - max(t0, minute &* 60_000))
             counted = cumulative
             if minute == last { break }
@@ -107,23 +120,25 @@ extension TrackClassifier {
         return position
     }
 
-    /// The palette position of `lookupPlacement`: inside at every level it has, or passed.
+    /// The palette position of `lookupPlacement` for a reused point: inside and confirming at
+    /// every level it has (a lone point marked so), or passed.
     @inline(__always)
-    mutating func reusedPlace(been: Bool) -> Int32 {
-        if let known = been ? reusedPlaces.been : reusedPlaces.passed { return known }
-        return newReusedPlace(been: been)
+    mutating func reusedPlace(been: Bool, lone: Bool = false) -> Int32 {
+        if let known = !been ? reusedPlaces.passed : lone ? reusedPlaces.lone : reusedPlaces.been { return known }
+        return newReusedPlace(been: been, lone: lone)
     }
 
-    mutating func newReusedPlace(been: Bool) -> Int32 {
+    mutating func newReusedPlace(been: Bool, lone: Bool) -> Int32 {
         let p = lookupPlacement
         let regions = (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1)
-        var kinds: UInt8 = 0
+        var kinds: UInt8 = 0, flags: UInt8 = been && lone ? PlaceSignature.loneFlag : 0
         let kind = been ? PlaceSignature.Kind.inside : .passed
         for (position, region) in [regions.0, regions.1, regions.2, regions.3].enumerated() where region >= 0 {
             kinds |= kind.rawValue << (2 * UInt8(position))
+            if been { flags |= 1 << UInt8(position) }
         }
-        let position = position(of: PlaceSignature(regions: regions, kinds: kinds))
-        if been { reusedPlaces.been = position } else { reusedPlaces.passed = position }
+        let position = position(of: PlaceSignature(regions: regions, kinds: kinds, flags: flags))
+        if !been { reusedPlaces.passed = position } else if lone { reusedPlaces.lone = position } else { reusedPlaces.been = position }
         return position
     }
 }

@@ -8,7 +8,15 @@ import Tracks
 extension TrackClassifier {
     // MARK: TrackSink
 
+    /// A boundary the reader found (or the app marked): it also ends the segment's movement label.
     public mutating func segmentBreak() {
+        if !waiting.isEmpty { waiting.append(.segmentBreak) }
+        breakSegment()
+        movement = nil
+    }
+
+    /// Starts a new segment: no leg joins the points on either side.
+    mutating func breakSegment() {
         flushRun()
         breakPending = true
         hasPrevious = false
@@ -25,11 +33,14 @@ extension TrackClassifier {
             if record.datumHint == nil, let hint = DatumHint.hint(creator: name, readIn: inputDatum) { record.datumHint = hint }
         case .route: inRoute = true
         case .exploredArea:
+            replayWaiting()
             settle()
             footprint = true
         case .snapshot:
+            replayWaiting()
             settle()
             snapshot = true
+        case let .movement(label): movement = label
         }
     }
 
@@ -55,22 +66,41 @@ extension TrackClassifier {
         if let accuracy = point.accuracy, !(accuracy <= options.maximumAccuracy) { return drop(.accuracy) }
         if inputDatum != .wgs84 {
             let c = datumConverter.convert(Coordinate(latitude: point.latitude, longitude: point.longitude), from: inputDatum, to: .wgs84)
+            // BD-09's shift applies everywhere: near a pole or the antimeridian it leaves the globe.
+            guard c.isValid else { return drop(.invalidCoordinate) }
             point.latitude = c.latitude
             point.longitude = c.longitude
         }
         if footprint { return explore(spot: point) }
         if snapshot { return visit(photo: point) }
+        if movement == .flight, !inRoute { return inFlight(point) }
         if inRoute, !options.includePlans {
             // Kept (it passed the filter) and counted as a plan; nothing else.
             record.pointsKept += 1
             record.pointsPlanned += 1
             return
         }
+        if point.time == nil {
+            if !sawTimed, !options.includePlans, observer == nil {
+                waiting.append(UntimedPoint(point))
+                return
+            }
+        } else if !waiting.isEmpty {
+            replayWaiting()
+        }
+        classifyTrack(point)
+    }
+
+    /// A track point past the filter, classified: segments, runs of fast legs, the ground.
+    mutating func classifyTrack(_ point: TrackPoint) {
         if point.time != nil { sawTimed = true }
+        // A duplicate repeats the time of the input's previous point, across the reader's segment
+        // breaks too (GeoJSON Point features, GPX segments): duplicates are per input.
+        if let t = point.time, t == timeOfLastPoint { return drop(.duplicateTime) }
+        timeOfLastPoint = point.time
         if hasPrevious, let t = point.time, let lastTime = previous.time {
-            if t == lastTime { return drop(.duplicateTime) }
             if t < lastTime || t - lastTime > options.segmentGap {
-                segmentBreak()
+                breakSegment()
             }
         }
         guard hasPrevious else {
@@ -101,6 +131,58 @@ extension TrackClassifier {
         a.latitude == b.latitude && a.longitude == b.longitude && a.time == b.time && a.accuracy == b.accuracy && a.elevation == b.elevation
     }
 
+    // MARK: Untimed points of a possible plan
+
+    /// An untimed track point waiting for the input's first timed point (``waiting``), or a
+    /// segment break between such points; 32 bytes.
+    struct UntimedPoint {
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double
+        var elevation: Double
+
+        init(_ point: TrackPoint) {
+            latitude = point.latitude
+            longitude = point.longitude
+            accuracy = point.accuracy ?? .nan
+            elevation = point.elevation ?? .nan
+        }
+
+        private init(breakMarker: ()) {
+            latitude = .nan
+            longitude = .nan
+            accuracy = .nan
+            elevation = .nan
+        }
+
+        static let segmentBreak = UntimedPoint(breakMarker: ())
+        var isSegmentBreak: Bool { latitude.isNaN }
+        var point: TrackPoint {
+            TrackPoint(latitude: latitude, longitude: longitude, accuracy: accuracy.isNaN ? nil : accuracy, elevation: elevation.isNaN ? nil : elevation)
+        }
+    }
+
+    /// The first timed point (or a map of explored ground) came: the untimed points before it
+    /// are classified now, in order, as they would have been on arrival (nothing else touched
+    /// the classifier meanwhile: only route points, counted apart, and breaks).
+    mutating func replayWaiting() {
+        guard !waiting.isEmpty else { return }
+        var points: [UntimedPoint] = []
+        swap(&points, &waiting)
+        for point in points {
+            if point.isSegmentBreak { segmentBreak() } else { classifyTrack(point.point) }
+        }
+    }
+
+    /// The input ended with untimed points waiting and no timed point: a plan, whose points are
+    /// counted as kept and planned and classified no further (its contribution would be let go).
+    mutating func countWaitingAsPlanned() {
+        let points = Int64(waiting.reduce(0) { $0 + ($1.isSegmentBreak ? 0 : 1) })
+        record.pointsKept += points
+        untimedTrackKept += points
+        waiting = []
+    }
+
     // MARK: Runs of fast legs
 
     mutating func flushRun() {
@@ -118,7 +200,7 @@ extension TrackClassifier {
         if speed > options.implausibleSpeed {
             for _ in 0..<(run.count - 1) { drop(.implausibleSpeed) }
             breakPending = true
-            commit(landing)
+            commit(landing, acrossRun: true)
         } else if speed > options.flightSpeed {
             let inner = Int64(run.count - 1)
             record.pointsKept += inner
@@ -128,12 +210,31 @@ extension TrackClassifier {
                 tally.points += 1
                 tally.inFlight += 1
             }
-            addLeg(from: t0, to: t1, millimetres: Int64((runMetres * 1000).rounded()), flight: true)
+            addLeg(from: t0, to: t1, millimetres: Int64((runMetres * 1000).rounded()), kind: .flight)
             breakPending = true
-            commit(landing, legAlreadyCounted: true)
+            commit(landing, legAlreadyCounted: true, acrossRun: true)
         } else {
             for point in run { commit(point) }
         }
+    }
+
+    /// A point of a stretch the reader labels a flight (Google's `FLYING`): kept in flight like
+    /// the inner points of a fast run, no place and no cell; the legs between its points are
+    /// flight distance and time, however far apart the fixes are (a plane flies on between them).
+    mutating func inFlight(_ point: TrackPoint) {
+        if hasPrevious, let t = point.time, t == previous.time { return drop(.duplicateTime) }
+        if point.time != nil { sawTimed = true }
+        record.pointsKept += 1
+        record.pointsInFlight += 1
+        if hasPrevious, let t0 = previous.time, let t1 = point.time, t1 > t0 {
+            addLeg(from: t0, to: t1, millimetres: Self.rounded(scale.metres(from: previous, to: point) * 1000), kind: .flight)
+        }
+        useMinute(ofTime: point.time)
+        tally.points += 1
+        tally.inFlight += 1
+        previous = point
+        hasPrevious = true
+        breakPending = true
     }
 
     // MARK: Ground points
@@ -142,23 +243,32 @@ extension TrackClassifier {
         record.dropped[reason, default: 0] += 1
     }
 
-    /// `legMetres`, when known, is the distance from the anchor (saves computing it again).
-    mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil) {
+    /// `legMetres`, when known, is the distance from the anchor (saves computing it again);
+    /// `acrossRun`: the point lands after a flight or a glitch, which broke the segment (no gap
+    /// in time: the points on either side say nothing of a stop).
+    mutating func commit(_ point: TrackPoint, legAlreadyCounted: Bool = false, legMetres: Double? = nil, acrossRun: Bool = false) {
         record.pointsKept += 1
         if inRoute { record.pointsPlanned += 1 } else if point.time == nil { untimedTrackKept += 1 }
         // The leg from the anchor, and whether it was at human-powered speed; the anchor's evidence
         // is decided by it before this point is placed (placing may flush the reused evidence).
         let hasLeg = !breakPending && hasAnchor
         var metres = 0.0, untimed = false, humanSpeed = false
+        // The ground point before a gap, for a point that may stand alone between two gaps.
+        let beforeGap: TrackPoint? = breakPending && hasAnchor && !acrossRun ? anchor.point : nil
         if breakPending {
-            resolvePending(outgoingAtHumanSpeed: true)
+            resolvePending(outgoingAtHumanSpeed: true, afterGap: acrossRun ? nil : point)
         } else if hasAnchor {
             metres = legMetres ?? scale.metres(from: anchor.point, to: point)
             if let t0 = anchor.point.time, let t1 = point.time {
-                humanSpeed = t1 > t0 && metres <= options.exploreMaxSpeed * (Double(t1 - t0) / 1000)
+                let seconds = Double(t1 - t0) / 1000
+                humanSpeed = t1 > t0 && metres <= options.exploreMaxSpeed * seconds
+                // A label decides: a vehicle stretch is never on foot, a human-powered one is (up
+                // to the speed of a run of fast legs, beyond anything a person does).
+                if movement == .vehicle { humanSpeed = false }
+                if movement == .humanPowered, t1 > t0, metres <= options.fastSpeed * seconds { humanSpeed = true }
             } else {
                 untimed = true
-                humanSpeed = true
+                humanSpeed = movement != .vehicle
             }
             resolvePending(outgoingAtHumanSpeed: humanSpeed, successor: point)
         }
@@ -193,7 +303,7 @@ extension TrackClassifier {
             let drawn = untimed ? metres <= ClassifyOptions.untimedLegLimit
                                 : humanSpeed && metres <= ClassifyOptions.maximumExploredLeg
             if !legAlreadyCounted, !untimed || drawn {
-                addLeg(from: fromTime, to: point.time, millimetres: Self.rounded(metres * 1000))
+                addLeg(from: fromTime, to: point.time, millimetres: Self.rounded(metres * 1000), kind: humanSpeed ? .humanPowered : .vehicle)
             }
             if drawn, let t0 = fromTime, let t1 = point.time,
                metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
@@ -247,6 +357,9 @@ extension TrackClassifier {
         // judge: they count as places been (tentatively).
         pendingActive = true
         pendingBeen = !hasLeg || humanSpeed
+        pendingIncomingHuman = hasLeg && humanSpeed
+        pendingMovement = movement
+        pendingBeforeGap = beforeGap
         pendingHasPredecessor = hasLeg
         if hasLeg { pendingPredecessor = anchor.point }
         anchor = located

@@ -25,11 +25,17 @@ import Tracks
 ///    up to ``ClassifyOptions/untimedLegLimit`` and never adds duration. A point's evidence waits
 ///    for its outgoing leg: a point that starts or ends a segment, or touches a human-speed leg, is
 ///    a place the person has been; one between two vehicle-speed legs only passed through.
-///    Untimed points are tentative evidence.
+///    Untimed points are tentative evidence. A segment the reader labels
+///    (``TrackAnnotation/movement(_:)``: Google's `IN_TRAIN`, `WALKING`, `FLYING`) is decided by
+///    its label instead: every point of a vehicle stretch only passed, of a human-powered one
+///    been there, of a flight in the air. A point alone in its segment (no leg on either side)
+///    is marked lone: the combined view lets it confirm only where no vehicle passed nearby.
+///    Each leg's distance is human-powered, vehicle or flight (``MomentTally``).
 /// 6. **Plans**: GPX route points (``TrackAnnotation/route``) and inputs with no time at all are
 ///    plans. Each input is classified into a contribution of its own (``InputContribution``); the
 ///    end of an input that gave no timed point discards it (the input is `planned`) unless
-///    ``ClassifyOptions/includePlans``.
+///    ``ClassifyOptions/includePlans``. Untimed points wait uncommitted until the input's first
+///    timed point (``waiting``), so a plan costs its points, never the cells of its legs.
 /// 7. **Moments**: every kept point, leg, and point count per place is tallied by UTC minute
 ///    (``MomentTally``), a leg split between the minutes it spans in proportion to time, so that
 ///    minutes several inputs recorded count once (``UnlockLedger/combined()``).
@@ -48,6 +54,9 @@ public struct TrackClassifier: TrackSink {
     /// that a point is not copied from one to the next (measured: a tenth of the classifier's time).
     var previous = TrackPoint(latitude: 0, longitude: 0)
     var hasPrevious = false
+    /// The time of the input's last point that passed the filter, kept across segment breaks (a
+    /// point repeating it is a `duplicateTime`: docs/report-format.md).
+    var timeOfLastPoint: Int64?
     var breakPending = true
     /// The last point committed to the ground track (the start of the next leg), when `hasAnchor`;
     /// its placement is `lookupPlacement` when `anchorReused`, else `anchorPlacement`.
@@ -96,12 +105,30 @@ public struct TrackClassifier: TrackSink {
     /// Reused points only passed at vehicle speed since the last lookup, and the earliest of them.
     var passedReuseCount: Int64 = 0
     var passedReuseFirst: Visit?
+    /// Reused points alone in their segment since the last lookup, and the earliest of them.
+    var loneReuseCount: Int64 = 0
+    var loneReuseFirst: Visit?
+    /// How the reader labels the current segment's movement (``TrackAnnotation/movement(_:)``),
+    /// until the reader's next segment break (gaps the classifier splits at keep it); and the
+    /// pending point's label, which decides its evidence.
+    var movement: Movement?
+    var pendingMovement: Movement?
+    /// The input's ground point before the gap that starts the pending point's segment, if any:
+    /// with the point after the next gap, it says whether a lone point could have been a stop.
+    var pendingBeforeGap: TrackPoint?
+    /// The pending point's incoming leg was at human-powered speed.
+    var pendingIncomingHuman = false
     /// The current segment is a GPX route (a plan).
     var inRoute = false
     /// A timed point of this input has passed the filter: it is a recording, not a plan.
     var sawTimed = false
     /// Untimed track points (not route points) kept in this input.
     var untimedTrackKept: Int64 = 0
+    /// Untimed track points of an input with no timed point yet, while plans are not counted and
+    /// nobody observes placements: if no timed point comes, the input is a plan and they are only
+    /// counted (a 16 MB KML plan of 180 m legs held its legs' cells, 774 MB, only to let them go);
+    /// the first timed point replays them. 32 bytes a point.
+    var waiting: [UntimedPoint] = []
     /// The input is a map of explored ground (``TrackAnnotation/exploredArea``): its points are
     /// spots, each weighed alone; `footprintSpots` counts the spots that count towards each region.
     var footprint = false
@@ -131,7 +158,7 @@ public struct TrackClassifier: TrackSink {
     var lastPlace: (signature: PlaceSignature, position: Int32)?
     /// The palette positions of `lookupPlacement` for a point been there and one only
     /// passed (computed when first needed).
-    var reusedPlaces: (been: Int32?, passed: Int32?) = (nil, nil)
+    var reusedPlaces: (been: Int32?, lone: Int32?, passed: Int32?) = (nil, nil, nil)
     /// Called with every kept ground point, after it is weighed: the classifier's seam for whoever
     /// watches placements as they are made (the border audit). Nil for `classify`, which then pays
     /// one nil check per point.
@@ -184,6 +211,7 @@ public struct TrackClassifier: TrackSink {
         // Kept as the state and the report keep it: WGS-84 is no entry.
         self.record.datum = inputDatum == .wgs84 ? nil : inputDatum
         hasPrevious = false
+        timeOfLastPoint = nil
         hasAnchor = false
         anchorReused = false
         breakPending = true
@@ -201,6 +229,7 @@ public struct TrackClassifier: TrackSink {
         inRoute = false
         sawTimed = false
         untimedTrackKept = 0
+        waiting = []
         footprint = false
         snapshot = false
         footprintSpots = [:]
@@ -214,8 +243,13 @@ public struct TrackClassifier: TrackSink {
         tallyMinute = .min
         tallyStart = .max
         tally = MomentTally()
-        reusedPlaces = (nil, nil)
+        reusedPlaces = (nil, nil, nil)
         lastPlace = nil
+        movement = nil
+        pendingMovement = nil
+        pendingBeforeGap = nil
+        loneReuseCount = 0
+        loneReuseFirst = nil
     }
 
     /// Decides what the current input leaves open as if it ended here (the run of fast legs, the
@@ -234,6 +268,7 @@ public struct TrackClassifier: TrackSink {
     /// Ends the input (deciding any open run), records it in the ledger and returns its record.
     @discardableResult
     public mutating func finish() -> InputRecord {
+        countWaitingAsPlanned()
         settle()
         foldTally()
         // No timed point came: the input is a plan, and what it contributed is let go (a map of

@@ -232,3 +232,38 @@ public enum ExploredGrid {
         return rows.key(rowCoordinate: rowCoordinate(latitude: latitude), longitude: longitude)
     }
 }
+
+extension ExploredGrid {
+    /// A cell's bounds in degrees (WGS-84): its row's parallels and its column's meridians.
+    public static func bounds(ofKey key: Int64) -> GeoBox {
+        let (row, column) = cell(ofKey: key)
+        let width = 360 / Double(columnCount(row: row))
+        return GeoBox(south: latitude(meridianDistance: Double(row) * cellSize), west: -180 + Double(column) * width,
+                      north: latitude(meridianDistance: Double(row + 1) * cellSize), east: -180 + Double(column + 1) * width)
+    }
+}
+
+/// A box of latitudes and longitudes (degrees, WGS-84): a map's viewport, a cell's bounds. `west`
+/// greater than `east` crosses the antimeridian.
+public struct GeoBox: Equatable, Hashable, Sendable {
+    public var south: Double
+    public var west: Double
+    public var north: Double
+    public var east: Double
+
+    public init(south: Double, west: Double, north: Double, east: Double) {
+        self.south = south
+        self.west = west
+        self.north = north
+        self.east = east
+    }
+
+    /// Whether the boxes share a point (edges included).
+    public func intersects(_ other: GeoBox) -> Bool {
+        guard south <= other.north, other.south <= north else { return false }
+        func spans(_ box: GeoBox) -> [ClosedRange<Double>] {
+            box.west <= box.east ? [box.west...box.east] : [box.west...180, -180...box.east]
+        }
+        return spans(self).contains { a in spans(other).contains { b in a.overlaps(b) } }
+    }
+}

@@ -8,16 +8,26 @@
 /// 2. **Overlapping inputs**: every UTC minute that several inputs recorded (kept points, or
 ///    part of a leg) is counted from one of them, the one of highest priority: the denser
 ///    recording (kept points per recorded minute), then more kept points, then the smaller
-///    fingerprint. The others' points, legs and point counts in that minute are left out.
+///    fingerprint. The others' points, legs, point counts **and evidence** in that minute are
+///    left out: the moment counts once, with the movement the input that stands for it gives it
+///    (a fix of a train ride that another export kept as a lone point confirms nothing there).
 ///    Untimed points and legs have no moment and always count.
-/// 3. Regions' visits, explored cells and tiles (earliest visitor) and days are the union over the inputs
-///    that are not superseded: a second recording of a moment is evidence of the same presence.
-///    The points read, kept and dropped are summed over the same inputs.
-/// 4. A cell's effective passes are counted over the union of those inputs' pass candidates
+/// 3. **Evidence follows the counted points**: a region is confirmed only by a counted point that
+///    confirms it (``PlaceSignature/flags``), so a confirmed region always has counted points in
+///    it; tentative and passed-through evidence likewise. A **lone** point (alone in its segment:
+///    nothing says how the person moved) confirms only where no counted point passed the same
+///    region at vehicle speed within ``ClassifyOptions/loneVehicleWindowMinutes`` of it;
+///    otherwise it counts as passed. A region's first visit of each kind is the earliest over the
+///    inputs of the input's own earliest such point when that point's minute is counted for it,
+///    else the start of the input's first counted minute of that kind, at that point's position.
+/// 4. Explored cells and tiles (earliest visitor) and days are the union over the inputs that
+///    are not superseded: a second recording of a moment explores the same ground. The points
+///    read, kept and dropped are summed over the same inputs.
+/// 5. A cell's effective passes are counted over the union of those inputs' pass candidates
 ///    (``PassCandidates``): two recordings of one walk give candidates seconds apart, within the
 ///    4 hours, so the walk counts once.
 public struct CombinedLedger: Sendable {
-    /// Each region's earliest visits (over all inputs) and its point counts (each moment once).
+    /// Each region's earliest visits and its point counts, from the counted moments.
     public var regions: [RegionKey: RegionEvidence] = [:]
     public var cells = CellList()
     /// The z17 explorer tiles (earliest visitor) of the inputs that count.
@@ -25,8 +35,11 @@ public struct CombinedLedger: Sendable {
     /// The effective passes of each of ``cells``, aligned with it.
     public var cellPasses: [Int32] = []
     public var days: Set<Int64> = []
+    /// All counted distance: human-powered, by vehicle and in flight.
     public var distanceMillimetres: Int64 = 0
     public var flightDistanceMillimetres: Int64 = 0
+    /// On the ground at vehicle speed (or labelled a vehicle).
+    public var vehicleDistanceMillimetres: Int64 = 0
     public var durationMilliseconds: Int64 = 0
     /// Kept points of the counted moments (ground and in flight, untimed ones included).
     public var pointsCounted: Int64 = 0
@@ -34,11 +47,32 @@ public struct CombinedLedger: Sendable {
     public var points = PointTotals()
     /// How each input with a contribution fared, by fingerprint.
     public var standing: [String: InputStanding] = [:]
-    /// The counted timed minutes in order, with the distance and duration counted in each (for
-    /// the per-day series).
-    public var countedMinutes: [(minute: Int64, distanceMillimetres: Int64, durationMilliseconds: Int64)] = []
+    /// The counted timed minutes in order, with what was counted in each (for the per-day series).
+    public var countedMinutes: [CountedMinute] = []
+    /// Each input's first confirming visit of each region it confirms (in the counted moments),
+    /// by visit then region: the places the person has been, photos' among them (a map pins the
+    /// ones no explored cell shows).
+    public var confirmedVisits: [ConfirmedVisit] = []
 
     public init() {}
+
+    /// The distance at human-powered speed: walking, running, cycling, hiking.
+    public var humanDistanceMillimetres: Int64 { distanceMillimetres - flightDistanceMillimetres - vehicleDistanceMillimetres }
+}
+
+/// A region and one input's first visit confirming it.
+public struct ConfirmedVisit: Equatable, Sendable {
+    public var key: RegionKey
+    public var visit: Visit
+}
+
+/// One counted timed minute: its UTC minute and the distance and duration counted in it.
+public struct CountedMinute: Equatable, Sendable {
+    public var minute: Int64
+    public var humanDistanceMillimetres: Int64
+    public var vehicleDistanceMillimetres: Int64
+    public var flightDistanceMillimetres: Int64
+    public var durationMilliseconds: Int64
 }
 
 /// Points read, kept, in flight and dropped by reason, over the inputs that count: a superseded
@@ -74,6 +108,11 @@ public struct InputStanding: Equatable, Sendable {
     public var pointsCounted: Int64 = 0
     /// Minutes shared with each other input (by fingerprint), whichever of the two stood for them.
     public var overlaps: [String: Int64] = [:]
+    /// Its timed minutes another input stands for: its points there count nothing.
+    public var lostMinutes: Set<Int64> = []
+    /// Per region, the minutes of its lone points there that a vehicle passed nearby: counted as
+    /// passed, not as a place been.
+    public var demotedLone: [RegionKey: Set<Int64>] = [:]
 }
 
 extension UnlockLedger {
@@ -135,68 +174,186 @@ extension UnlockLedger {
             }
         }
 
-        // 3. Sums over the counted minutes, point counts per region through each input's palette.
+        // 3. Sums over the counted minutes, point counts and evidence per region through each
+        // input's palette: per input and place its points and first counted minute.
         var counts: [RegionKey: (inside: Int64, edge: Int64, passed: Int64)] = [:]
+        var firsts = [[RegionKey: EvidenceMinutes]](repeating: [:], count: parts.count)
+        var lone: [(input: Int, place: Int, minute: Int64, points: Int64)] = []
         for i in order {
-            var perPlace = [Int64](repeating: 0, count: parts[i].places.count)
+            let places = parts[i].places
+            var perPlace = [Int64](repeating: 0, count: places.count)
+            var placeFirst = [Int64?](repeating: nil, count: places.count)
             for (minute, tally) in parts[i].moments {
                 if minute != MomentTally.untimedMinute {
-                    guard claimer[minute] == Int32(i) else { continue }
+                    guard claimer[minute] == Int32(i) else {
+                        standings[i].lostMinutes.insert(minute)
+                        continue
+                    }
                     standings[i].countedMinutes += 1
-                    view.countedMinutes.append((minute, tally.distanceMillimetres, tally.durationMilliseconds))
+                    view.countedMinutes.append(CountedMinute(minute: minute, humanDistanceMillimetres: tally.humanDistanceMillimetres,
+                                                             vehicleDistanceMillimetres: tally.vehicleDistanceMillimetres,
+                                                             flightDistanceMillimetres: tally.flightDistanceMillimetres,
+                                                             durationMilliseconds: tally.durationMilliseconds))
                 }
                 standings[i].pointsCounted = try LedgerOverflow.sum(standings[i].pointsCounted, tally.points, "point count")
                 view.distanceMillimetres = try LedgerOverflow.sum(view.distanceMillimetres, tally.distanceMillimetres, "distance")
                 view.flightDistanceMillimetres = try LedgerOverflow.sum(view.flightDistanceMillimetres, tally.flightDistanceMillimetres, "flight distance")
+                view.vehicleDistanceMillimetres = try LedgerOverflow.sum(view.vehicleDistanceMillimetres, tally.vehicleDistanceMillimetres, "vehicle distance")
                 view.durationMilliseconds = try LedgerOverflow.sum(view.durationMilliseconds, tally.durationMilliseconds, "duration")
                 for entry in tally.places where entry.place >= 0 && Int(entry.place) < perPlace.count {
-                    perPlace[Int(entry.place)] = try LedgerOverflow.sum(perPlace[Int(entry.place)], entry.points, "place point count")
+                    let p = Int(entry.place)
+                    perPlace[p] = try LedgerOverflow.sum(perPlace[p], entry.points, "place point count")
+                    placeFirst[p] = min(placeFirst[p] ?? .max, minute)
+                    if places[p].isLone, places[p].flags & 0xF != 0, entry.points > 0 { lone.append((i, p, minute, entry.points)) }
                 }
             }
             view.pointsCounted = try LedgerOverflow.sum(view.pointsCounted, standings[i].pointsCounted, "point count")
             for (position, n) in perPlace.enumerated() where n > 0 {
-                for (key, kind) in parts[i].places[position].entries {
-                    var c = counts[key] ?? (0, 0, 0)
-                    switch kind {
+                let signature = places[position], first = placeFirst[position]!
+                for entry in signature.entries {
+                    var c = counts[entry.key] ?? (0, 0, 0)
+                    switch entry.kind {
                     case .inside: c.inside = try LedgerOverflow.sum(c.inside, n, "inside point count")
                     case .edge: c.edge = try LedgerOverflow.sum(c.edge, n, "edge point count")
                     case .passed: c.passed = try LedgerOverflow.sum(c.passed, n, "passed point count")
                     case .none: break
                     }
-                    counts[key] = c
+                    counts[entry.key] = c
+                    // Lone confirmations are weighed below, once every input's passes are known.
+                    if entry.kind == .passed {
+                        firsts[i][entry.key, default: EvidenceMinutes()].note(\.passed, first)
+                    } else if !entry.confirms {
+                        firsts[i][entry.key, default: EvidenceMinutes()].note(\.tentative, first)
+                    } else if !signature.isLone {
+                        firsts[i][entry.key, default: EvidenceMinutes()].note(\.confirmed, first)
+                    }
                 }
             }
         }
 
-        // 4. Unions of visits, cells and days over the inputs that count.
+        // A lone point confirms where no counted point passed its region at vehicle speed within
+        // the window around it; elsewhere it counts as passed.
+        if !lone.isEmpty {
+            Self.weigh(lonePoints: lone, parts: parts, order: order, claimer: claimer, counts: &counts, firsts: &firsts, standings: &standings)
+        }
+
+        // 4. Each region's first visits from the counted points' evidence, counts, cells and days.
         for i in order {
-            for (key, visits) in parts[i].regions {
+            for (key, minutes) in firsts[i] {
+                let stored = parts[i].regions[key] ?? RegionEvidence()
+                /// The input's own earliest visit of a kind when its minute is counted for it (a lone
+                /// one's, when that minute's lone point was `demoted` or not as asked), else the start
+                /// of the first counted minute of that kind, at the visit's position.
+                func visit(_ v: Visit?, _ minute: Int64?, demoted: Bool? = nil) -> Visit? {
+                    guard let v, let minute else { return nil }
+                    guard let time = v.time else { return v }
+                    let own = UnlockLedger.minute(of: time)
+                    if claimer[own] == Int32(i), demoted.map({ $0 == (standings[i].demotedLone[key]?.contains(own) == true) }) ?? true { return v }
+                    return Visit(time: minute == MomentTally.untimedMinute ? nil : minute &* 60_000, latitude: v.latitude, longitude: v.longitude)
+                }
                 var evidence = view.regions[key] ?? RegionEvidence()
-                evidence.confirmedBy = earliest(evidence.confirmedBy, visits.confirmedBy)
-                evidence.tentativeBy = earliest(evidence.tentativeBy, visits.tentativeBy)
-                evidence.passedBy = earliest(evidence.passedBy, visits.passedBy)
-                view.regions[key] = evidence
+                let confirmed = earliest(visit(stored.confirmedBy, minutes.confirmed), visit(stored.loneBy, minutes.lone, demoted: false))
+                if let confirmed { view.confirmedVisits.append(ConfirmedVisit(key: key, visit: confirmed)) }
+                evidence.confirmedBy = earliest(evidence.confirmedBy, confirmed)
+                evidence.tentativeBy = earliest(evidence.tentativeBy, visit(stored.tentativeBy, minutes.tentative))
+                evidence.passedBy = earliest(evidence.passedBy, earliest(visit(stored.passedBy, minutes.passed),
+                                                                         visit(stored.loneBy, minutes.demotedLone, demoted: true)))
+                if evidence.confirmedBy != nil || evidence.tentativeBy != nil || evidence.passedBy != nil { view.regions[key] = evidence }
             }
             view.days.formUnion(parts[i].days)
         }
-        for (key, c) in counts {
-            view.regions[key, default: RegionEvidence()].insidePoints = c.inside
-            view.regions[key, default: RegionEvidence()].edgePoints = c.edge
-            view.regions[key, default: RegionEvidence()].passedPoints = c.passed
+        for (key, c) in counts where view.regions[key] != nil {
+            view.regions[key]!.insidePoints = c.inside
+            view.regions[key]!.edgePoints = c.edge
+            view.regions[key]!.passedPoints = c.passed
         }
         view.cells = CellList.union(order.map { parts[$0].cells })
         view.tiles = TileList.union(order.map { parts[$0].tiles })
         view.cellPasses = PassCandidates.effectivePasses(order.map { parts[$0].passes }, of: view.cells)
         view.countedMinutes.sort { $0.minute < $1.minute }
+        view.confirmedVisits.sort { ($0.visit, $0.key) < ($1.visit, $1.key) }
         for i in parts.indices {
             standings[i].supersededBy = superseded[i].map { fingerprints[$0] }
             standings[i].minutes = extents[i].minutes
             view.standing[fingerprints[i]] = standings[i]
         }
-        // 5. The inputs' point counts, a superseded reading's left out (it counts nothing).
+        // 6. The inputs' point counts, a superseded reading's left out (it counts nothing).
         for (fingerprint, input) in inputs where view.standing[fingerprint]?.supersededBy == nil {
             try view.points.add(input)
         }
         return view
+    }
+}
+
+/// The first counted minute of each kind of evidence one input gives a region (``MomentTally/untimedMinute``
+/// for untimed points).
+struct EvidenceMinutes {
+    var confirmed: Int64?
+    var lone: Int64?
+    var tentative: Int64?
+    var passed: Int64?
+    var demotedLone: Int64?
+
+    mutating func note(_ kind: WritableKeyPath<EvidenceMinutes, Int64?>, _ minute: Int64) {
+        self[keyPath: kind] = min(self[keyPath: kind] ?? .max, minute)
+    }
+}
+
+extension UnlockLedger {
+    /// The UTC minute of a time (rounded down, before 1970 too).
+    static func minute(of time: Int64) -> Int64 {
+        let q = time / 60_000
+        return time % 60_000 < 0 ? q - 1 : q
+    }
+}
+
+extension UnlockLedger {
+    /// Weighs the counted lone points (`lone`: input, palette position, minute, points): each
+    /// confirms its regions (``EvidenceMinutes/lone``) where no counted point of any input passed
+    /// the region at vehicle speed within ``ClassifyOptions/loneVehicleWindowMinutes`` of its
+    /// minute; elsewhere its points move from inside or edge to passed there, its evidence is
+    /// passed (``EvidenceMinutes/demotedLone``) and its input's standing records the minute
+    /// (``InputStanding/demotedLone``, for the days).
+    static func weigh(lonePoints lone: [(input: Int, place: Int, minute: Int64, points: Int64)], parts: [InputContribution], order: [Int],
+                      claimer: [Int64: Int32], counts: inout [RegionKey: (inside: Int64, edge: Int64, passed: Int64)],
+                      firsts: inout [[RegionKey: EvidenceMinutes]], standings: inout [InputStanding]) {
+        let window = ClassifyOptions.loneVehicleWindowMinutes
+        let wanted = Set(lone.flatMap { parts[$0.input].places[$0.place].entries.filter(\.confirms).map(\.key) })
+        // The counted minutes in which each of those regions was passed, sorted.
+        var passes: [RegionKey: [Int64]] = [:]
+        for i in order {
+            let relevant = parts[i].places.map { $0.entries.contains { $0.kind == .passed && wanted.contains($0.key) } }
+            guard relevant.contains(true) else { continue }
+            for (minute, tally) in parts[i].moments where minute != MomentTally.untimedMinute && claimer[minute] == Int32(i) {
+                for entry in tally.places where entry.points > 0 && entry.place >= 0 && Int(entry.place) < relevant.count && relevant[Int(entry.place)] {
+                    for e in parts[i].places[Int(entry.place)].entries where e.kind == .passed && wanted.contains(e.key) { passes[e.key, default: []].append(minute) }
+                }
+            }
+        }
+        for key in passes.keys { passes[key]!.sort() }
+        func vehicleNear(_ key: RegionKey, _ minute: Int64) -> Bool {
+            guard let list = passes[key] else { return false }
+            // The first pass at or after minute - window.
+            var low = 0, high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle] < minute - window { low = middle + 1 } else { high = middle }
+            }
+            return low < list.count && list[low] <= minute + window
+        }
+        for candidate in lone {
+            for entry in parts[candidate.input].places[candidate.place].entries where entry.confirms {
+                if vehicleNear(entry.key, candidate.minute) {
+                    var c = counts[entry.key]!
+                    if entry.kind == .inside { c.inside -= candidate.points } else { c.edge -= candidate.points }
+                    c.passed += candidate.points
+                    counts[entry.key] = c
+                    firsts[candidate.input][entry.key, default: EvidenceMinutes()].note(\.demotedLone, candidate.minute)
+                    standings[candidate.input].demotedLone[entry.key, default: []].insert(candidate.minute)
+                } else {
+                    firsts[candidate.input][entry.key, default: EvidenceMinutes()].note(\.lone, candidate.minute)
+                }
+            }
+        }
     }
 }

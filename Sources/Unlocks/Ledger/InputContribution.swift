@@ -1,8 +1,11 @@
 import RegionTables
 
 /// Where one kept point was placed, as the point counts of the regions see it: the region at
-/// each level (-1 for none) and how the point counts there. Points of one minute share a few of
-/// these, so each input keeps them in a palette and its minutes count points per palette entry.
+/// each level (-1 for none), how the point counts there, and whether it confirms the region.
+/// Points of one minute share a few of these, so each input keeps them in a palette and its
+/// minutes count points per palette entry. The combined view takes a region's evidence from the
+/// points of the minutes counted (``UnlockLedger/combined()``), so these flags are what an
+/// unlock rests on.
 public struct PlaceSignature: Hashable, Sendable {
     /// How a point counts in a level's region.
     public enum Kind: UInt8, Sendable {
@@ -14,14 +17,24 @@ public struct PlaceSignature: Hashable, Sendable {
     public var regions: (Int32, Int32, Int32, Int32)
     /// Two bits per level (country lowest): a ``Kind``.
     public var kinds: UInt8
+    /// Bits 0–3, one per level (country lowest): the point confirms the level's region (inside
+    /// with a margin at least its accuracy, the third counting point of its segment there, a
+    /// photo, enough footprint spots). Bit 4 (``loneFlag``): the point was alone in its segment
+    /// (no leg on either side), so its confirmation stands only where no vehicle passed the
+    /// region around its moment.
+    public var flags: UInt8
 
-    public init(regions: (Int32, Int32, Int32, Int32), kinds: UInt8) {
+    /// The bit of ``flags`` that marks a lone point.
+    public static let loneFlag: UInt8 = 1 << 4
+
+    public init(regions: (Int32, Int32, Int32, Int32), kinds: UInt8, flags: UInt8 = 0) {
         self.regions = regions
         self.kinds = kinds
+        self.flags = flags
     }
 
     public static func == (a: PlaceSignature, b: PlaceSignature) -> Bool {
-        a.regions == b.regions && a.kinds == b.kinds
+        a.regions == b.regions && a.kinds == b.kinds && a.flags == b.flags
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -30,14 +43,26 @@ public struct PlaceSignature: Hashable, Sendable {
         hasher.combine(regions.2)
         hasher.combine(regions.3)
         hasher.combine(kinds)
+        hasher.combine(flags)
+    }
+
+    /// Whether the point was alone in its segment.
+    public var isLone: Bool { flags & Self.loneFlag != 0 }
+
+    /// One level's entry: the region, how the point counts there, whether it confirms it.
+    public struct Entry: Sendable {
+        public var key: RegionKey
+        public var kind: Kind
+        public var confirms: Bool
     }
 
     /// The region and kind at each level that has one.
-    public var entries: [(key: RegionKey, kind: Kind)] {
+    public var entries: [Entry] {
         let levels: [(RegionLevel, Int32)] = [(.country, regions.0), (.province, regions.1), (.city, regions.2), (.county, regions.3)]
         return levels.enumerated().compactMap { position, level in
             let kind = Kind(rawValue: (kinds >> (2 * UInt8(position))) & 3) ?? .none
-            return level.1 < 0 || kind == .none ? nil : (RegionKey(level: level.0, index: level.1), kind)
+            guard level.1 >= 0, kind != .none else { return nil }
+            return Entry(key: RegionKey(level: level.0, index: level.1), kind: kind, confirms: flags & (1 << UInt8(position)) != 0)
         }
     }
 }
@@ -54,8 +79,13 @@ public struct MomentTally: Equatable, Sendable {
     public var points: Int64 = 0
     /// Of which in flight.
     public var inFlight: Int64 = 0
+    /// All the distance of its legs: human-powered, by vehicle and in flight.
     public var distanceMillimetres: Int64 = 0
+    /// Of which in flight.
     public var flightDistanceMillimetres: Int64 = 0
+    /// Of which on the ground at vehicle speed (or labelled a vehicle): the rest, less the
+    /// flights, is human-powered (``humanDistanceMillimetres``).
+    public var vehicleDistanceMillimetres: Int64 = 0
     public var durationMilliseconds: Int64 = 0
     /// Ground points per entry of the input's place palette, by palette position.
     public var places: [(place: Int32, points: Int64)] = []
@@ -64,7 +94,8 @@ public struct MomentTally: Equatable, Sendable {
 
     public static func == (a: MomentTally, b: MomentTally) -> Bool {
         a.points == b.points && a.inFlight == b.inFlight && a.distanceMillimetres == b.distanceMillimetres
-            && a.flightDistanceMillimetres == b.flightDistanceMillimetres && a.durationMilliseconds == b.durationMilliseconds
+            && a.flightDistanceMillimetres == b.flightDistanceMillimetres && a.vehicleDistanceMillimetres == b.vehicleDistanceMillimetres
+            && a.durationMilliseconds == b.durationMilliseconds
             && a.places.elementsEqual(b.places) { $0.place == $1.place && $0.points == $1.points }
     }
 
@@ -76,6 +107,9 @@ public struct MomentTally: Equatable, Sendable {
         }
         places.append((place, 1))
     }
+
+    /// The distance of its legs at human-powered speed (walking, running, cycling, hiking).
+    public var humanDistanceMillimetres: Int64 { distanceMillimetres &- flightDistanceMillimetres &- vehicleDistanceMillimetres }
 
     /// Nothing recorded.
     public var isEmpty: Bool { points == 0 && distanceMillimetres == 0 && durationMilliseconds == 0 && places.isEmpty }

@@ -55,6 +55,11 @@ public struct RegionEvidence: Equatable, Sendable {
     public var passedBy: Visit?
     /// Points placed in it that were only passed at vehicle speed.
     public var passedPoints: Int64 = 0
+    /// In one input's contribution only: the earliest point alone in its segment (no leg on
+    /// either side) that would confirm the region. The combined view counts it as confirming
+    /// only where no vehicle passed the region within ``ClassifyOptions/loneVehicleWindowMinutes`` of
+    /// it, and as passed otherwise; its own ``RegionEvidence`` never has one.
+    public var loneBy: Visit?
 
     public init() {}
 
@@ -145,8 +150,8 @@ public struct InputRecord: Equatable, Sendable {
     public var format: String
     public var status: Status
     public var error: String?
-    /// Why a `skipped` file was not read (`not a track format`, `duplicate`, …).
-    public var skipReason: String?
+    /// Why a `skipped` file was not read.
+    public var skipReason: SkipReason?
     /// For a `duplicate`: the path of the input it repeats.
     public var duplicateOf: String?
     /// The activity the file or its bundle says it records (FIT `sport`, GPX `type`, Strava's
@@ -179,7 +184,7 @@ public struct InputRecord: Equatable, Sendable {
     }
 
     /// A file passed over without reading its points.
-    public static func skipped(path: String, key: String? = nil, format: String, reason: String, duplicateOf: String? = nil) -> InputRecord {
+    public static func skipped(path: String, key: String? = nil, format: String, reason: SkipReason, duplicateOf: String? = nil) -> InputRecord {
         var record = InputRecord(path: path, fingerprint: key ?? pathKey(path: path), format: format, status: .skipped)
         record.skipReason = reason
         record.duplicateOf = duplicateOf
@@ -278,13 +283,10 @@ public struct UnlockLedger: Equatable, Sendable {
     /// The records of files skipped as forgotten at their paths go too (the next run lists them anew).
     public mutating func unforget(_ fingerprints: Set<String>) {
         let paths = Set(fingerprints.compactMap { forgotten.removeValue(forKey: $0) })
-        for (key, record) in inputs where record.skipReason == Self.forgottenReason && paths.contains(record.path) {
+        for (key, record) in inputs where record.skipReason == .forgotten && paths.contains(record.path) {
             inputs.removeValue(forKey: key)
         }
     }
-
-    /// The reason a file skipped as forgotten is listed with (the intake's `SkipReason.forgotten`).
-    public static let forgottenReason = "forgotten; bring it back with 'unlocks forget --undo'"
 }
 
 /// A sum of two ledgers that does not fit in 64 bits: reported, never wrapped or trapped.

@@ -18,8 +18,10 @@ import Tracks
 /// after the point that caused it: a point's evidence waits for its outgoing leg (been there, or
 /// only passed at vehicle speed), so it is usually decided by the next point; points reached
 /// through fast legs wait for the end of the run (a flight, or a train); a region near a border
-/// is confirmed by its third inside point of a segment, dated by the first. Whatever is still
-/// open is decided by ``endRecording()``. A recording that has no timed point yet is a plan
+/// is confirmed by its third inside point of a segment, dated by the first; a point alone between
+/// two gaps is reported as confirming (the report, over the whole ledger, may count it as passed
+/// where a vehicle passed the region within 30 minutes of it). Whatever is still open is decided
+/// by ``endRecording()``. A recording that has no timed point yet is a plan
 /// (``ClassifyOptions/includePlans``) and reports nothing until one comes.
 ///
 /// **Cost.** ``feed(_:)`` costs what the classifier spends on the point plus a pass over the
@@ -60,6 +62,21 @@ public struct LiveLedger {
         } else {
             finished = UnlockLedger()
         }
+    }
+
+    /// Starts from a ledger (a logbook's inputs).
+    package init(locator: RegionLocator, options: ClassifyOptions, ledger: UnlockLedger) {
+        self.locator = locator
+        self.options = options
+        finished = ledger
+    }
+
+    /// Changes the finished inputs (an import, a merge or a forget through a logbook), a recording
+    /// possibly in progress: its later changes are measured against the new ledger, silently.
+    package mutating func updateFinished<T>(_ change: (inout UnlockLedger) throws -> T) throws -> T {
+        let result = try change(&finished)
+        try rebaseline()
+        return result
     }
 
     /// The id of the recording in progress, nil between recordings.
@@ -176,8 +193,14 @@ public struct LiveLedger {
         let paths = Set(removed.compactMap { finished.inputs[$0]?.path })
         for (key, record) in finished.inputs where record.duplicateOf.map(paths.contains) == true { removed.insert(key) }
         finished.forget(removed)
+        try rebaseline()
+        return removed
+    }
+
+    /// After ``finished`` changed under a recording: its standings recomputed against the new
+    /// ledger, silently (what was known before the recording changed).
+    private mutating func rebaseline() throws(LedgerOverflow) {
         if let classifier = recording {
-            // What was known before the recording changed: its standings are recomputed, silently.
             try useAsBaseline(finished)
             classifier.forEachRegionSoFar { key, evidence in
                 if let standing = RegionStanding(merging: baselineRegions[key], evidence), standings[key].map({ standing > $0 }) ?? true {
@@ -189,7 +212,6 @@ public struct LiveLedger {
             baselineRegions = [:]
             standings = [:]
         }
-        return removed
     }
 
     // MARK: Changes
@@ -212,7 +234,7 @@ public struct LiveLedger {
             if previous == .confirmed { return }
             let base = baselineRegions[key]
             var visits = RegionEvidence()
-            visits.confirmedBy = earliest(base?.confirmedBy, evidence.confirmedBy)
+            visits.confirmedBy = earliest(base?.confirmedBy, earliest(evidence.confirmedBy, evidence.loneBy))
             visits.tentativeBy = earliest(base?.tentativeBy, evidence.tentativeBy)
             visits.passedBy = earliest(base?.passedBy, evidence.passedBy)
             guard let standing = RegionStanding(merging: base, evidence), let first = visits.confirmedBy ?? visits.tentativeBy ?? visits.passedBy else { return }
@@ -271,9 +293,11 @@ public enum RegionStanding: Int, Comparable, Sendable {
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
-    /// The standing of the union of two inputs' visits (nil: no evidence).
+    /// The standing of the union of two inputs' visits (nil: no evidence). A lone point of the
+    /// recording (``RegionEvidence/loneBy``) confirms here: the report, which sees every input,
+    /// counts it as passed where a vehicle passed the region within 30 minutes of it.
     init?(merging a: RegionEvidence?, _ b: RegionEvidence) {
-        if a?.confirmedBy != nil || b.confirmedBy != nil {
+        if a?.confirmedBy != nil || b.confirmedBy != nil || b.loneBy != nil {
             self = .confirmed
         } else if a?.tentativeBy != nil || b.tentativeBy != nil {
             self = .tentative

@@ -7,21 +7,26 @@ import TextFormats
 extension ClassifyReport {
     /// What a report counted, kept small so that the state's report can be dropped before the
     /// run adds to the ledger.
-    public struct Baseline {
-        /// Per level, each region with evidence by code: whether it was confirmed and counted.
-        var regions: [RegionLevel: [String: (confirmed: Bool, counted: Bool)]] = [:]
+    public struct Baseline: Sendable {
+        /// Per level, each region with evidence by code: whether it was confirmed and counted, and
+        /// its names (to name it when it is gone from a later report).
+        var regions: [RegionLevel: [String: (confirmed: Bool, counted: Bool, name: String, englishName: String)]] = [:]
+        /// Inputs read (every status but skipped) and files skipped.
         var inputs = 0
+        var skipped = 0
         var metrics: Metrics
         var tiles: [Int: (visited: Int, maxSquare: Int)] = [:]
-        var badges: [String: Int] = [:]
+        package var badges: [String: Int] = [:]
 
         /// The figures of `report` (with its badges, when it has them).
         public init(_ report: ClassifyReport) {
             for (level, list) in report.unlocks {
-                regions[level] = Dictionary(list.map { ($0.code, ($0.confirmed, $0.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough))) },
+                regions[level] = Dictionary(list.map { ($0.code, ($0.confirmed, $0.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough),
+                                                                   $0.name, $0.englishName)) },
                                             uniquingKeysWith: { a, _ in a })
             }
-            inputs = report.inputs.count
+            inputs = report.inputs.filter { $0.status != .skipped }.count
+            skipped = report.inputs.count - inputs
             metrics = report.metrics
             for t in report.tiles { tiles[t.zoom] = (t.visited, t.maxSquare) }
             for b in report.badges ?? [] { badges[b.id] = b.percent }
@@ -31,7 +36,7 @@ extension ClassifyReport {
     /// What this report counts that the baseline did not: differences of totals (negative when
     /// a new reading supersedes an older, longer-counted one), regions newly counted, regions
     /// raised from tentative or passed through to confirmed, badges whose percent rose.
-    public struct Changes: Equatable {
+    public struct Changes: Equatable, Sendable {
         /// A region in a list of changes.
         public struct Region: Equatable, Sendable {
             public var code: String
@@ -50,12 +55,18 @@ extension ClassifyReport {
             public var achieved: Bool
         }
 
-        /// Inputs (files met) added to the ledger.
+        /// Inputs read (in full, in part, rejected or planned) added to the ledger.
         public var inputs = 0
+        /// Files passed over (each with its reason) added to the ledger.
+        public var skipped = 0
         /// Regions that count now and did not, per level, in the report's order.
         public var unlocked: [RegionLevel: [Region]] = [:]
-        /// Regions with evidence before that were not confirmed and are now.
+        /// Regions that counted before without being confirmed (tentative with `--lenient`, passed
+        /// through with `--include-passed-through`) and are confirmed now: never also in ``unlocked``.
         public var confirmed: [RegionLevel: [Region]] = [:]
+        /// Regions that counted before and do not now (inputs forgotten), per level, by code;
+        /// `evidence` is what is left of them (`none` when nothing).
+        public var lost: [RegionLevel: [Region]] = [:]
         public var exploredKm2 = 0.0
         public var exploredCells = 0
         public var distanceKilometers = 0.0
@@ -68,24 +79,38 @@ extension ClassifyReport {
         public var badges: [Badge]?
 
         public static func == (a: Changes, b: Changes) -> Bool {
-            a.inputs == b.inputs && a.unlocked == b.unlocked && a.confirmed == b.confirmed && a.exploredKm2 == b.exploredKm2
+            a.inputs == b.inputs && a.skipped == b.skipped && a.unlocked == b.unlocked && a.confirmed == b.confirmed && a.lost == b.lost
+                && a.exploredKm2 == b.exploredKm2
                 && a.exploredCells == b.exploredCells && a.distanceKilometers == b.distanceKilometers && a.recordedDays == b.recordedDays
                 && a.tiles.elementsEqual(b.tiles) { $0 == $1 } && a.familiarCells == b.familiarCells && a.badges == b.badges
         }
 
         /// `report` against `baseline`.
         public init(from baseline: Baseline, to report: ClassifyReport) {
-            inputs = report.inputs.count - baseline.inputs
+            let read = report.inputs.filter { $0.status != .skipped }.count
+            inputs = read - baseline.inputs
+            skipped = report.inputs.count - read - baseline.skipped
             for (level, list) in report.unlocks {
                 let before = baseline.regions[level] ?? [:]
                 for u in list {
                     let region = Region(code: u.code, name: u.name, englishName: u.englishName, evidence: u.evidence)
                     if u.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough), before[u.code]?.counted != true {
                         unlocked[level, default: []].append(region)
-                    }
-                    if u.confirmed, let was = before[u.code], !was.confirmed {
+                    } else if u.confirmed, let was = before[u.code], !was.confirmed {
+                        // Counted before (tentative or passed through, as the options let it), confirmed now.
                         confirmed[level, default: []].append(region)
                     }
+                }
+                let now = Dictionary(list.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
+                for (code, was) in before.sorted(by: { $0.key < $1.key }) where was.counted {
+                    let remaining = now[code]
+                    guard remaining?.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough) != true else { continue }
+                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: remaining?.evidence ?? "none"))
+                }
+            }
+            for (level, before) in baseline.regions where report.unlocks[level] == nil {
+                for (code, was) in before.sorted(by: { $0.key < $1.key }) where was.counted {
+                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: "none"))
                 }
             }
             let now = report.metrics, was = baseline.metrics
@@ -108,7 +133,7 @@ extension ClassifyReport {
 
         /// Nothing counted differs.
         public var isEmpty: Bool {
-            unlocked.isEmpty && confirmed.isEmpty && exploredCells == 0 && distanceKilometers == 0 && recordedDays == 0
+            unlocked.isEmpty && confirmed.isEmpty && lost.isEmpty && exploredCells == 0 && distanceKilometers == 0 && recordedDays == 0
                 && tiles.allSatisfy { $0.visited == 0 && $0.maxSquareFrom == $0.maxSquareTo } && familiarCells == FamiliarityCounts() && (badges ?? []).isEmpty
         }
 
@@ -129,8 +154,10 @@ extension ClassifyReport {
             }
             var members: [(key: String, value: JSONValue)] = [
                 ("inputs", .number(Double(inputs))),
+                ("skipped", .number(Double(skipped))),
                 ("unlocked", regions(unlocked)),
                 ("confirmed", regions(confirmed)),
+                ("lost", regions(lost)),
                 ("exploredKm2", .number(exploredKm2)),
                 ("exploredCells", .number(Double(exploredCells))),
                 ("distanceKilometers", .number(distanceKilometers)),
@@ -152,7 +179,7 @@ extension ClassifyReport {
 
         /// The text report's first lines.
         func text() -> String {
-            var out = "This run added: \(inputs) input\(inputs == 1 ? "" : "s")"
+            var out = "This run added: \(inputs) input\(inputs == 1 ? "" : "s") read" + (skipped != 0 ? " (and \(skipped) file\(skipped == 1 ? "" : "s") skipped)" : "")
             guard !isEmpty else { return out + ", nothing new counted\n\n" }
             out += "\n"
             func names(_ lists: [RegionLevel: [Region]]) -> String {
@@ -164,7 +191,8 @@ extension ClassifyReport {
             }
             if !unlocked.isEmpty { out += "  Unlocked: " + names(unlocked) + "\n" }
             if !confirmed.isEmpty { out += "  Now confirmed: " + names(confirmed) + "\n" }
-            out += "  Explored: \(signed(exploredKm2, 3)) km² (\(signed(exploredCells)) cells), \(signed(distanceKilometers, 1)) km, \(signed(recordedDays)) days\n"
+            if !lost.isEmpty { out += "  No longer unlocked: " + names(lost) + "\n" }
+            out += "  Explored: \(signed(exploredKm2, 3)) km² (\(signed(exploredCells)) cells), \(signed(distanceKilometers, 1)) km on foot or by bike, \(signed(recordedDays)) days\n"
             out += "  Tiles: " + tiles.map { t in
                 "z\(t.zoom) \(signed(t.visited))" + (t.maxSquareFrom == t.maxSquareTo ? "" : " (max square \(t.maxSquareFrom)×\(t.maxSquareFrom) → \(t.maxSquareTo)×\(t.maxSquareTo))")
             }.joined(separator: ", ") + "\n"

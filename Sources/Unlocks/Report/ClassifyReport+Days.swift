@@ -58,11 +58,11 @@ extension ClassifyReport {
             }
         }
 
-        /// The distance and duration of the counted minutes, on their days.
-        mutating func addCountedMinutes(_ minutes: [(minute: Int64, distanceMillimetres: Int64, durationMilliseconds: Int64)]) {
+        /// The human-powered distance and the duration of the counted minutes, on their days.
+        mutating func addCountedMinutes(_ minutes: [CountedMinute]) {
             for counted in minutes {
                 let day = clock.day(of: counted.minute &* 60_000)
-                series[day, default: Day(day: day)].distanceMillimetres += counted.distanceMillimetres
+                series[day, default: Day(day: day)].distanceMillimetres += counted.humanDistanceMillimetres
                 series[day, default: Day(day: day)].durationMilliseconds += counted.durationMilliseconds
             }
         }

@@ -17,7 +17,7 @@ extension ClassifyReport {
                 case .planned: counts.planned += 1
                 }
             }
-            if input.status == .skipped { counts.skippedByReason[input.skipReason ?? "", default: 0] += 1 }
+            if input.status == .skipped { counts.skippedByReason[input.skipReason ?? .other(""), default: 0] += 1 }
             // A superseded reading's pins are the later reading's again: it counts nothing.
             if standing[input.fingerprint]?.supersededBy == nil { counts.pins = try LedgerOverflow.sum(counts.pins, input.pins, "pin count") }
         }
@@ -57,8 +57,8 @@ extension ClassifyReport {
     }
 
     /// Skipped files per reason, by reason.
-    public var skippedByReason: [(reason: String, count: Int)] {
-        inputTotals.skippedByReason.sorted { $0.key < $1.key }.map { (reason: $0.key, count: $0.value) }
+    public var skippedByReason: [(reason: SkipReason, count: Int)] {
+        inputTotals.skippedByReason.sorted { $0.key.description < $1.key.description }.map { (reason: $0.key, count: $0.value) }
     }
 
     /// Up to this many skipped files, the text report names each; beyond, it counts them by reason.

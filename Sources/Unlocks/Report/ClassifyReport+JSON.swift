@@ -13,7 +13,7 @@ extension ClassifyReport {
             var members: [(key: String, value: JSONValue)] = [
                 ("path", .string(input.path)), ("format", .string(input.format)), ("status", .string(status(of: input))),
             ]
-            if let reason = input.skipReason { members.append(("reason", .string(reason))) }
+            if let reason = input.skipReason { members.append(("reason", .string(reason.description))) }
             if let original = input.duplicateOf { members.append(("duplicateOf", .string(original))) }
             if let type = input.activityType { members.append(("activityType", .string(type))) }
             if let name = input.activityName { members.append(("activityName", .string(name))) }
@@ -51,6 +51,12 @@ extension ClassifyReport {
                     ])),
                     ("visitDays", .number(Double(u.visitDays))),
                     ("lastVisit", u.lastVisitDay.map { .string(Self.dateText($0)) } ?? .null),
+                    ("stays", .array(u.stays.map { stay in
+                        .object([("from", .string(Self.dateText(stay.from))), ("to", .string(Self.dateText(stay.to))), ("days", .number(Double(stay.days)))])
+                    })),
+                    ("daysPerYear", .array(u.daysPerYear.map { y in
+                        .object([("year", .number(Double(y.year))), ("days", .number(Double(y.days))), ("reached183Days", .bool(y.reachesResidence))])
+                    })),
                     ("insidePoints", .number(Double(u.insidePoints))),
                     ("edgePoints", .number(Double(u.edgePoints))),
                     ("passedPoints", .number(Double(u.passedPoints))),
@@ -90,7 +96,7 @@ extension ClassifyReport {
             ("skipped", .number(Double(count(.skipped)))),
             ("planned", .number(Double(count(.planned)))),
             ("superseded", .number(Double(supersededCount))),
-            ("skippedByReason", .object(skippedByReason.map { (key: $0.reason, value: JSONValue.number(Double($0.count))) })),
+            ("skippedByReason", .object(skippedByReason.map { (key: $0.reason.description, value: JSONValue.number(Double($0.count))) })),
             ("pins", .number(Double(inputTotals.pins))),
             ("files", .array(inputsJSON)),
         ])
@@ -105,6 +111,7 @@ extension ClassifyReport {
         ])
         let counts: [(String, Double)] = [
             ("totalDistanceKilometers", m.totalDistanceKilometers),
+            ("vehicleDistanceKilometers", m.vehicleDistanceKilometers),
             ("flightDistanceKilometers", m.flightDistanceKilometers),
             ("totalDurationHours", m.totalDurationHours),
             ("recordedDays", Double(m.recordedDays)),
@@ -212,7 +219,8 @@ extension ClassifyReport {
             ("nearest", .object([RegionLevel.city, .county].map { level in
                 (level.name, p.nearest[level].map { n in
                     .object(named(n.code, n.name, n.englishName) + (n.parentCode.map { [("parent", .string($0))] } ?? [])
-                            + [("distanceKm", .number(rounded(n.distanceMetres / 1000, 3)))])
+                            + [("distanceKm", .number(rounded(n.distanceMetres / 1000, 3))), ("acrossSea", .bool(n.acrossSea)),
+                               ("through", .array(n.through.map { .string($0) }))])
                 } ?? .null)
             })),
         ])
@@ -226,7 +234,7 @@ extension ClassifyReport {
     static func offsetText(_ minutes: Int) -> String { LocalTimeZone.offsetText(minutes) }
 
     /// A local day (days since 1970-01-01) as `YYYY-MM-DD`.
-    static func dateText(_ day: Int64) -> String {
+    package static func dateText(_ day: Int64) -> String {
         let date = Timestamp.civilDate(daysSinceEpoch: day)
         return String(format: "%04lld-%02lld-%02lld", date.year, date.month, date.day)
     }

@@ -8,9 +8,9 @@ import TextFormats
 // (docs/report-format.md, `progress`).
 
 extension ClassifyReport {
-    public struct Progress: Equatable {
+    public struct Progress: Equatable, Sendable {
         /// A region with its explored share.
-        public struct Ranked: Equatable {
+        public struct Ranked: Equatable, Sendable {
             public var code: String
             public var name: String
             public var englishName: String
@@ -18,7 +18,7 @@ extension ClassifyReport {
         }
 
         /// An unlocked region and how many of its children (the next level down) are unlocked.
-        public struct Children: Equatable {
+        public struct Children: Equatable, Sendable {
             public var level: RegionLevel
             public var code: String
             public var name: String
@@ -29,13 +29,23 @@ extension ClassifyReport {
         }
 
         /// A region not unlocked, and its distance from ``from``.
-        public struct Nearest: Equatable {
+        public struct Nearest: Equatable, Sendable {
             public var code: String
             public var name: String
             public var englishName: String
             public var parentCode: String?
             public var distanceMetres: Double
+            /// The straight way there crosses more than ``Progress/waterMetres`` outside every
+            /// country (a strait, the sea, a large lake): a person reads the distance as a crossing.
+            public var acrossSea = false
+            /// The countries other than the one `from` lies in that the straight way crosses (ISO
+            /// codes of the world table, in order of passage): the region is near only through them.
+            public var through: [String] = []
         }
+
+        /// Water (metres along the straight way, outside every country of the world table) from
+        /// which the way to a nearest region is "across the sea": more than a harbour or a river.
+        public static let waterMetres = 3_000.0
 
         /// How many regions per level ``mostExplored`` lists.
         public static let rankedPerLevel = 10
@@ -117,14 +127,50 @@ extension ClassifyReport {
                 while let index = r, china.region(index).level.rawValue > level.rawValue { r = china.region(index).parent }
                 if let index = r, china.region(index).level == level, !unlocked.contains(china.region(index).code) { inside = index }
             }
-            let found = inside.map { ($0, 0.0) } ?? search.nearest(at: level) { !unlocked.contains(china.region($0).code) }
-            guard let (index, metres) = found else { continue }
+            let found = inside.map { ($0, 0.0, (0.0, 0.0)) } ?? search.nearest(at: level) { !unlocked.contains(china.region($0).code) }
+            guard let (index, metres, offset) = found else { continue }
             let region = china.region(index)
-            progress.nearest[level] = Progress.Nearest(code: region.code, name: region.name, englishName: region.englishName,
-                                                       parentCode: region.parent.map { china.region($0).code }, distanceMetres: metres)
+            var nearest = Progress.Nearest(code: region.code, name: region.name, englishName: region.englishName,
+                                           parentCode: region.parent.map { china.region($0).code }, distanceMetres: metres)
+            (nearest.acrossSea, nearest.through) = way(from: (latitude, longitude), east: offset.0, north: offset.1, datum: china.datum, world: tables.world)
+            progress.nearest[level] = nearest
         }
         return progress
     }
+}
+
+/// What the straight way from `from` (WGS-84) to a point `east` and `north` metres away (on the
+/// plane tangent at `from`, in `datum`'s coordinates) crosses: more than
+/// ``ClassifyReport/Progress/waterMetres`` outside every country, and the countries other than
+/// `from`'s, sampled every 500 m through the world table.
+func way(from: (latitude: Double, longitude: Double), east: Double, north: Double, datum: TableDatum, world: RegionTable) -> (acrossSea: Bool, through: [String]) {
+    let length = (east * east + north * north).squareRoot()
+    guard length > ClassifyReport.Progress.waterMetres else { return (false, []) }
+    let metresPerDegree = 6_371_008.8 * .pi / 180, cosine = cos(from.latitude * .pi / 180)
+    let converter = DatumConverter()
+    let start = datum == .gcj02 ? converter.convert(Coordinate(latitude: from.latitude, longitude: from.longitude), from: .wgs84, to: .gcj02)
+                                : Coordinate(latitude: from.latitude, longitude: from.longitude)
+    func country(at fraction: Double) -> Int32? {
+        var c = Coordinate(latitude: start.latitude + north * fraction / metresPerDegree,
+                           longitude: start.longitude + east * fraction / (metresPerDegree * cosine))
+        if datum == .gcj02 { c = converter.convert(c, from: .gcj02, to: .wgs84) }
+        let unit = world.unit(atX: Int64((c.longitude / TableFormat.quantum).rounded()), y: Int64((c.latitude / TableFormat.quantum).rounded()))
+        return unit.flatMap { world.region(ofUnit: $0, at: .country) }
+    }
+    let samples = min(2000, Int(length / 500) + 1)
+    let home = country(at: 0)
+    var water = 0.0, longestWater = 0.0, through: [String] = []
+    for k in 1...samples {
+        guard let here = country(at: Double(k) / Double(samples)) else {
+            water += length / Double(samples)
+            longestWater = max(longestWater, water)
+            continue
+        }
+        water = 0
+        let code = world.region(here).code
+        if here != home, !through.contains(code), k < samples { through.append(code) }
+    }
+    return (longestWater > ClassifyReport.Progress.waterMetres, through)
 }
 
 /// The distance from one point to regions' stored outlines (their units' rings), in metres on a
@@ -136,7 +182,8 @@ struct NearestRegionSearch {
     let latitude: Double, longitude: Double
     private let metresPerDegree = 6_371_008.8 * .pi / 180
     private let cosine: Double
-    private var arcDistance: [Int: Double] = [:]
+    /// Each arc's distance, and its nearest point (metres east and north).
+    private var arcDistance: [Int: (Double, (Double, Double))] = [:]
     private var unitsByRegion: [RegionLevel: [Int32: [Int32]]] = [:]
 
     init(table: RegionTable, latitude: Double, longitude: Double) {
@@ -160,30 +207,32 @@ struct NearestRegionSearch {
         return (dx * dx + dy * dy).squareRoot()
     }
 
-    /// The distance to an arc's polyline, remembered (arcs are shared by the units on both sides).
-    private mutating func distance(toArc arc: Int) -> Double {
+    /// The distance to an arc's polyline and its nearest point, remembered (arcs are shared by
+    /// the units on both sides).
+    private mutating func distance(toArc arc: Int) -> (Double, (Double, Double)) {
         if let known = arcDistance[arc] { return known }
         let q = TableFormat.quantum
-        var best = Double.infinity
+        var best = (Double.infinity, (0.0, 0.0))
         var previous: (Double, Double)?
         for v in table.arcVertices(arc) {
             let p = plane(Double(v.x) * q, Double(v.y) * q)
+            var c = p
             if let a = previous {
                 let ex = p.0 - a.0, ey = p.1 - a.1, length = ex * ex + ey * ey
                 let t = length > 0 ? min(1, max(0, -(a.0 * ex + a.1 * ey) / length)) : 0
-                let cx = a.0 + t * ex, cy = a.1 + t * ey
-                best = min(best, (cx * cx + cy * cy).squareRoot())
-            } else {
-                best = min(best, (p.0 * p.0 + p.1 * p.1).squareRoot())
+                c = (a.0 + t * ex, a.1 + t * ey)
             }
+            let d = (c.0 * c.0 + c.1 * c.1).squareRoot()
+            if d < best.0 { best = (d, c) }
             previous = p
         }
         arcDistance[arc] = best
         return best
     }
 
-    /// The nearest region of `level` that `wanted` accepts, with its distance; nil when none.
-    mutating func nearest(at level: RegionLevel, where wanted: (Int32) -> Bool) -> (Int32, Double)? {
+    /// The nearest region of `level` that `wanted` accepts, with its distance and the nearest
+    /// point of its outline (metres east and north); nil when none.
+    mutating func nearest(at level: RegionLevel, where wanted: (Int32) -> Bool) -> (Int32, Double, (Double, Double))? {
         if unitsByRegion[level] == nil {
             var units: [Int32: [Int32]] = [:]
             for unit in 0..<Int32(table.unitCount) {
@@ -193,16 +242,19 @@ struct NearestRegionSearch {
         }
         let units = unitsByRegion[level]!
         let candidates = units.keys.filter(wanted).map { ($0, distance(toBox: table.region($0).boundingBox)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
-        var best: (Int32, Double)?
+        var best: (Int32, Double, (Double, Double))?
         for (region, boxDistance) in candidates {
             if let best, boxDistance > best.1 { break }
-            var d = Double.infinity
+            var d = (Double.infinity, (0.0, 0.0))
             for unit in units[region]! {
                 for ring in table.unitRings(unit) {
-                    for reference in ring.arcs { d = min(d, distance(toArc: Int(reference < 0 ? ~reference : reference))) }
+                    for reference in ring.arcs {
+                        let arc = distance(toArc: Int(reference < 0 ? ~reference : reference))
+                        if arc.0 < d.0 { d = arc }
+                    }
                 }
             }
-            if best == nil || d < best!.1 { best = (region, d) }
+            if best == nil || d.0 < best!.1 { best = (region, d.0, d.1) }
         }
         return best
     }

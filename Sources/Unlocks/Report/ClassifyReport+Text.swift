@@ -21,7 +21,7 @@ extension ClassifyReport {
         let skipped = inputs.filter { $0.status == .skipped }
         if skipped.count <= Self.skippedNamedInText {
             for input in skipped {
-                out += "  skipped: \(input.path): \(input.skipReason ?? "")" + (input.duplicateOf.map { " of \($0)" } ?? "") + "\n"
+                out += "  skipped: \(input.path): \(input.skipReason?.description ?? "")" + (input.duplicateOf.map { " of \($0)" } ?? "") + "\n"
             }
         } else {
             out += "  skipped: " + skippedByReason.map { "\($0.count) \($0.reason)" }.joined(separator: ", ") + "\n"
@@ -34,8 +34,12 @@ extension ClassifyReport {
         if overlapping > 0 { out += ", \(pointsCounted) counted (\(overlapping) inputs recorded the same moments, counted once)" }
         out += drops.isEmpty ? "\n" : ", dropped: " + drops.joined(separator: ", ") + "\n"
         let m = metrics
-        out += "\nDistance \(fixed(m.totalDistanceKilometers, 1)) km (flights \(fixed(m.flightDistanceKilometers, 1)) km), "
-        out += "\(fixed(m.totalDurationHours, 1)) h over \(counted(m.recordedDays, "day", "days")); streak \(m.currentStreakDays) (longest \(m.longestStreakDays)); days in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? options.timeZone.description)\n"
+        out += "\nDistance: \(fixed(m.totalDistanceKilometers, 1)) km on foot or by bike (walking, running, cycling, hiking: what distance badges count); "
+        out += "\(fixed(m.vehicleDistanceKilometers, 1)) km by car, train or boat; \(fixed(m.flightDistanceKilometers, 1)) km flown\n"
+        out += "Time: \(fixed(m.totalDurationHours, 1)) h recorded over \(counted(m.recordedDays, "day", "days")) (local days in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? options.timeZone.description))\n"
+        if let span = recordedSpan {
+            out += "Streak: \(counted(m.currentStreakDays, "day", "days")) in a row up to the last recorded day, \(Self.dateText(span.last)); longest \(counted(m.longestStreakDays, "day", "days"))\n"
+        }
         out += "Worldview: \(worldview.rawValue) (whose borders the countries follow)\n"
         out += "Unlocked: " + [counted(m.countryCount, "country", "countries"), counted(m.chinaProvinceCount, "province", "provinces"),
                               counted(m.cityUnlockCount, "city", "cities"), counted(m.countyUnlockCount, "county", "counties")].joined(separator: ", ")
@@ -45,12 +49,12 @@ extension ClassifyReport {
         for t in tiles {
             out += "Tiles z\(t.zoom): \(t.visited) visited, \(counted(t.clusterTiles, "cluster tile", "cluster tiles")), largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"
         }
-        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold (at \(options.familiarityLevels.lit), \(options.familiarityLevels.bright) and \(options.familiarityLevels.gold) effective passes)\n"
+        out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold\n"
         if !years.isEmpty {
-            out += "\nYear  distance    days  new countries, provinces, cities, counties    explored\n"
+            out += "\nYear  on foot/bike  days  new countries, provinces, cities, counties    explored\n"
             for y in years {
                 let new = [RegionLevel.country, .province, .city, .county].map { String(y.newUnlocks[$0] ?? 0) }.joined(separator: ", ")
-                out += "\(y.year)" + leftPad(fixed(Double(y.distanceMillimetres) / 1e6, 1) + " km", 12) + leftPad("\(y.recordedDays)", 6)
+                out += "\(y.year)" + leftPad(fixed(Double(y.distanceMillimetres) / 1e6, 1) + " km", 15) + leftPad("\(y.recordedDays)", 6)
                 out += "  " + new + String(repeating: " ", count: max(0, 42 - new.count)) + leftPad(fixed(y.newSquareMetres / 1e6, 3) + " km²", 12) + "\n"
             }
         }
@@ -65,10 +69,11 @@ extension ClassifyReport {
                 let date = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed         "
                 out += "  " + (u.code + "      ").prefix(8) + name + String(repeating: " ", count: nameWidth - displayWidth(name) + 2)
                 out += date + leftPad("\(u.visitDays) d", 7) + "  " + leftPad(fixed(u.exploredSquareMetres / 1e6, 3), 9) + " km²"
-                out += " of " + leftPad(fixed(u.areaSquareMetres / 1e6, 0), 8) + " km² " + leftPad(u.exploredPercent.map { fixed($0, 4) + "%" } ?? "-", 9)
+                out += " of " + leftPad(fixed(u.areaSquareMetres / 1e6, 0), 8) + " km² " + leftPad(u.exploredPercent.map(percentText) ?? "-", 12)
                 out += u.confirmed ? "\n" : u.passedThrough ? "  passed through\n" : "  tentative\n"
             }
         }
+        out += staysText()
         if let badges, !badges.isEmpty {
             out += "\nBadges\n"
             let idWidth = badges.map { $0.id.count }.max() ?? 0
@@ -77,6 +82,38 @@ extension ClassifyReport {
                 out += leftPad("\(b.percent)%", 4) + (b.reportedPercent > b.percent ? " (reported \(b.reportedPercent)%)" : "")
                 out += "  \(b.metric) \(compact(b.value)) of \(compact(b.target))" + (b.achieved ? "  achieved\n" : "\n")
             }
+        }
+        return out + Self.glossary
+    }
+
+    /// One line for each word of the report a person may not know.
+    static let glossary = """
+
+        What the words mean
+          confirmed: a point was recorded well inside the region, on the ground at walking, cycling or stopping speed
+          tentative: the points were near its border or untimed (counted with --lenient)
+          passed through: it was only crossed at vehicle speed, by car, train or boat (counted with --include-passed-through)
+          cell: a square of about 25 m × 25 m of ground; explored once a walk or ride went through it
+          explorer tile: a square of a web map (zoom 14: about 1.9 km; zoom 17: about 240 m) that a walk or ride touched
+          cluster tile: a visited tile whose four neighbours (north, south, east, west) are visited too
+          max square: the side of the largest square block of visited tiles (5×5: 25 tiles with none missing)
+          lit: a cell passed through at least once (moving, a pass counted only more than 4 hours after the last)
+          bright: a cell passed through 5 times or more, such passes apart
+          gold: a cell passed through 20 times or more: a street of your everyday life
+
+        """
+
+    /// Each country's days, per year and as stays (runs of consecutive local days); a year of
+    /// 183 days or more is marked (the residence test of many countries' tax rules).
+    private func staysText() -> String {
+        let countries = (unlocks[.country] ?? []).filter { $0.visitDays > 0 }
+        guard !countries.isEmpty else { return "" }
+        var out = "\nDays per country (local days on the ground there; a stay is a run of consecutive days)\n"
+        for u in countries {
+            let years = u.daysPerYear.map { "\($0.year): \($0.days) d" + ($0.reachesResidence ? " (183-day mark reached)" : "") }.joined(separator: ", ")
+            let longest = u.stays.max { ($0.days, $1.from) < ($1.days, $0.from) }!
+            out += "  \(label(u)): \(u.visitDays) d — \(years); \(counted(u.stays.count, "stay", "stays")), the longest "
+            out += "\(counted(longest.days, "day", "days")) (\(Self.dateText(longest.from))" + (longest.days > 1 ? " – \(Self.dateText(longest.to)))\n" : ")\n")
         }
         return out
     }
@@ -89,7 +126,7 @@ extension ClassifyReport {
         func label(_ name: String, _ english: String) -> String { english.isEmpty || english == name ? name : "\(name) \(english)" }
         let ranked = RegionLevel.allCases.compactMap { level in
             p.mostExplored[level].map { list in
-                "  \(plural[level]!): " + list.prefix(3).map { label($0.name, $0.englishName) + " " + fixed($0.exploredPercent, 4) + "%" }.joined(separator: ", ")
+                "  \(plural[level]!): " + list.prefix(3).map { label($0.name, $0.englishName) + " " + percentText($0.exploredPercent) }.joined(separator: ", ")
             }
         }
         if !ranked.isEmpty { out += "\nMost explored\n" + ranked.joined(separator: "\n") + "\n" }
@@ -101,7 +138,10 @@ extension ClassifyReport {
             out += "Nearest not unlocked, from \(fixed(from.latitude, 5)), \(fixed(from.longitude, 5)) (the newest explored cell, in China if any)\n"
             for level in [RegionLevel.city, .county] {
                 guard let n = p.nearest[level] else { continue }
-                out += "  \(level.name): \(label(n.name, n.englishName)) \(fixed(n.distanceMetres / 1000, 1)) km\n"
+                var way = ""
+                if n.acrossSea { way += " across the sea" }
+                if !n.through.isEmpty { way += " through " + n.through.joined(separator: ", ") }
+                out += "  \(level.name): \(label(n.name, n.englishName)) \(fixed(n.distanceMetres / 1000, 1)) km\(way)\n"
             }
         }
         return out

@@ -1,4 +1,5 @@
 import RegionTables
+import Tracks
 
 extension ClassifyReport {
     /// Every region with evidence, per level, earliest first visit first (ties by code): its
@@ -33,8 +34,12 @@ extension ClassifyReport {
                                 areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
                                 tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
             unlock.familiarCells = cells.familiarByRegion[key] ?? FamiliarityCounts()
-            unlock.visitDays = days[key]?.count ?? 0
-            unlock.lastVisitDay = days[key]?.max()
+            let own = days[key] ?? []
+            unlock.visitDays = own.count
+            unlock.lastVisitDay = own.max()
+            unlock.stays = Stay.stays(own)
+            unlock.daysPerYear = Dictionary(grouping: own, by: { Timestamp.civilDate(daysSinceEpoch: $0).year })
+                .map { YearDays(year: $0.key, days: $0.value.count) }.sorted { $0.year < $1.year }
             unlocks[key.level, default: []].append(unlock)
         }
         for level in unlocks.keys {

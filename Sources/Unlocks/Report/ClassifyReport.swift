@@ -10,9 +10,9 @@ import Tracks
 /// Made in two steps: `init` accumulates every figure once from the combined view, every sum
 /// over loaded numbers checked (`ClassifyReport+Inputs`, `+Cells`, `+Unlocks`, `+Days`); the
 /// JSON and the text (`+JSON`, `+Text`) and the badges (``BadgeMetric``) only read those figures.
-public struct ClassifyReport {
+public struct ClassifyReport: Sendable {
     /// One unlocked (or tentatively unlocked) region.
-    public struct Unlock: Equatable {
+    public struct Unlock: Equatable, Sendable {
         public var level: RegionLevel
         public var code: String
         public var name: String
@@ -26,6 +26,10 @@ public struct ClassifyReport {
         public var visitDays = 0
         /// The last of those days (days since 1970-01-01 in the report's zone); nil when none.
         public var lastVisitDay: Int64?
+        /// Those days as stays: runs of consecutive local days, in order (``Stay``).
+        public var stays: [Stay] = []
+        /// Those days per local calendar year, in order.
+        public var daysPerYear: [YearDays] = []
         public var insidePoints: Int64
         public var edgePoints: Int64
         /// Points that only passed it at vehicle speed.
@@ -47,8 +51,39 @@ public struct ClassifyReport {
         }
     }
 
+    /// A run of consecutive local days with a ground point in a region (``Unlock/visitDays``'
+    /// days): Dawarich's stays, on the person's own days.
+    public struct Stay: Equatable, Sendable {
+        /// The first and last day (days since 1970-01-01 in the report's zone).
+        public var from: Int64
+        public var to: Int64
+        /// Days in it: `to - from + 1`.
+        public var days: Int { Int(to - from + 1) }
+
+        /// The stays of a set of days.
+        public static func stays(_ days: Set<Int64>) -> [Stay] {
+            var stays: [Stay] = []
+            for day in days.sorted() {
+                if let last = stays.last, last.to == day - 1 { stays[stays.count - 1].to = day } else { stays.append(Stay(from: day, to: day)) }
+            }
+            return stays
+        }
+    }
+
+    /// A region's days in one local calendar year.
+    public struct YearDays: Equatable, Sendable {
+        public var year: Int64
+        public var days: Int
+        /// At least ``ClassifyReport/residenceDays`` (183) days: the mark of residence.
+        public var reachesResidence: Bool { days >= ClassifyReport.residenceDays }
+    }
+
+    /// Days in a calendar year from which a stay counts for residence in many countries' tax
+    /// rules (the 183-day test): a region's year with at least this many days is flagged.
+    public static let residenceDays = 183
+
     /// One local day of the series: what was new that day and what was counted on it.
-    public struct Day: Equatable {
+    public struct Day: Equatable, Sendable {
         /// Days since 1970-01-01 in the report's zone.
         public var day: Int64
         /// Cells whose first visit falls on the day, and their area.
@@ -56,7 +91,7 @@ public struct ClassifyReport {
         public var newSquareMetres: Double = 0
         /// Unlocks (those the metrics count) whose first visit falls on the day, per level.
         public var newUnlocks: [RegionLevel: Int] = [:]
-        /// Distance and duration of the minutes counted on the day (each moment once).
+        /// Human-powered distance and all duration of the minutes counted on the day (each moment once).
         public var distanceMillimetres: Int64 = 0
         public var durationMilliseconds: Int64 = 0
         /// Explorer tiles first visited on the day, by zoom.
@@ -64,7 +99,7 @@ public struct ClassifyReport {
     }
 
     /// One local year of the series: its days summed.
-    public struct Year: Equatable {
+    public struct Year: Equatable, Sendable {
         public var year: Int64
         /// Days with a recorded point.
         public var recordedDays = 0
@@ -75,8 +110,11 @@ public struct ClassifyReport {
         public var newUnlocks: [RegionLevel: Int] = [:]
     }
 
-    public struct Metrics: Equatable {
+    public struct Metrics: Equatable, Sendable {
+        /// Human-powered distance: walking, running, cycling, hiking (``CombinedLedger/humanDistanceMillimetres``).
         public var totalDistanceKilometers: Double
+        /// On the ground at vehicle speed (or labelled a vehicle): cars, buses, trains, ferries.
+        public var vehicleDistanceKilometers: Double
         public var flightDistanceKilometers: Double
         public var totalDurationHours: Double
         public var recordedDays: Int
@@ -95,12 +133,12 @@ public struct ClassifyReport {
 
     /// The inputs by status (superseded readings apart), the skipped ones by reason, and pins
     /// (a superseded reading's not counted).
-    public struct InputTotals: Equatable {
+    public struct InputTotals: Equatable, Sendable {
         public var read = 0, partial = 0, rejected = 0, skipped = 0, planned = 0
         /// Earlier readings of a path that a later reading covers: they count nothing.
         public var superseded = 0
         /// Skipped files per reason, by reason.
-        public var skippedByReason: [String: Int] = [:]
+        public var skippedByReason: [SkipReason: Int] = [:]
         public var pins: Int64 = 0
     }
 
@@ -127,6 +165,21 @@ public struct ClassifyReport {
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
+    /// Places the person has been: each input's first confirming visit of each region it
+    /// confirms (``CombinedLedger/confirmedVisits``), by visit; a photo's position among them.
+    public let placesBeen: [PlaceBeen]
+
+    /// A region and a visit confirming it.
+    public struct PlaceBeen: Equatable, Sendable {
+        public var level: RegionLevel
+        public var code: String
+        public var name: String
+        public var englishName: String
+        public var visit: Visit
+    }
+
+    /// The first and last local days with a recorded point (``Metrics/recordedDays``' days); nil when none.
+    public let recordedSpan: (first: Int64, last: Int64)?
     /// The series by local year, in order.
     public let years: [Year]
     /// The regions most explored, children unlocked, the nearest city and county not unlocked.
@@ -188,7 +241,13 @@ public struct ClassifyReport {
         func count(_ level: RegionLevel) -> Int {
             (unlocks[level] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) }.count
         }
-        metrics = Metrics(totalDistanceKilometers: rounded(Double(combined.distanceMillimetres) / 1e6, 3),
+        recordedSpan = combined.days.min().map { ($0, combined.days.max()!) }
+        placesBeen = combined.confirmedVisits.map { v in
+            let region = (v.key.level == .country ? tables.world : tables.china).region(v.key.index)
+            return PlaceBeen(level: v.key.level, code: region.code, name: region.name, englishName: region.englishName, visit: v.visit)
+        }
+        metrics = Metrics(totalDistanceKilometers: rounded(Double(combined.humanDistanceMillimetres) / 1e6, 3),
+                          vehicleDistanceKilometers: rounded(Double(combined.vehicleDistanceMillimetres) / 1e6, 3),
                           flightDistanceKilometers: rounded(Double(combined.flightDistanceMillimetres) / 1e6, 3),
                           totalDurationHours: rounded(Double(combined.durationMilliseconds) / 3.6e6, 3),
                           recordedDays: combined.days.count, currentStreakDays: streaks.current, longestStreakDays: streaks.longest,

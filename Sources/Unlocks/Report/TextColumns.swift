@@ -21,3 +21,19 @@ package func fixed(_ value: Double, _ decimals: Int) -> String {
 package func leftPad(_ s: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - s.count)) + s
 }
+
+/// A percentage as a person reads it: three significant digits, no trailing zeros ("0.341%",
+/// "0.00002%", "12.3%", "100%"), "0%" for nothing — never a share of a country rounded to
+/// "0.0000%" that hides the walk it stands for.
+package func percentText(_ value: Double) -> String {
+    guard value > 0, value.isFinite else { return "0%" }
+    if value >= 100 { return "100%" }
+    if value >= 99.9 { return "99.9%" }
+    let decimals = max(0, 2 - Int(log10(value).rounded(.down)))
+    var text = fixed(value, decimals)
+    if text.contains(".") {
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+    }
+    return text + "%"
+}

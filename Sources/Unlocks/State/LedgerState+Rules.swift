@@ -21,6 +21,19 @@ extension LedgerState {
         }
     }
 
+    /// The rules the state `bytes` was made with (its JSON's `rules`), nil when they are not a
+    /// readable state of this version.
+    package static func rules(of bytes: [UInt8]) -> JSONValue? {
+        guard headerProblem(Array(bytes.prefix(magic.count))) == nil, bytes.count >= magic.count + 16 else { return nil }
+        return bytes.withUnsafeBytes { raw -> JSONValue? in
+            let length = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: magic.count, as: UInt64.self))
+            let start = magic.count + 8
+            guard length <= UInt64(bytes.count - 8 - start),
+                  let document = try? JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<(start + Int(length))])) else { return nil }
+            return document["rules"]
+        }
+    }
+
     /// The zone of stored rules, nil when they name none this system has.
     static func zone(_ rules: JSONValue) -> LocalTimeZone? {
         if let name = rules["timeZone"]?.stringValue { return LocalTimeZone(identifier: name) }
@@ -33,7 +46,7 @@ extension LedgerState {
     /// Why the stored `rules` differ from `options`', one clause per option that differs, in the
     /// words of the command line ("the state was made with --time-zone Asia/Shanghai; this run
     /// uses Europe/Paris"); rules no option sets are named as another version's.
-    static func ruleMismatch(_ rules: JSONValue?, _ options: ClassifyOptions, worldview: Worldview = .china) -> String {
+    package static func ruleMismatch(_ rules: JSONValue?, _ options: ClassifyOptions, worldview: Worldview = .china) -> String {
         guard let rules, case .object(let stored) = rules else { return "made without classify rules; start a new state" }
         let current = ruleValues(options, worldview: worldview)
         var clauses: [String] = []
@@ -79,5 +92,26 @@ extension LedgerState {
     private static func kmh(_ metresPerSecond: Double) -> String {
         let value = (metresPerSecond * 3.6 * 1000).rounded() / 1000
         return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}
+
+extension LedgerState {
+    /// The options that stored `rules` describe (the zone, `--explore-max-speed`,
+    /// `--include-plans`, `--familiarity-levels`, the worldview), or nil when they are not rules
+    /// this version writes (another version's built-in thresholds, a zone this system lacks).
+    package static func options(fromRules rules: JSONValue) -> (options: ClassifyOptions, worldview: Worldview)? {
+        guard case .object = rules, let zone = zone(rules) else { return nil }
+        var options = ClassifyOptions()
+        options.timeZone = zone
+        if let speed = rules["exploreMaxSpeed"]?.numberValue { options.exploreMaxSpeed = speed }
+        if let plans = rules["includePlans"], case let .bool(value) = plans { options.includePlans = value }
+        if let levels = rules["familiarityLevels"]?.arrayValue, levels.count == 3,
+           let values = Optional(levels.compactMap { $0.numberValue.flatMap { Int32(exactly: $0) } }), values.count == 3,
+           let familiarity = FamiliarityLevels(lit: values[0], bright: values[1], gold: values[2]) {
+            options.familiarityLevels = familiarity
+        }
+        let worldview = rules["worldview"].map { $0.stringValue.flatMap(Worldview.init(rawValue:)) } ?? .china
+        guard let worldview, JSONValue.object(ruleValues(options, worldview: worldview)) == rules else { return nil }
+        return (options, worldview)
     }
 }

@@ -11,7 +11,7 @@ do {
     let locator = try RegionLocator.bundled(marginRadius: 120)
     let options = IntakeOptions()
     var intake = IntakeRun(locator: locator, options: options, events: IntakeEvents(message: { message in
-        FileHandle.standardError.write(Data(("ClassifyPaths: " + message + "\n").utf8))
+        FileHandle.standardError.write(Data(("ClassifyPaths: \(message)\n").utf8))
     }))
     try intake.take(paths.map { IntakeSource.path($0) })
     let outcome = intake.finish()

@@ -1,6 +1,14 @@
-import Unlocks
+/// The export bundles the intake recognises by their layout (their metadata is skipped, their
+/// tracks read); the raw value is how the report names one.
+public enum ExportKind: String, Sendable {
+    case strava = "a Strava export"
+    case garmin = "a Garmin export"
+    case appleHealth = "an Apple Health export"
+    case googleTakeout = "a Google Takeout export"
+}
 
-/// Why the intake passes a file over without reading it: the text the report gives
+/// Why the intake passes a file over without reading it. Typed end to end (an input's record, the
+/// run's counts, the report's totals); `description` is the text the report gives
 /// (docs/report-format.md). Skipped files never make a run fail.
 public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// Its name is no track format (a PNG, a PDF, `export.xml` outside a bundle).
@@ -11,7 +19,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// README, notes, Huawei's `description.txt`).
     case textWithoutCoordinates
     /// Part of an export bundle that is not a track (``ExportBundle/Kind``).
-    case metadata(ExportBundle.Kind)
+    case metadata(ExportKind)
     /// A route planned in Strava (`routes/`): where one meant to go, not where one went.
     case plannedRoute
     /// An activity its bundle labels virtual (Zwift and the like): drawn on real coordinates
@@ -41,6 +49,8 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
     case emptyArchive
     /// A photo (JPEG, HEIF) or a Google Photos sidecar without a position: no track, nothing to place.
     case photoWithoutLocation
+    /// A reason an older version wrote that this one does not know, kept as it was written.
+    case other(String)
 
     public var description: String {
         switch self {
@@ -51,7 +61,7 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .plannedRoute: "planned route (not a recorded track)"
         case .virtualActivity: "virtual activity"
         case .duplicate: "duplicate"
-        case .forgotten: UnlockLedger.forgottenReason
+        case .forgotten: "forgotten; bring it back with 'unlocks forget --undo'"
         case .ownOutput: "the tool's own output"
         case .nestedTooDeep: "nested archive too deep"
         case .archiveFormatNotRead: "archive format not read (unpack it)"
@@ -63,6 +73,20 @@ public enum SkipReason: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .empty: "empty file"
         case .emptyArchive: "empty archive (no files in it)"
         case .photoWithoutLocation: "photo without a location"
+        case let .other(text): text
         }
     }
+
+    /// The reason a report or a stored record names by `text` (``description``).
+    public init(description text: String) {
+        self = Self.known[text] ?? .other(text)
+    }
+
+    private static let known: [String: SkipReason] = {
+        let every: [SkipReason] = [.notATrackFormat, .notATrackJSON, .textWithoutCoordinates, .plannedRoute, .virtualActivity, .duplicate,
+                                   .forgotten, .ownOutput, .nestedTooDeep, .archiveFormatNotRead, .encrypted, .notARegularFile, .hidden,
+                                   .hiddenFolder, .macResourceFork, .empty, .emptyArchive, .photoWithoutLocation]
+            + [ExportKind.strava, .garmin, .appleHealth, .googleTakeout].map { .metadata($0) }
+        return Dictionary(every.map { ($0.description, $0) }, uniquingKeysWith: { a, _ in a })
+    }()
 }
