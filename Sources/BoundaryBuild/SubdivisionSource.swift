@@ -8,10 +8,8 @@ import TextFormats
 /// joined by containment: a unit takes the code of the Superset feature holding its label point.
 /// Both wheels are pinned by sha256 and read in place.
 public struct SubdivisionSource {
-    public static let orangeRelease = "Orange3-Geo==0.5"
-    public static let orangeWheelSHA256 = "8cf810c2b1ab65c00bca542cf6b43f4b08167aa49e0c80a00383430bd2dbdafc"
-    public static let supersetRelease = "apache-superset==6.1.0"
-    public static let supersetWheelSHA256 = "4b5886b2d6389a32df790aeae2532ad72529bce1af93b6edf2d1b2a8bf658748"
+    public static let orangeRelease = SourcePin.orangeGeo.release
+    public static let supersetRelease = SourcePin.superset.release
     static let orangePrefix = "orangecontrib/geo/geojson/admin1-"
     static let supersetPrefix = "superset/static/assets/"
 
@@ -34,14 +32,10 @@ public struct SubdivisionSource {
                 allowUnpinned: Bool = false) throws {
         let orangeWheel = try SourceArchive.readFile(orange)
         orangeSHA256 = SHA256.hex(orangeWheel)
-        guard allowUnpinned || orangeSHA256 == Self.orangeWheelSHA256 else {
-            throw SourceError(path: orange, reason: "sha256 \(orangeSHA256) is not the pinned \(Self.orangeRelease) wheel (\(Self.orangeWheelSHA256)); Scripts/fetch-source orange-geo downloads it and prints its path")
-        }
+        try SourcePin.orangeGeo.check(orangeSHA256, at: orange, allowUnpinned: allowUnpinned)
         let supersetWheel = try SourceArchive.readFile(superset)
         supersetSHA256 = SHA256.hex(supersetWheel)
-        guard allowUnpinned || supersetSHA256 == Self.supersetWheelSHA256 else {
-            throw SourceError(path: superset, reason: "sha256 \(supersetSHA256) is not the pinned \(Self.supersetRelease) wheel (\(Self.supersetWheelSHA256)); Scripts/fetch-source superset downloads it and prints its path")
-        }
+        try SourcePin.superset.check(supersetSHA256, at: superset, allowUnpinned: allowUnpinned)
         let coded = try Self.supersetFeatures(try SourceArchive.zipEntries(supersetWheel, name: superset, accept: {
             $0.hasPrefix(Self.supersetPrefix) && $0.hasSuffix(".geojson")
         }), wheel: superset)
