@@ -88,7 +88,7 @@ enum Unlocks {
             reportError(error.description)
             return .failure
         } catch let error as LogbookError {
-            reportError(error.description + (LogbookAccess.hint(for: error.kind).map { "\n  " + $0 } ?? ""))
+            reportError(error.description + (LogbookAccess.hint(for: error.kind).map { " (\($0))" } ?? ""))
             return .failure
         } catch let error as CustomStringConvertible {
             reportError(error.description)

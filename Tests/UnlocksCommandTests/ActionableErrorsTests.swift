@@ -15,7 +15,7 @@ final class ActionableErrorsTests: XCTestCase {
         XCTAssertTrue(merged.stderr.contains("new.st: a state of version 7, newer than this unlocks reads (version 5)"), merged.stderr)
         try Data("GARBAGE!".utf8 + [UInt8](repeating: 0, count: 24)).write(to: URL(fileURLWithPath: dir + "/other.st"))
         let other = try CommandRunner.run(["merge", dir + "/other.st", "--tables", Self.tables])
-        XCTAssertTrue(other.stderr.contains("other.st: not a logbook (the SQLite file unlocks classify --state writes) nor a state file of the previous format"), other.stderr)
+        XCTAssertTrue(other.stderr.contains("other.st: not a logbook (an AdminUnlocks SQLite store) nor a state file of the previous format (unlocks classify TRACKS --state FILE makes a logbook)"), other.stderr)
     }
 
     /// ESC sequences, BEL and NUL inside a CSV field and a GPX: every message is one line of
