@@ -96,7 +96,9 @@ final class SubdivisionTests: XCTestCase {
         let cldr = try CLDRDataTests.entries(CLDRDataTests.cldr + "/subdivisions/zh.xml", element: "subdivision")
         for province in Self.china.china.regions where province.level == .province {
             let iso = try XCTUnwrap(RegionLocator.chinaProvinceISOCodes[province.code], province.code)
-            let name = try XCTUnwrap(cldr[iso.replacingOccurrences(of: "-", with: "").lowercased()], iso)
+            var name = try XCTUnwrap(cldr[iso.replacingOccurrences(of: "-", with: "").lowercased()], iso)
+            // CLDR's zh names Macau in traditional characters (澳門), the China table in simplified (澳门).
+            if iso == "CN-MO" { name = name.replacingOccurrences(of: "門", with: "门") }
             XCTAssertTrue(name.hasPrefix(province.name) || province.name.hasPrefix(name), "\(province.code) \(province.name): CLDR \(iso) is \(name)")
         }
     }
