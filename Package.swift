@@ -50,14 +50,15 @@ let package = Package(
         // C11-style atomic flags (Synchronization's atomics need macOS 15 / iOS 18): the leaf
         // grids that RegionTables builds lazily, one leaf at a time, under a shared locator.
         .target(name: "CAtomicFlags"),
-        .target(name: "RegionTables", dependencies: ["ChinaDatum", "CAtomicFlags"]),
+        .target(name: "RegionTables", dependencies: ["ChinaDatum", "CAtomicFlags", "CZlib"]),
         .target(name: "Tracks", dependencies: ["TextFormats"]),
         .target(name: "Unlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
         // The umbrella an app imports, owning the committed tables as resources: `Tables` is a
         // link to Data/regions (SwiftPM copies a linked folder as a dangling link, but the files
         // named through it as real files; docs/embedding.md).
         .target(name: "AdminUnlocks", dependencies: ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "BorderAudit", "Intake", "FootprintMap", "LogbookStore"],
-                resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/manifest.json")]),
+                resources: [.copy("Tables/world.bin"), .copy("Tables/international.bin"), .copy("Tables/china.bin"), .copy("Tables/subdivisions.bin"),
+                            .copy("Tables/cldr-names.tsv.gz"), .copy("Tables/continents.tsv"), .copy("Tables/manifest.json")]),
 
         // The C ABI over the library: `@_cdecl` functions for the Python package (Python/, docs/python.md).
         .target(name: "AdminUnlocksC", dependencies: ["AdminUnlocks"], exclude: ["include"]),

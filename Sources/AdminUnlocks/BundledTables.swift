@@ -13,10 +13,10 @@
 import Foundation
 
 /// The region tables that ship with the package: the committed `Data/regions` (`world.bin`,
-/// `china.bin`, `manifest.json`), copied into the `AdminUnlocks` resource bundle by the build.
+/// `international.bin`, `china.bin`, `subdivisions.bin`, the CLDR names and continents,
+/// `manifest.json`), copied into the `AdminUnlocks` resource bundle by the build.
 public enum BundledTables {
-    /// The folder inside the resource bundle that holds `world.bin`, `china.bin` and
-    /// `manifest.json`.
+    /// The folder inside the resource bundle that holds the tables and `manifest.json`.
     public static func directory() throws -> String {
         guard let world = Bundle.module.url(forResource: "world", withExtension: "bin") else {
             throw TableError(path: Bundle.module.bundlePath, reason: "the AdminUnlocks resource bundle holds no world.bin: the package was built without its tables")

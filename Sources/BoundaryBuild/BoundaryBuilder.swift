@@ -35,6 +35,16 @@ public struct BoundaryBuilder {
     /// The international worldview's source (``NaturalEarthSource``): when given, `international.bin`
     /// is built from it too.
     public var naturalEarth: String?
+    /// The subdivision level's sources (``SubdivisionSource``): when both are given (with
+    /// ``naturalEarth``, whose codes the units' countries take), `subdivisions.bin` is built too.
+    public var orangeGeo: String?
+    public var superset: String?
+    /// CLDR's names (English names of the subdivisions; copied beside the tables for the run-time)
+    /// and continents, written by `Scripts/fixtures/make-cldr-data`.
+    public var cldrNamesPath = "Data/names/" + RegionNames.fileName
+    public var continentsPath = "Data/names/" + Continents.fileName
+    /// Build only `subdivisions.bin` (and the CLDR files), for working on it: no manifest.
+    public var onlySubdivisions = false
 
     public init(source: String, outputDirectory: String, tolerance: Double = defaultTolerance, buffer: Double = defaultBuffer) {
         self.source = source
@@ -56,11 +66,36 @@ public struct BoundaryBuilder {
         let international = try naturalEarth.map { try NaturalEarthSource(location: $0, allowUnpinned: allowUnpinned) }
         if let international { log("international: \(international.location) (sha256 \(international.sha256)), \(international.countries.count) countries") }
         // The tables are independent: build them side by side (each with its own GEOS context).
+        var subdivisionSource: SubdivisionSource?
+        var cldr: (names: [UInt8], continents: [UInt8], english: LocalizedNames)?
+        if let orangeGeo, let superset, let international {
+            var source = try SubdivisionSource(orange: orangeGeo, superset: superset, codeByADM0A3: international.codeByADM0A3,
+                                               codeByAlpha2: international.codeByAlpha2, allowUnpinned: allowUnpinned)
+            let english = try RegionNames(contentsOf: cldrNamesPath).localized("en")
+            source.applyEnglishNames(Dictionary(uniqueKeysWithValues: source.units.compactMap { unit in english.name(of: unit.code).map { (unit.code, $0) } }))
+            _ = try Continents(contentsOf: continentsPath)
+            cldr = (try SourceArchive.readFile(cldrNamesPath), try SourceArchive.readFile(continentsPath), english)
+            subdivisionSource = source
+            log("subdivisions: \(source.units.count) units (\(source.uncoded.values.reduce(0) { $0 + $1.count }) without an ISO code)")
+        } else if onlySubdivisions {
+            throw SourceError(path: source, reason: "building the subdivisions needs --international, --orange-geo and --superset")
+        }
         let results = Results()
         let worldBuilder = WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer)
-        DispatchQueue.concurrentPerform(iterations: international == nil ? 2 : 3) { job in
+        let jobs = onlySubdivisions ? [3] : [0, 1] + (international == nil ? [] : [2]) + (subdivisionSource == nil ? [] : [3])
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
+            let job = jobs[k]
             do {
-                if job == 0 {
+                if job == 3, let subdivisionSource, let international {
+                    var countries = international.countries
+                    if let english = cldr?.english {
+                        for k in countries.indices { countries[k].englishName = english.name(of: countries[k].code) ?? countries[k].englishName }
+                    }
+                    let builder = SubdivisionTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer)
+                    let built = try builder.build(subdivisionSource, countries: countries, chinaProvinces: catalog.china.filter { $0.level == .province },
+                                                  sourceSHA256: subdivisionSource.orangeSHA256, log: log)
+                    results.subdivisions = built
+                } else if job == 0 {
                     results.china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
                 } else if job == 1 {
                     results.world = try worldBuilder.build(catalog, sourceSHA256: archive.sha256, log: log)
@@ -77,6 +112,16 @@ public struct BoundaryBuilder {
             }
         }
         if let error = results.error { throw error }
+        var subdivisionReport = results.subdivisions?.report
+        subdivisionReport?.file = "subdivisions.bin"
+        let subdivisionFiles: [(String, [UInt8])] = results.subdivisions.map { built in
+            [("subdivisions.bin", built.bytes), (RegionNames.fileName, cldr!.names), (Continents.fileName, cldr!.continents)]
+        } ?? []
+        if let built = results.subdivisions { _ = try RegionTable(bytes: built.bytes, path: "subdivisions.bin") }
+        if onlySubdivisions {
+            try Self.writeAtomically(subdivisionFiles, to: outputDirectory)
+            return .object([("tables", .array(subdivisionReport.map { [Self.json($0)] } ?? []))])
+        }
         let china = results.china!, world = results.world!
         var report = china.report
         report.file = "china.bin"
@@ -96,7 +141,12 @@ public struct BoundaryBuilder {
                 ("release", .string(SourceArchive.pinnedRelease)),
                 ("sha256", .string(archive.sha256)),
                 ("chinaEnglishNamesSHA256", .string(englishNames.sha256)),
-            ] + (international.map { [("internationalRelease", .string(NaturalEarthSource.pinnedRelease)), ("internationalSHA256", .string($0.sha256))] } ?? []))),
+            ] + (international.map { [("internationalRelease", .string(NaturalEarthSource.pinnedRelease)), ("internationalSHA256", .string($0.sha256))] } ?? [])
+              + (subdivisionSource.map { [
+                ("subdivisionGeometryRelease", .string(SubdivisionSource.orangeRelease)), ("subdivisionGeometrySHA256", .string($0.orangeSHA256)),
+                ("subdivisionCodesRelease", .string(SubdivisionSource.supersetRelease)), ("subdivisionCodesSHA256", .string($0.supersetSHA256)),
+                ("cldrNamesSHA256", .string(SHA256.hex(cldr!.names))), ("continentsSHA256", .string(SHA256.hex(cldr!.continents))),
+              ] } ?? []))),
             ("parameters", .object([
                 ("toleranceMetres", .number(tolerance)),
                 ("worldToleranceMetres", .number(worldTolerance)),
@@ -106,12 +156,14 @@ public struct BoundaryBuilder {
                 ("chinaProjection", .string(ChinaTableBuilder.projection)),
                 ("quantumDegrees", .number(TableFormat.quantum)),
             ])),
-            ("tables", .array([Self.json(report), Self.json(worldReport)] + (internationalReport.map { [Self.json($0)] } ?? []))),
+            ("tables", .array([Self.json(report), Self.json(worldReport)] + (internationalReport.map { [Self.json($0)] } ?? [])
+                              + (subdivisionReport.map { [Self.json($0)] } ?? []))),
+            ("subdivisions", subdivisionSource.map(Self.subdivisionsJSON) ?? .null),
             ("datumSeamBeforeRepair", .object(world.seam.keys.sorted().map { ($0, .number(rounded(world.seam[$0]!, 2))) })),
             ("buildSeconds", .number(rounded(Stopwatch.seconds() - started, 1))),
         ])
         try Self.writeAtomically([(report.file, china.bytes), (worldReport.file, world.bytes)]
-                                 + (results.international.map { [("international.bin", $0.bytes)] } ?? [])
+                                 + (results.international.map { [("international.bin", $0.bytes)] } ?? []) + subdivisionFiles
                                  + [("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
         return manifest
     }
@@ -121,12 +173,26 @@ public struct BoundaryBuilder {
         var china: (bytes: [UInt8], report: TableReport)?
         var world: (bytes: [UInt8], report: TableReport, seam: [String: Double])?
         var international: (bytes: [UInt8], report: TableReport)?
+        var subdivisions: (bytes: [UInt8], report: TableReport)?
         private(set) var error: Error?
         private let lock = NSLock()
         func fail(_ error: Error) {
             lock.lock(); defer { lock.unlock() }
             if self.error == nil { self.error = error }
         }
+    }
+
+    /// The subdivision source's decisions, for the manifest (docs/boundaries.md, "Subdivisions").
+    static func subdivisionsJSON(_ source: SubdivisionSource) -> JSONValue {
+        .object([
+            ("geometry", .string("Natural Earth 10 m admin-1 (public domain) as \(SubdivisionSource.orangeRelease) ships it (mapshaper-simplified, one topology, all 251 countries); "
+                                 + "the package is GPL-3.0, its data Natural Earth's: the table keeps coordinates only (docs/boundaries.md, \"Subdivisions: sources and licences\")")),
+            ("codes", .string("ISO 3166-2 from \(SubdivisionSource.supersetRelease) (Apache-2.0): a unit takes the code of the Superset feature holding its label point "
+                              + "(of its own country, but Crimea's and Sevastopol's, ISO 3166-2's UA-43 and UA-40; then the file with the most features); Natural Earth units sharing a code are one region; "
+                              + "a unit with none keeps Natural Earth's adm1_code")),
+            ("noISOCode", .object(source.uncoded.keys.sorted().map { ($0, .array(source.uncoded[$0]!.map { .string($0) })) })),
+            ("mergedUnderOneCode", .object(source.merged.keys.sorted().map { ($0, .array(source.merged[$0]!.map { .string($0) })) })),
+        ])
     }
 
     static func json(_ r: TableReport) -> JSONValue {

@@ -160,15 +160,25 @@ public struct CountryAgreementReport {
 
     public init(_ wgs84: [Coordinate], locator: RegionLocator, reference: SourceReference, outlines: SourceOutlines,
                 limits: [Kind: Double], coastTolerance: Double) throws {
+        try self.init(wgs84, answer: { p in
+            let answer = try locator.locate(latitude: p.latitude, longitude: p.longitude).country
+            return (answer.region.map { locator.world.region($0).code }, answer.status)
+        }, reference: reference, outlines: outlines, limits: limits, coastTolerance: coastTolerance)
+    }
+
+    /// The same with any answer: `answer` gives the code of the region a point is placed in (nil
+    /// for none) and its status (the subdivision harness asks the subdivision table).
+    public init(_ wgs84: [Coordinate], answer ask: (Coordinate) throws -> (code: String?, status: PlacementStatus), reference: SourceReference,
+                outlines: SourceOutlines, limits: [Kind: Double], coastTolerance: Double) throws {
         self.limits = limits
         self.coastTolerance = coastTolerance
         var index: [String: Int32] = [:]
         for (k, code) in outlines.codes.enumerated() { index[code] = Int32(k) }
         for p in wgs84 {
             points += 1
-            let answer = try locator.locate(latitude: p.latitude, longitude: p.longitude).country
+            let answer = try ask(p)
             if answer.status == .edge { edgeAnswers += 1 }
-            let mine = answer.status == .inside ? answer.region.map { locator.world.region($0).code } : nil
+            let mine = answer.status == .inside ? answer.code : nil
             let theirs = try reference.region(at: .country, longitude: p.longitude, latitude: p.latitude)
             if mine == theirs {
                 agreeing += 1
@@ -180,7 +190,7 @@ public struct CountryAgreementReport {
                 within[kind, default: 0] += 1
             } else {
                 beyond[kind, default: 0] += 1
-                failures.append(Disagreement(point: p, kind: kind, locatorCode: mine ?? answer.region.map { locator.world.region($0).code },
+                failures.append(Disagreement(point: p, kind: kind, locatorCode: mine ?? answer.code,
                                              locatorStatus: answer.status, sourceCode: theirs, distanceMetres: distance))
             }
         }

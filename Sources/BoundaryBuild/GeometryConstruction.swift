@@ -159,6 +159,11 @@ extension Geometry {
         try context.take(GEOSUnaryUnionPrec_r(handle, pointer, gridSize), "union on a grid")
     }
 
+    /// The part of the geometry inside the rectangle (GEOS's fast clip: lines are cut at its sides).
+    public func clipped(x0: Double, y0: Double, x1: Double, y1: Double) throws -> Geometry {
+        try context.take(GEOSClipByRect_r(handle, pointer, x0, y0, x1, y1), "clip by rectangle")
+    }
+
     public func difference(_ other: Geometry) throws -> Geometry {
         try context.take(GEOSDifference_r(handle, pointer, other.pointer), "difference")
     }

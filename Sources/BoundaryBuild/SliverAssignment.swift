@@ -4,22 +4,47 @@ import Foundation
 extension WorldTableBuilder {
     /// A sliver nobody claims that borders two or more countries, cut among them: each triangle of
     /// the face (``cut(_:owner:)``) goes to the country whose source outline is nearest its
-    /// centroid. On China's datum seam (a gap spanning a tripoint) China is not among them: its
-    /// converted line is the surveyed one, so the gap lies outside China. Given whole to the
-    /// neighbour along most of its outline, a gap reaching from India-Nepal's line to India's tip
-    /// answered India 12.7 km from India's outline (issue 23). `neighbours` index `outlines`.
-    static func splitAmongNeighbours(_ face: Geometry, neighbours: [Int], outlines: [PreparedGeometry],
+    /// centroid; with a `reach` (degrees of latitude; China's datum seam, whose gaps are up to
+    /// 2 km wide), only if every point of it lies within the reach of that outline, else to the
+    /// next nearest that it does, and a triangle within reach of none stays in no country (owner
+    /// −1), as the source has it. (Without: a sliver no wider than the land tolerance, every point
+    /// of which is within it of a claimed border.) On China's datum seam (a gap spanning a
+    /// tripoint) China is not among them: its converted line is the surveyed one, so the gap lies
+    /// outside China. Given whole to the neighbour along most of its outline, a gap reaching from
+    /// India-Nepal's line to India's tip answered India 12.7 km from India's outline (issue 23);
+    /// cut by nearest outline alone, a triangle of the China–India–Myanmar gap at 27.78 N 97.10 E
+    /// answered Myanmar 1,132 m from Myanmar (issue 33). `neighbours` index `outlines`.
+    static func splitAmongNeighbours(_ face: Geometry, neighbours: [Int], outlines: [PreparedGeometry], reach: Double?,
                                      context: GEOSContext) throws -> [(triangle: Geometry, owner: Int)]? {
         try cut(face) { triangle in
             let (cx, cy) = try triangle.centroid().pointXY()
             let centre = try context.point(x: cx, y: cy)
-            var nearest = neighbours[0], nearestDistance = Double.infinity
-            for c in neighbours {
-                let d = try outlines[c].distance(to: centre)
-                if d < nearestDistance { nearest = c; nearestDistance = d }
-            }
-            return nearest
+            let byDistance = try neighbours.map { ($0, try outlines[$0].distance(to: centre)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+            guard let reach else { return byDistance[0].0 }
+            for (c, _) in byDistance where try lies(triangle, within: reach, of: outlines[c].base, context: context) { return c }
+            return -1
         }
+    }
+
+    /// True when every point of `polygon` lies within `reach` (degrees of latitude) of `outline`
+    /// (lines): the polygon lies in the buffer of the outline clipped to the polygon's box grown
+    /// by the reach, on a plane with longitudes scaled by the cosine of the polygon's latitude
+    /// (the buffer's polygon lies inside the true one, so a polygon judged near enough is).
+    static func lies(_ polygon: Geometry, within reach: Double, of outline: Geometry, context: GEOSContext) throws -> Bool {
+        let (x0, y0, x1, y1) = try polygon.bounds()
+        let cosine = cos((y0 + y1) / 2 * Double.pi / 180)
+        // Farther than the reach east–west at the box's most poleward latitude, so no line that matters is cut away.
+        let rx = reach / max(0.01, cos(max(abs(y0), abs(y1)) * Double.pi / 180))
+        let near = try outline.clipped(x0: x0 - rx, y0: y0 - reach, x1: x1 + rx, y1: y1 + reach)
+        guard !near.isEmpty else { return false }
+        func scaled(_ line: [Double]) -> [Double] { line.enumerated().map { $0.offset % 2 == 0 ? $0.element * cosine : $0.element } }
+        let isLine = { (g: Geometry) in g.typeID == GEOS_LINESTRING.rawValue || g.typeID == GEOS_LINEARRING.rawValue }
+        let lines = try near.parts().flatMap { part in isLine(part) ? [part] : try part.parts().filter(isLine) }
+            .map { scaled(try $0.coordinates()) }.filter { $0.count >= 4 }
+        guard !lines.isEmpty else { return false }
+        let plane = try context.polygon(try polygon.polygonRings().map(scaled))
+        let zone = try context.multiLineString(lines).buffer(reach)
+        return try plane.difference(zone).area() <= 1e-9 * (try plane.area())
     }
 
     /// The face cut into triangles (GEOS's constrained Delaunay triangulation, corners only at

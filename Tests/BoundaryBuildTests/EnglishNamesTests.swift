@@ -54,7 +54,7 @@ final class EnglishNamesTests: XCTestCase {
         for region in table.regions { byKey["\(region.level.name)/\(region.code)"] = region }
         let text = try String(contentsOfFile: Self.root + "/Tests/BoundaryBuildTests/Fixtures/english-names-expected.tsv", encoding: .utf8)
         let rows = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        XCTAssertEqual(rows.filter { $0[0] == "exact" }.count, 66)
+        XCTAssertEqual(rows.filter { $0[0] == "exact" }.count, 113)
         XCTAssertEqual(rows.filter { $0[0] == "ending" }.count, 156)
         var autonomous = 0
         for row in rows {
@@ -74,6 +74,36 @@ final class EnglishNamesTests: XCTestCase {
         for region in table.regions {
             XCTAssertFalse(region.englishName.split(separator: " ").contains { $0.hasSuffix("zu") && $0 != "Dazu" }, region.englishName)
         }
+    }
+
+    /// Issue 33: Inner Mongolia's banners translate the words around their proper names, each the
+    /// same way (左 Left, 右 Right, 前 Front, 中 Middle, 后 Rear, 东 East, 西 West, 新 New), and
+    /// none keeps them in run-together pinyin ("Ke'erqinzuoyizhong").
+    func testInnerMongoliasBannersTranslateTheirDirectionalWords() throws {
+        let table = try RegionTable(contentsOf: Self.root + "/Data/regions/china.bin")
+        var banners = 0
+        for region in table.regions where region.code.hasPrefix("15") && region.name.hasSuffix("旗") && !region.name.hasSuffix("自治旗") {
+            banners += 1
+            let english = region.englishName.split(separator: " ").map(String.init)
+            XCTAssertEqual(english.last, "Banner", region.englishName)
+            // The directional characters that end the name (before 旗), each translated.
+            var stem = Substring(region.name.dropLast())
+            if let position = [("前", "Front"), ("中", "Middle"), ("后", "Rear")].first(where: { stem.hasSuffix($0.0) }), stem.count > 2 {
+                XCTAssertTrue(english.contains(position.1), "\(region.name): \(region.englishName) lacks \(position.1)")
+                stem = stem.dropLast()
+            }
+            if stem.hasSuffix("翼") { stem = stem.dropLast() }
+            if let side = [("左", "Left"), ("右", "Right")].first(where: { stem.hasSuffix($0.0) }) {
+                XCTAssertTrue(english.contains(side.1), "\(region.name): \(region.englishName) lacks \(side.1)")
+            }
+            for prefix in [("东", "East"), ("西", "West"), ("新", "New")] where stem.hasPrefix(prefix.0) {
+                XCTAssertEqual(english.first, prefix.1, "\(region.name): \(region.englishName)")
+            }
+            for part in ["zuo", "you", "qian", "zhong", "hou"] {
+                XCTAssertFalse(english.dropLast().contains { $0.count > part.count && $0.lowercased().hasSuffix(part) }, "\(region.name): \(region.englishName)")
+            }
+        }
+        XCTAssertEqual(banners, 49)  // Inner Mongolia's 52 banners but the 3 autonomous ones
     }
 
     func testABrokenNamesFileIsRefusedWithItsLine() throws {

@@ -43,9 +43,59 @@ final class SliverAssignmentTests: XCTestCase {
             context.multiLineString([[33.2, 22, 34.1, 22, 34.1, 21]]),  // B
             context.multiLineString([[34.1, 21, 34.1 + 9 * metre, 22, 34.1, 23]]),  // C, at the eastern end
         ].map { try PreparedGeometry($0) }
-        let parts = try XCTUnwrap(try WorldTableBuilder.splitAmongNeighbours(face, neighbours: [0, 1, 2], outlines: outlines, context: context))
+        let parts = try XCTUnwrap(try WorldTableBuilder.splitAmongNeighbours(face, neighbours: [0, 1, 2], outlines: outlines,
+                                                                              reach: nil, context: context))
         XCTAssertEqual(try parts.reduce(0) { $0 + (try $1.triangle.area()) }, try face.area(), accuracy: 1e-12)
         XCTAssertFalse(parts.isEmpty)
-        for part in parts { XCTAssertNotEqual(part.owner, 2) }
+        for part in parts { XCTAssertTrue(part.owner == 0 || part.owner == 1, "\(part.owner)") }
+    }
+
+    func testAGapSpanningACornerGivesNoTriangleBeyondTheReachOfItsOwner() throws {
+        // A gap 3 km tall and 0.05° wide in the corner between A (its southern side, along 30 N)
+        // and B (its western side, along 80 E), with vertices every 0.005° along A and every
+        // 300 m up B. Points more than 973.7 m from both (the north-east) are no one's.
+        let reach = 973.7 * metre, top = 30 + 3_000 * metre
+        var ring: [Double] = []
+        for k in 0...10 { ring += [80 + 0.005 * Double(k), 30] }
+        ring += [80.05, top]
+        for k in stride(from: 10, through: 1, by: -1) { ring += [80, 30 + 300 * metre * Double(k)] }
+        ring += [80, 30]
+        let face = try context.polygon([ring])
+        let outlines = try [
+            context.multiLineString([[79.9, 30, 80.2, 30]]),  // A
+            context.multiLineString([[80, 29.9, 80, 30.2]]),  // B
+        ].map { try PreparedGeometry($0) }
+        let parts = try XCTUnwrap(try WorldTableBuilder.splitAmongNeighbours(face, neighbours: [0, 1], outlines: outlines, reach: reach, context: context))
+        XCTAssertEqual(try parts.reduce(0) { $0 + (try $1.triangle.area()) }, try face.area(), accuracy: 1e-12)
+        XCTAssertTrue(parts.contains { $0.owner == -1 })
+        XCTAssertTrue(parts.contains { $0.owner == 0 } && parts.contains { $0.owner == 1 })
+        // Independently: the distance in metres on the build's plane from corners, edge midpoints
+        // and centroid of each owned triangle to its owner's line.
+        let cosine = cos((30 + 1_500 * metre) * Double.pi / 180)
+        for part in parts where part.owner >= 0 {
+            let r = try part.triangle.polygonRings()[0]
+            var points: [(Double, Double)] = []
+            for k in 0..<3 {
+                let (ax, ay, bx, by) = (r[2 * k], r[2 * k + 1], r[2 * k + 2], r[2 * k + 3])
+                points += [(ax, ay), ((ax + bx) / 2, (ay + by) / 2)]
+            }
+            points.append(((r[0] + r[2] + r[4]) / 3, (r[1] + r[3] + r[5]) / 3))
+            for (x, y) in points {
+                let metres = part.owner == 0 ? (y - 30) / metre : (x - 80) * cosine / metre
+                XCTAssertLessThanOrEqual(metres, 973.7 + 0.01, "owner \(part.owner) at \(x), \(y)")
+            }
+        }
+    }
+
+    func testAPolygonLiesNearALineOnlyWhenAllOfItIsWithinTheReach() throws {
+        let line = try context.multiLineString([[79.5, 30, 80.6, 30]])
+        for (height, expected) in [(900.0, true), (990.0, false)] {
+            let top = 30 + height * metre
+            let triangle = try context.polygon([[80, 30, 80.01, 30, 80.005, top, 80, 30]])
+            XCTAssertEqual(try WorldTableBuilder.lies(triangle, within: 973.7 * metre, of: line, context: context), expected, "\(height) m")
+        }
+        // A line beyond the reach of the polygon's box is not near.
+        let far = try context.polygon([[80, 31, 80.01, 31, 80.005, 31.001, 80, 31]])
+        XCTAssertFalse(try WorldTableBuilder.lies(far, within: 973.7 * metre, of: line, context: context))
     }
 }

@@ -87,7 +87,10 @@ final class WorldviewTests: XCTestCase {
         XCTAssertEqual(scan["misassignedKm2"] as? Double, 0, "\(scan["clusters"] ?? "")")
         XCTAssertGreaterThan(try XCTUnwrap(scan["insidePoints"] as? Int), 1_000_000)
         let source = try XCTUnwrap(manifest["source"] as? [String: Any])
-        XCTAssertEqual(source["internationalSHA256"] as? String, "9037d0cf276857d553d31a62f798e41cf8040c07a5b600aedb341cdd1daa5dd7")
-        XCTAssertEqual(Self.international.world.sourceSHA256, "9037d0cf276857d553d31a62f798e41cf8040c07a5b600aedb341cdd1daa5dd7")
+        // The table says which wheel it was built from, as the manifest does (the pin itself is
+        // checked against the manifest in BoundaryBuildTests.SourcePinTests).
+        let sha256 = try XCTUnwrap(source["internationalSHA256"] as? String)
+        XCTAssertEqual(sha256.count, 64)
+        XCTAssertEqual(Self.international.world.sourceSHA256, sha256)
     }
 }

@@ -144,11 +144,13 @@ final class LocateCommandTests: XCTestCase {
         let result = try CommandRunner.run(["locate", "--tables", Self.tables], input: Data(input.utf8))
         XCTAssertEqual(result.status, 3)
         XCTAssertEqual(result.stderr, "unlocks: <stdin>:4: latitude 'x' is not a number\n")
+        // The subdivision: Beijing's (CN-BJ, China's province in China's view) and Manila's, as
+        // apache-superset's ISO-coded features hold the places (Scripts/fixtures/make-subdivision-places).
         XCTAssertEqual(result.stdout.split(separator: "\n").map(String.init), [
-            "lat,lon,country,province,city,county,status",
-            "39.9087,116.3975,CHN,110000,110100,110101,inside",
-            "14.5995,120.9842,PHL,,,,inside",
-            "0.0,-30.0,,,,,outside",
+            "lat,lon,country,province,city,county,status,subdivision",
+            "39.9087,116.3975,CHN,110000,110100,110101,inside,\(SubdivisionPlaces.code(of: "Beijing Tiananmen"))",
+            "14.5995,120.9842,PHL,,,,inside,\(SubdivisionPlaces.code(of: "Manila"))",
+            "0.0,-30.0,,,,,outside,",
         ])
     }
 

@@ -59,9 +59,9 @@ final class RoughEdgesTests: XCTestCase {
             let result = try CommandRunner.run(["locate", "--tables", Self.tables], input: Data(input.utf8))
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertEqual(result.stdout.split(separator: "\n").map(String.init), [
-                "lat,lon,country,province,city,county,status",
-                "48.8566,2.3522,FRA,,,,inside",
-                "39.9087,116.3975,CHN,110000,110100,110101,inside",
+                "lat,lon,country,province,city,county,status,subdivision",
+                "48.8566,2.3522,FRA,,,,inside,\(SubdivisionPlaces.code(of: "Paris"))",
+                "39.9087,116.3975,CHN,110000,110100,110101,inside,\(SubdivisionPlaces.code(of: "Beijing Tiananmen"))",
             ], header)
         }
     }

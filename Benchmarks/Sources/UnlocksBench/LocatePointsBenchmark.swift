@@ -5,8 +5,9 @@ import SeededRandom
 import Glibc
 #endif
 
-/// The locator on a file of points (`lat,lon` per line, WGS-84): all four levels without and with
-/// margins and the world table's country alone, without the leaves' grids (`leafGrids: .none`),
+/// The locator on a file of points (`lat,lon` per line, WGS-84): all four levels (and the
+/// subdivision, when the folder has subdivisions.bin) without and with margins, the four levels
+/// alone (the same tables without subdivisions.bin), and the world table's country alone, without the leaves' grids (`leafGrids: .none`),
 /// then the same with them (the default, `.lazy`: the first pass builds the leaves it reaches,
 /// reported on its own; the best of 5 passes after it), in this thread's CPU time, plus the
 /// tables' load time and the locator's creation time (wall-clock) with lazy and eager grids. `Scripts/bench locate` runs it on four point
@@ -21,6 +22,9 @@ enum LocatePointsBenchmark {
         var gridMargins = try RegionLocator(tables: set, marginRadius: 300)
         let gridReady = try Stopwatch.best(of: repeats) { gridMargins = try RegionLocator(tables: set, marginRadius: 300) }
         let gridPlain = try RegionLocator(tables: set, marginRadius: 0)
+        // Today's four levels: the same tables without subdivisions.bin (issue 33's budget: the
+        // subdivision costs at most a fifth of the four levels' rate).
+        let fourAlone = try RegionLocator(tables: TableSet(world: set.world, china: set.china, worldview: set.worldview), marginRadius: 0)
         var eager = gridPlain
         let eagerReady = try Stopwatch.best(of: 2) { eager = try RegionLocator(tables: set, marginRadius: 0, leafGrids: .eager) }
         var sink = Int(eager.marginRadius)
@@ -37,8 +41,16 @@ enum LocatePointsBenchmark {
         let marginSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(try margins.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
         }
-        let gridPlainSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
-            for p in points { sink &+= Int(try gridPlain.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+        for p in points { sink &+= Int(try fourAlone.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }  // its first pass
+        // With and without the subdivision, passes alternating (A B A B …), the best of each.
+        var gridPlainSeconds = Double.infinity, fourAloneSeconds = Double.infinity
+        for _ in 0..<repeats {
+            gridPlainSeconds = min(gridPlainSeconds, try Stopwatch.best(of: 1, clock: CLOCK_THREAD_CPUTIME_ID) {
+                for p in points { sink &+= Int(try gridPlain.locate(latitude: p.latitude, longitude: p.longitude).subdivision.region ?? -1) }
+            })
+            fourAloneSeconds = min(fourAloneSeconds, try Stopwatch.best(of: 1, clock: CLOCK_THREAD_CPUTIME_ID) {
+                for p in points { sink &+= Int(try fourAlone.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
+            })
         }
         let gridMarginSeconds = try Stopwatch.best(of: repeats, clock: CLOCK_THREAD_CPUTIME_ID) {
             for p in points { sink &+= Int(try gridMargins.locate(latitude: p.latitude, longitude: p.longitude).county.region ?? -1) }
@@ -57,7 +69,8 @@ enum LocatePointsBenchmark {
             "all four levels (no margins): \(millions(n / plainSeconds)) M points/s",
             "with margins (300 m): \(millions(n / marginSeconds)) M points/s",
             "country only (world table): \(millions(n / countrySeconds)) M points/s",
-            "leaf grids: all four levels (no margins): \(millions(n / gridPlainSeconds)) M points/s",
+            "leaf grids: all four levels (no margins): \(millions(n / gridPlainSeconds)) M points/s" + (set.subdivisions == nil ? "" : " (and the subdivision)"),
+            "leaf grids: four levels alone (no subdivision table): \(millions(n / fourAloneSeconds)) M points/s; with the subdivision \(fixed(fourAloneSeconds / gridPlainSeconds, 3))× its rate",
             "leaf grids: with margins (300 m): \(millions(n / gridMarginSeconds)) M points/s",
             "leaf grids: country only (world table): \(millions(n / gridCountrySeconds)) M points/s",
             "leaf grids: first pass, building the leaves it reaches: all four levels \(millions(n / firstPlain)) M points/s, with margins \(millions(n / firstMargins)) M points/s",

@@ -25,6 +25,8 @@ import Glibc
 //                                   the world table's countries against the source countries: sphere, borders, coasts, grid scan
 //   UnlocksBench agreement-international NE_WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]]
 //                                   the same for the international view (international.bin against Natural Earth)
+//   UnlocksBench agreement-subdivisions NE_WHEEL ORANGE_WHEEL SUPERSET_WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]]
+//                                   subdivisions.bin against its source (Natural Earth admin-1), and both views' subdivision answers
 //   UnlocksBench place-visits WHEEL [DIR]
 //                                   a 10-minute walk at each of the world's populated places against the source country
 //   UnlocksBench world WHEEL [COAST BUFFER OUT]
@@ -76,6 +78,13 @@ case "agreement-international":
                                                          sphere: arguments.count > 3 ? Int(arguments[3]) ?? 1_000_000 : 1_000_000,
                                                          gridLatitudeStep: arguments.count > 4 ? Double(arguments[4]) ?? 0.01 : 0.01,
                                                          gridLongitudeStep: arguments.count > 5 ? Double(arguments[5]) ?? 0.25 : 0.25).joined(separator: "\n"))
+case "agreement-subdivisions":
+    // UnlocksBench agreement-subdivisions NE_WHEEL ORANGE_WHEEL SUPERSET_WHEEL [DIR [SPHERE [LATSTEP LONSTEP]]]
+    print(try SubdivisionAgreementBenchmark.run(naturalEarth: arguments[1], orange: arguments[2], superset: arguments[3],
+                                                tables: arguments.count > 4 ? arguments[4] : "Data/regions",
+                                                sphere: arguments.count > 5 ? Int(arguments[5]) ?? 1_000_000 : 1_000_000,
+                                                gridLatitudeStep: arguments.count > 6 ? Double(arguments[6]) ?? 0.01 : 0.01,
+                                                gridLongitudeStep: arguments.count > 7 ? Double(arguments[7]) ?? 0.25 : 0.25).joined(separator: "\n"))
 case "claimants":
     // UnlocksBench claimants WHEEL LAT LON...: the source countries containing each point.
     let catalog = try SourceCatalog(try SourceArchive(location: arguments[1]), levels: [.country], includeWorld: true)

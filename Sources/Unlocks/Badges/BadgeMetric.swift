@@ -17,7 +17,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
     /// The report's figures a badge can follow.
     enum Figure: Hashable, Sendable {
         case distanceKilometers, vehicleDistanceKilometers, flightDistanceKilometers, durationHours, recordedDays, currentStreakDays, longestStreakDays
-        case countryCount, chinaProvinceCount, cityUnlockCount, countyUnlockCount, chinaAreaKm2, globalAreaKm2, exploredCellCount
+        case countryCount, continentCount, chinaProvinceCount, cityUnlockCount, countyUnlockCount, chinaAreaKm2, globalAreaKm2, exploredCellCount
         case familiarCells(FamiliarityLevel)
         case tiles(zoom: Int, TileFigure)
         case pointsRead, pointsKept, pointsCounted, pointsInFlight
@@ -41,7 +41,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
             "metrics.flightDistanceKilometers": .flightDistanceKilometers,
             "metrics.totalDurationHours": .durationHours, "metrics.recordedDays": .recordedDays,
             "metrics.currentStreakDays": .currentStreakDays, "metrics.longestStreakDays": .longestStreakDays,
-            "metrics.countryCount": .countryCount, "metrics.chinaProvinceCount": .chinaProvinceCount,
+            "metrics.countryCount": .countryCount, "metrics.continentCount": .continentCount, "metrics.chinaProvinceCount": .chinaProvinceCount,
             "metrics.cityUnlockCount": .cityUnlockCount, "metrics.countyUnlockCount": .countyUnlockCount,
             "metrics.chinaAreaKm2": .chinaAreaKm2, "metrics.globalAreaKm2": .globalAreaKm2, "metrics.exploredCellCount": .exploredCellCount,
             "explorer.cells.lit": .familiarCells(.lit), "explorer.cells.bright": .familiarCells(.bright), "explorer.cells.gold": .familiarCells(.gold),
@@ -121,6 +121,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         case .currentStreakDays: return Double(m.currentStreakDays)
         case .longestStreakDays: return Double(m.longestStreakDays)
         case .countryCount: return Double(m.countryCount)
+        case .continentCount: return Double(m.continentCount)
         case .chinaProvinceCount: return Double(m.chinaProvinceCount)
         case .cityUnlockCount: return Double(m.cityUnlockCount)
         case .countyUnlockCount: return Double(m.countyUnlockCount)

@@ -118,6 +118,7 @@ extension ClassifyReport {
             ("currentStreakDays", Double(m.currentStreakDays)),
             ("longestStreakDays", Double(m.longestStreakDays)),
             ("countryCount", Double(m.countryCount)),
+            ("continentCount", Double(m.continentCount)),
             ("chinaProvinceCount", Double(m.chinaProvinceCount)),
             ("cityUnlockCount", Double(m.cityUnlockCount)),
             ("countyUnlockCount", Double(m.countyUnlockCount)),
@@ -179,6 +180,9 @@ extension ClassifyReport {
             ("points", points),
             ("unlocks", unlocksJSON),
             ("metrics", metricsJSON),
+            ("continents", .array(continents.map { c in
+                .object([("code", .string(c.code)), ("name", .string(c.name)), ("countries", .array(c.countries.map { .string($0) }))])
+            })),
             ("explorer", .object([("tiles", tilesJSON), ("cells", Self.familiarityJSON(m.familiarCells))])),
             ("progress", progressJSON(levels)),
             ("years", yearsJSON),

@@ -45,6 +45,9 @@ extension ClassifyReport {
                               counted(m.cityUnlockCount, "city", "cities"), counted(m.countyUnlockCount, "county", "counties")].joined(separator: ", ")
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
+        if !continents.isEmpty {
+            out += "Continents: \(continents.count) (" + continents.map { "\($0.name): \(counted($0.countries.count, "country", "countries"))" }.joined(separator: ", ") + ")\n"
+        }
         out += "Explored: \(fixed(m.globalAreaKm2, 3)) km² (\(counted(m.exploredCellCount, "cell", "cells"))), in China \(fixed(m.chinaAreaKm2, 3)) km²\n"
         for t in tiles {
             out += "Tiles z\(t.zoom): \(t.visited) visited, \(counted(t.clusterTiles, "cluster tile", "cluster tiles")), largest cluster \(t.largestCluster), max square \(t.maxSquare)×\(t.maxSquare)\n"

@@ -121,6 +121,8 @@ public struct ClassifyReport: Sendable {
         public var currentStreakDays: Int
         public var longestStreakDays: Int
         public var countryCount: Int
+        /// Continents with a counted country (``ClassifyReport/continents``).
+        public var continentCount: Int
         public var chinaProvinceCount: Int
         public var cityUnlockCount: Int
         public var countyUnlockCount: Int
@@ -162,6 +164,16 @@ public struct ClassifyReport: Sendable {
     /// Every region with evidence, per level, earliest first visit first (ties by code).
     public let unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
+    /// The continents (UN M.49, as Unicode CLDR groups the countries: Africa, Asia, Europe,
+    /// North America, South America, Oceania, Antarctica) of the counted countries, by code.
+    public let continents: [ContinentReached]
+
+    /// A continent and the counted countries in it, by code.
+    public struct ContinentReached: Equatable, Sendable {
+        public var code: String
+        public var name: String
+        public var countries: [String]
+    }
     /// The per-day series: every local day with a recorded point, a new cell, a new unlock or a
     /// counted minute, in order.
     public let days: [Day]
@@ -241,6 +253,8 @@ public struct ClassifyReport: Sendable {
         func count(_ level: RegionLevel) -> Int {
             (unlocks[level] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) }.count
         }
+        continents = Self.continents(of: (unlocks[.country] ?? []).filter { $0.counts(lenient: lenient, includePassedThrough: includePassedThrough) },
+                                     in: tables.continents)
         recordedSpan = combined.days.min().map { ($0, combined.days.max()!) }
         placesBeen = combined.confirmedVisits.map { v in
             let region = (v.key.level == .country ? tables.world : tables.china).region(v.key.index)
@@ -251,10 +265,24 @@ public struct ClassifyReport: Sendable {
                           flightDistanceKilometers: rounded(Double(combined.flightDistanceMillimetres) / 1e6, 3),
                           totalDurationHours: rounded(Double(combined.durationMilliseconds) / 3.6e6, 3),
                           recordedDays: combined.days.count, currentStreakDays: streaks.current, longestStreakDays: streaks.longest,
-                          countryCount: count(.country), chinaProvinceCount: count(.province),
+                          countryCount: count(.country), continentCount: continents.count, chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(cells.inChina / 1e6, 4), globalAreaKm2: rounded(cells.total / 1e6, 4),
                           exploredCellCount: combined.cells.count, familiarCells: cells.familiar)
+    }
+}
+
+extension ClassifyReport {
+    /// The continents of `countries` (the counted ones), each with its countries' codes, by
+    /// continent code; a country the file does not know (none in the committed tables) is in none.
+    static func continents(of countries: [Unlock], in continents: Continents?) -> [ContinentReached] {
+        guard let continents else { return [] }
+        var reached: [String: ContinentReached] = [:]
+        for country in countries {
+            guard let continent = continents.regions(ofCountry: country.code)?.continent else { continue }
+            reached[continent.code, default: ContinentReached(code: continent.code, name: continent.name, countries: [])].countries.append(country.code)
+        }
+        return reached.values.map { ContinentReached(code: $0.code, name: $0.name, countries: $0.countries.sorted()) }.sorted { $0.code < $1.code }
     }
 }
 
