@@ -54,7 +54,7 @@ extension ABICode {
         case let error as IntakeError:
             switch error.kind {
             case .notFound: return (.notFound, error.description)
-            case .cannotList, .outputIsInput: return (.cannotList, error.description)
+            case .cannotList: return (.cannotList, error.description)
             }
         case let error as BadgeCatalogError: return (.badges, error.description)
         case let error as LedgerOverflow: return (.overflow, error.description)

@@ -59,8 +59,6 @@ public struct IntakeError: Error, CustomStringConvertible, Equatable, Sendable {
     public enum Kind: Sendable, Equatable {
         case notFound
         case cannotList
-        /// An output file (`--out`, `--state`, a map's or audit's file) is one of the inputs.
-        case outputIsInput
     }
     public let kind: Kind
     public let path: String

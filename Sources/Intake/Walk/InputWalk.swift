@@ -140,4 +140,29 @@ extension WalkedFile {
 
     /// The key an input with these bytes has in a ledger (``Fingerprint``).
     public func contentKey() throws -> String { try Fingerprint.of(self).key }
+
+    /// The file on disk it is (links followed), for a caller that must not write over an input;
+    /// nil for bytes in memory, a hidden file, or a file that is gone.
+    package var identity: FileIdentity? {
+        guard case let .file(path) = origin, skipReason != .hidden, let status = path.status() else { return nil }
+        return FileIdentity(status)
+    }
+
+    /// Whether the run reads its bytes: it was named, or it was found in a folder and is a track
+    /// format or an archive by its name and not the tool's own output (a report, a state, a map's
+    /// files), which a second run replaces.
+    package var isReadAsInput: Bool {
+        if explicit { return true }
+        guard case let .file(path) = origin, FormatTable.nameDecides(name) || ContainerKind(name: name) != nil else { return false }
+        return !Self.isOwnOutput(path)
+    }
+
+    /// Whether the file's first bytes are the tool's own output (``OwnOutput``).
+    static func isOwnOutput(_ path: InputPath) -> Bool {
+        guard let fd = try? path.openDescriptor() else { return false }
+        defer { close(fd) }
+        var prefix = [UInt8](repeating: 0, count: 4096)
+        let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n > 0 && OwnOutput.recognises(Array(prefix[0..<n]))
+    }
 }

@@ -8,13 +8,13 @@ import Darwin
 
 /// Writes whole files atomically: a temporary file in the same folder, flushed to disk, then
 /// renamed over the target, so an interrupted run leaves the old file or the new one, never half.
-public enum AtomicFile {
-    public struct WriteError: Error, CustomStringConvertible {
-        public let path: String
-        public let reason: String
-        public var description: String { "\(path): \(reason)" }
+enum AtomicFile {
+    struct WriteError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "\(path): \(reason)" }
 
-        public init(path: String, reason: String) {
+        init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
@@ -22,7 +22,7 @@ public enum AtomicFile {
 
     /// A target that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
     /// is written in place: renaming over it would replace the device with a file.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    static func write(_ bytes: [UInt8], to path: String) throws {
         let path = try target(of: path)
         var status = stat()
         if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
@@ -39,7 +39,7 @@ public enum AtomicFile {
     /// Writes a regular file atomically with `produce`, which writes the contents to the open
     /// file descriptor of a temporary file in the same folder; on success the temporary file is
     /// flushed to disk and renamed over `path`, on failure removed.
-    public static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
+    static func write(to path: String, _ produce: (Int32) throws -> Void) throws {
         let path = try target(of: path)
         removeStaleTemporaries(of: path, marker: temporaryMarker)
         let temporary = path + temporaryMarker + "\(getpid())"
@@ -73,7 +73,7 @@ public enum AtomicFile {
     /// shell's `>` writes), so the link stays a link; any other path is itself, as is a link to
     /// something with no path (a pipe). A link that leads nowhere (its target missing, a loop) is
     /// refused, naming the target and the reason.
-    public static func target(of path: String) throws -> String {
+    static func target(of path: String) throws -> String {
         var status = stat()
         guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK else { return path }
         if let real = realpath(path, nil) {
@@ -92,13 +92,13 @@ public enum AtomicFile {
     }
 
     /// What a temporary file's name adds to its target's: `.tmp-PID`.
-    public static let temporaryMarker = ".tmp-"
+    static let temporaryMarker = ".tmp-"
 
     /// Removes the temporary files a killed run left beside `path`: names `path` + `marker` +
     /// a process id, whose process no longer runs. A run killed with SIGKILL cannot clean up, so
     /// the next run writing the same target does (a live run's files are kept: its process
     /// answers `kill(pid, 0)`). Only names of exactly this form are touched.
-    public static func removeStaleTemporaries(of path: String, marker: String) {
+    static func removeStaleTemporaries(of path: String, marker: String) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + marker
@@ -107,7 +107,7 @@ public enum AtomicFile {
 
     /// The paths of the entries of `folder` named `prefix` + a process id whose process no longer
     /// runs (not this one; a live run answers `kill(pid, 0)`). Only names of exactly this form.
-    public static func staleEntries(in folder: String, prefix: String) -> [String] {
+    static func staleEntries(in folder: String, prefix: String) -> [String] {
         guard let handle = opendir(folder) else { return [] }
         defer { closedir(handle) }
         let prefix = Array(prefix.utf8)
@@ -123,7 +123,7 @@ public enum AtomicFile {
         return stale
     }
 
-    public static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
         var written = 0
         while written < bytes.count {
             #if canImport(Glibc)
@@ -139,12 +139,12 @@ public enum AtomicFile {
         }
     }
 
-    public static func write(_ text: String, to path: String) throws {
+    static func write(_ text: String, to path: String) throws {
         try write(Array(text.utf8), to: path)
     }
 
     /// The whole file, or nil when it does not exist.
-    public static func readIfPresent(_ path: String) throws -> [UInt8]? {
+    static func readIfPresent(_ path: String) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY)
         if fd < 0 {
             if errno == ENOENT { return nil }
