@@ -3,7 +3,7 @@ import Foundation
 /// A seeded run of many mutants through ``FuzzRunner``, several per `classify` process (a
 /// failing group is run again one mutant at a time, so each failure names its own mutant).
 /// Failing mutants are written to ``failureDirectory`` with a note of how each was made.
-public struct FuzzCampaign {
+public struct FuzzCampaign: Sendable {
     public let seeds: [FuzzSeed]
     public let runner: FuzzRunner
     public var campaignSeed: UInt64
@@ -58,36 +58,42 @@ public struct FuzzCampaign {
         try manager.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         let groups = stride(from: 0, to: count, by: groupSize).map { $0..<min($0 + groupSize, count) }
         let started = Date()
-        let lock = NSLock()
-        var summary = Summary()
-        var next = 0
-        var thrown: Error?
+        /// The workers' shared progress, only touched under `lock`.
+        final class Shared: @unchecked Sendable {
+            let lock = NSLock()
+            var summary = Summary()
+            var next = 0
+            var thrown: Error?
+        }
+        let shared = Shared()
+        let campaign = self
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             while true {
-                lock.lock()
-                let budgetLeft = timeBudget.map { Date().timeIntervalSince(started) < $0 } ?? true
-                guard next < groups.count, budgetLeft, thrown == nil else { lock.unlock(); return }
-                let group = groups[next]
-                next += 1
-                lock.unlock()
+                shared.lock.lock()
+                let budgetLeft = campaign.timeBudget.map { Date().timeIntervalSince(started) < $0 } ?? true
+                guard shared.next < groups.count, budgetLeft, shared.thrown == nil else { shared.lock.unlock(); return }
+                let group = groups[shared.next]
+                shared.next += 1
+                shared.lock.unlock()
                 do {
-                    let result = try runGroup(group, directory: workDirectory + "/worker-\(worker)")
-                    lock.lock()
-                    summary.mutants += group.count
-                    summary.processes += result.processes
-                    summary.failures += result.failures
-                    summary.peakResidentBytes = max(summary.peakResidentBytes, result.peak)
-                    summary.slowestSeconds = max(summary.slowestSeconds, result.slowest)
-                    for (suffix, n) in result.bySuffix { summary.bySuffix[suffix, default: 0] += n }
-                    lock.unlock()
+                    let result = try campaign.runGroup(group, directory: campaign.workDirectory + "/worker-\(worker)")
+                    shared.lock.lock()
+                    shared.summary.mutants += group.count
+                    shared.summary.processes += result.processes
+                    shared.summary.failures += result.failures
+                    shared.summary.peakResidentBytes = max(shared.summary.peakResidentBytes, result.peak)
+                    shared.summary.slowestSeconds = max(shared.summary.slowestSeconds, result.slowest)
+                    for (suffix, n) in result.bySuffix { shared.summary.bySuffix[suffix, default: 0] += n }
+                    shared.lock.unlock()
                 } catch {
-                    lock.lock()
-                    thrown = error
-                    lock.unlock()
+                    shared.lock.lock()
+                    shared.thrown = error
+                    shared.lock.unlock()
                 }
             }
         }
-        if let thrown { throw thrown }
+        if let thrown = shared.thrown { throw thrown }
+        var summary = shared.summary
         summary.failures.sort { $0.mutant < $1.mutant }
         summary.seconds = Date().timeIntervalSince(started)
         return summary

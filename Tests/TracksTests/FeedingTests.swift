@@ -10,7 +10,7 @@ final class FeedingTests: XCTestCase {
     static let fixtures = Repository.fixtures("TracksTests")
 
     /// (fixture folder, file suffix, the reader).
-    static let readers: [(folder: String, suffix: String, read: (FedSource, String, inout TrackEventRecorder) throws -> Void)] = [
+    static let readers: [(folder: String, suffix: String, read: @Sendable (FedSource, String, inout TrackEventRecorder) throws -> Void)] = [
         ("gpx", ".gpx", { _ = try GPXReader.read($0, path: $1, into: &$2) }),
         ("csv", ".csv", { _ = try TrackCSVReader.read($0, path: $1, timeZone: .china, into: &$2) }),
         ("csv-apps", ".csv", { _ = try TrackCSVReader.read($0, path: $1, timeZone: .china, into: &$2) }),

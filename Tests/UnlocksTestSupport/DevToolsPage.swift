@@ -17,7 +17,7 @@ public final class DevToolsPage {
     public struct Failure: Error, CustomStringConvertible { public let description: String }
 
     /// Device sizes the pages are checked at.
-    public struct Device {
+    public struct Device: Sendable {
         public var width: Int, height: Int, scale: Double, mobile: Bool
         public init(width: Int, height: Int, scale: Double, mobile: Bool) {
             self.width = width

@@ -7,7 +7,7 @@ import Tracks
 /// are overwritten with `0xFF`, so a reader that looks past what it was given reads garbage.
 public struct FedSource: ByteSource {
     /// How the bytes are handed out.
-    public enum Feeding: Equatable, CustomStringConvertible {
+    public enum Feeding: Equatable, Sendable, CustomStringConvertible {
         /// As much as each read asks for (a file).
         case whole
         /// At most `n` bytes per read; `.fixed(1)` is one byte at a time.
