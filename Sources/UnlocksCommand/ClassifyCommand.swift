@@ -11,7 +11,7 @@ enum ClassifyCommand {
     static let spec = CommandSpec(
         name: "classify",
         abstract: "Classify a track archive into unlocks, explored area and badge metrics.",
-        usage: "PATH...|- [--out FILE] [--format json|text] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--worldview NAME] [--jobs N]",
+        usage: "PATH...|- [--out FILE] [--format json|text] [--language CODE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--state FILE] [--badges FILE] [--tables DIR] [--worldview NAME] [--jobs N]",
         options: RuleOptions.classifyOptionSpecs,
         discussion: """
         PATH may be files, folders (read recursively, in name order, each file once however many
@@ -88,7 +88,7 @@ enum ClassifyCommand {
         var report = result.report
         // `changes` is what a run through a state added; a run without one adds to nothing.
         if statePath == nil { report.changes = nil }
-        try ReportFiles.emit(report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(report, format: format, to: arguments.value("out"), arguments: arguments)
         return CommandIntake.conclude(result, includePlans: logbook.rules.includePlans)
     }
 }

@@ -14,13 +14,14 @@ enum ForgetCommand {
     static let spec = CommandSpec(
         name: "forget",
         abstract: "Remove inputs from a classify state, as if they had never been read.",
-        usage: "INPUT... --state FILE [--undo] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
+        usage: "INPUT... --state FILE [--undo] [--out FILE] [--format json|text] [--language CODE] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "The logbook to edit (required); changed in one transaction."),
             LogbookAccess.keyOption,
             .flag("undo", "Bring forgotten inputs back: the next classify --state reads them again."),
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             ReportFiles.formatOption,
+            ReportFiles.languageOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the state was made with (default: the state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the state was made with (default: the state's)."),
@@ -67,7 +68,7 @@ enum ForgetCommand {
         let inputs = "\(count) input\(count == 1 ? "" : "s")"
         reportError(undo ? "note: brought back \(inputs); classify \(count == 1 ? "it" : "them") again with --state to count \(count == 1 ? "it" : "them")"
                          : "note: forgot \(inputs); a later classify --state skips the same content ('unlocks forget --undo' brings it back)")
-        try ReportFiles.emit(result.report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(result.report, format: format, to: arguments.value("out"), arguments: arguments)
         return .success
     }
 }

@@ -9,12 +9,13 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge classify state files of shards (overlapping or not) into one state and report.",
-        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR] [--worldview NAME]",
+        usage: "STATE... [--state FILE] [--out FILE] [--format json|text] [--language CODE] [--lenient] [--include-passed-through] [--include-plans] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--badges FILE] [--tables DIR] [--worldview NAME]",
         options: [
             .value("state", "FILE", "Merge into the logbook FILE (created when missing), each shard in one transaction."),
             LogbookAccess.keyOption,
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             ReportFiles.formatOption,
+            ReportFiles.languageOption,
             .flag("lenient", "Count tentative unlocks too."),
             .value("time-zone", "NAME", "The IANA zone the states were made with (default: the first state's)."),
             .value("utc-offset", "±HH:MM", "The fixed offset the states were made with (default: the first state's)."),
@@ -69,7 +70,7 @@ enum MergeCommand {
         reportOptions.badges = badges
         var report = try await logbook.report(reportOptions)
         report.changes = nil
-        try ReportFiles.emit(report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(report, format: format, to: arguments.value("out"), arguments: arguments)
         return .success
     }
 }

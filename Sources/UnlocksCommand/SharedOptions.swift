@@ -16,6 +16,7 @@ enum RuleOptions {
     static let classifyOptionSpecs: [OptionSpec] = [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
             ReportFiles.formatOption,
+            ReportFiles.languageOption,
             .flag("lenient", "Count tentative unlocks (edge-only or border-straddling evidence) too."),
             .flag("include-plans", "Count plans (GPX routes, tracks with no time at all), as tentative untimed evidence; by default they are listed as planned and unlock nothing."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed (listed as passedThrough) as unlocked."),
@@ -130,6 +131,16 @@ enum ReportFiles {
     static let formatOption = OptionSpec.value("format", "FORMAT",
         "text (a summary to read) or json (docs/report-format.md). Default: text when standard output is a terminal, json when it is a file or a pipe or --out is given (as gh, ls and git choose).")
 
+    /// `--language CODE`: the text report's country names in a person's language.
+    static let languageOption = OptionSpec.value("language", "CODE",
+        "Name the countries of the text report in this language (a BCP 47 or CLDR locale: ja, de, fr, zh-Hant, pt-BR), from Unicode CLDR, else in English; China's provinces, cities and counties keep Chinese and English, and JSON keeps the tables' names.")
+
+    /// The names of `--language` (nil without it), from the CLDR names beside the tables.
+    static func countryNames(_ arguments: ParsedArguments) throws -> LocalizedNames? {
+        guard let language = arguments.value("language") else { return nil }
+        return try RegionNames(contentsOf: try TableSearch.directory(arguments) + "/" + RegionNames.fileName).localized(language)
+    }
+
     /// The report's format: `--format`, else text for a person at a terminal and JSON for a
     /// program (standard output a file or a pipe, or `--out FILE`): the convention of `gh`, `ls`
     /// and `git`, so `unlocks classify x` reads well and `unlocks classify x | jq` still works.
@@ -181,9 +192,10 @@ enum ReportFiles {
     }
 
     /// Writes the report as JSON or text to `out` (atomically) or to standard output.
-    static func emit(_ report: ClassifyReport, format: Format, to out: String?) throws {
+    static func emit(_ report: ClassifyReport, format: Format, to out: String?, arguments: ParsedArguments) throws {
         // The text report names files and their errors: control characters from them escaped.
-        let text = format == .json ? report.json().rendered() + "\n" : EscapedName.printable(report.text(), keep: ["\t", "\n"])
+        let text = format == .json ? report.json().rendered() + "\n"
+            : EscapedName.printable(report.text(countryNames: try countryNames(arguments)), keep: ["\t", "\n"])
         if let out {
             try AtomicFile.write(text, to: out)
         } else {

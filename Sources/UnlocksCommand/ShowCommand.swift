@@ -8,10 +8,11 @@ enum ShowCommand {
     static let spec = CommandSpec(
         name: "show",
         abstract: "Print the report of a logbook made by classify --state, without the inputs.",
-        usage: "STATE [--out FILE] [--format json|text] [--lenient] [--include-passed-through] [--badges FILE] [--state-key FILE] [--tables DIR] [--worldview NAME]",
+        usage: "STATE [--out FILE] [--format json|text] [--language CODE] [--lenient] [--include-passed-through] [--badges FILE] [--state-key FILE] [--tables DIR] [--worldview NAME]",
         options: [
             .value("out", "FILE", "Write the report to FILE (atomically) instead of standard output."),
-            .value("format", "FORMAT", "json (default) or text (a summary for a terminal)."),
+            ReportFiles.formatOption,
+            ReportFiles.languageOption,
             .flag("lenient", "Count tentative unlocks too."),
             .flag("include-passed-through", "Count regions only crossed at vehicle speed too."),
             .value("badges", "FILE", "Report each badge of FILE as classify --badges does (the percents reported are kept in the logbook)."),
@@ -38,7 +39,7 @@ enum ShowCommand {
         let logbook = try LogbookAccess.open(path, arguments, locator: locator, create: false)
         let report = try await logbook.report(ReportOptions(lenient: arguments.flags.contains("lenient"),
                                                             includePassedThrough: arguments.flags.contains("include-passed-through"), badges: badges))
-        try ReportFiles.emit(report, format: format, to: arguments.value("out"))
+        try ReportFiles.emit(report, format: format, to: arguments.value("out"), arguments: arguments)
         return .success
     }
 }

@@ -6,7 +6,40 @@ import Tracks
 
 extension ClassifyReport {
     /// A summary for a terminal: inputs, points, metrics, and a table of unlocks per level.
-    public func text() -> String {
+    /// `countryNames` names the countries in a person's language (Unicode CLDR, ``RegionNames``)
+    /// instead of the tables' Chinese and English; China's provinces, cities and counties keep both.
+    public func text(countryNames: LocalizedNames? = nil) -> String {
+        guard let countryNames else { return plainText() }
+        var named = self
+        func local(_ code: String) -> String? { countryNames.name(of: code) }
+        named.unlocks[.country] = unlocks[.country]?.map { u in
+            var u = u
+            if let name = local(u.code) { (u.name, u.englishName) = (name, "") }
+            return u
+        }
+        named.progress.mostExplored[.country] = progress.mostExplored[.country]?.map { r in
+            var r = r
+            if let name = local(r.code) { (r.name, r.englishName) = (name, "") }
+            return r
+        }
+        func renamed(_ lists: [RegionLevel: [Changes.Region]]) -> [RegionLevel: [Changes.Region]] {
+            var lists = lists
+            lists[.country] = lists[.country]?.map { r in
+                var r = r
+                if let name = local(r.code) { (r.name, r.englishName) = (name, "") }
+                return r
+            }
+            return lists
+        }
+        if let changes {
+            named.changes?.unlocked = renamed(changes.unlocked)
+            named.changes?.confirmed = renamed(changes.confirmed)
+            named.changes?.lost = renamed(changes.lost)
+        }
+        return named.plainText()
+    }
+
+    private func plainText() -> String {
         let totals = pointTotals
         var out = changes?.text() ?? ""
         out += "Inputs: \(count(.read)) read in full"

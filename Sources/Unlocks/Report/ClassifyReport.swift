@@ -162,7 +162,7 @@ public struct ClassifyReport: Sendable {
     /// Points read, kept, in flight and dropped, superseded readings excluded (``CombinedLedger/points``).
     public let pointTotals: PointTotals
     /// Every region with evidence, per level, earliest first visit first (ties by code).
-    public let unlocks: [RegionLevel: [Unlock]]
+    public internal(set) var unlocks: [RegionLevel: [Unlock]]
     public let metrics: Metrics
     /// The continents (UN M.49, as Unicode CLDR groups the countries: Africa, Asia, Europe,
     /// North America, South America, Oceania, Antarctica) of the counted countries, by code.
@@ -195,7 +195,7 @@ public struct ClassifyReport: Sendable {
     /// The series by local year, in order.
     public let years: [Year]
     /// The regions most explored, children unlocked, the nearest city and county not unlocked.
-    public let progress: Progress
+    public internal(set) var progress: Progress
     /// The explorer tiles' figures at zoom 14 and 17 (``TileMetrics``).
     public let tiles: [TileMetrics]
     /// The visited tiles of each reported zoom (keys of that zoom).
