@@ -63,7 +63,7 @@ class Region:
 
 
 def bundled_directory() -> Path:
-    """The tables inside the package (world.bin, international.bin, china.bin, manifest.json)."""
+    """The tables inside the package (world.bin, international.bin, china.bin, subdivisions.bin, CLDR's names and continents, manifest.json)."""
     return _native.PACKAGE_DIRECTORY / "tables"
 
 

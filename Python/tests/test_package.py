@@ -30,9 +30,10 @@ def test_the_package_is_the_installed_wheel_with_the_committed_tables() -> None:
         assert Path(sys.prefix).resolve() in PACKAGE.parents, f"testing {PACKAGE}, not the wheel installed in {sys.prefix}"
         names = zipfile.ZipFile(os.environ["ADMINUNLOCKS_WHEEL"]).namelist()
         for required in ("adminunlocks/libAdminUnlocksC.so", "adminunlocks/adminunlocks.h", "adminunlocks/py.typed",
-                         "adminunlocks/tables/china.bin", "adminunlocks/tables/world.bin", "adminunlocks/tables/international.bin"):
+                         "adminunlocks/tables/china.bin", "adminunlocks/tables/world.bin", "adminunlocks/tables/international.bin",
+                         "adminunlocks/tables/subdivisions.bin", "adminunlocks/tables/continents.tsv", "adminunlocks/tables/cldr-names.tsv.gz"):
             assert required in names
-    for name in ("world.bin", "international.bin", "china.bin", "manifest.json"):
+    for name in sorted(path.name for path in (REPOSITORY / "Data/regions").iterdir()):
         shipped = au.bundled_directory() / name
         assert hashlib.sha256(shipped.read_bytes()).digest() == hashlib.sha256((REPOSITORY / "Data/regions" / name).read_bytes()).digest()
     assert au.open_tables().directory == au.bundled_directory()
