@@ -196,6 +196,11 @@ enum ReportFiles {
         // The text report names files and their errors: control characters from them escaped.
         let text = format == .json ? report.json().rendered() + "\n"
             : EscapedName.printable(report.text(countryNames: try countryNames(arguments)), keep: ["\t", "\n"])
+        try write(text, to: out)
+    }
+
+    /// Writes `text` to `out` (atomically) or to standard output.
+    static func write(_ text: String, to out: String?) throws {
         if let out {
             try AtomicFile.write(text, to: out)
         } else {

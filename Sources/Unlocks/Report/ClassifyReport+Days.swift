@@ -16,7 +16,10 @@ extension ClassifyReport {
         init(zone: LocalTimeZone, days: Set<Int64>) {
             clock = LocalDayClock(zone: zone)
             fixedOffset = zone.fixedMinutes.map { Int64($0) * 60_000 }
-            for day in days { series[day] = Day(day: day) }
+            for day in days {
+                series[day] = Day(day: day)
+                series[day]!.recorded = true
+            }
         }
 
         /// The days in order.

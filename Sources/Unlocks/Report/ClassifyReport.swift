@@ -96,6 +96,8 @@ public struct ClassifyReport: Sendable {
         public var durationMilliseconds: Int64 = 0
         /// Explorer tiles first visited on the day, by zoom.
         public var newTiles: [Int: Int] = [:]
+        /// Whether a timed point was recorded on the day (``Metrics/recordedDays`` counts these).
+        public var recorded = false
     }
 
     /// One local year of the series: its days summed.
