@@ -31,11 +31,16 @@ final class KilledRunTests: XCTestCase {
         try walk(count: 60_000, latitude: 31.20, longitude: 121.40, start: 1_714_625_200).write(toFile: dir + "/b.csv", atomically: true, encoding: .utf8)
         let tables = Repository.tables
         XCTAssertEqual(try CommandRunner.run(["classify", dir + "/a.csv", "--state", dir + "/base", "--tables", tables]).status, 0)
-        let started = Date()
-        let whole = try CommandRunner.run(["classify", dir + "/a.csv", dir + "/b.csv", "--state", dir + "/both", "--tables", tables])
-        XCTAssertEqual(whole.status, 0, whole.stderr)
-        let elapsed = Date().timeIntervalSince(started)
-        let before = try await report(dir + "/base"), after = try await report(dir + "/both")
+        // How long the run the trials kill takes: the shorter of two (a busy machine only lengthens one).
+        var elapsed = Double.infinity
+        for attempt in 0..<2 {
+            try FileManager.default.copyItem(atPath: dir + "/base", toPath: dir + "/both-\(attempt)")
+            let started = Date()
+            let whole = try CommandRunner.run(["classify", dir + "/b.csv", "--state", dir + "/both-\(attempt)", "--tables", tables])
+            XCTAssertEqual(whole.status, 0, whole.stderr)
+            elapsed = min(elapsed, Date().timeIntervalSince(started))
+        }
+        let before = try await report(dir + "/base"), after = try await report(dir + "/both-0")
         XCTAssertNotEqual(before, after)
 
         var random = SplitMix64(seed: 31)
@@ -43,8 +48,9 @@ final class KilledRunTests: XCTestCase {
         for trial in 0..<10 {
             let work = dir + "/work-\(trial)"
             try FileManager.default.copyItem(atPath: dir + "/base", toPath: work)
-            let run = try CommandRunner.run(["classify", dir + "/b.csv", "--state", work, "--tables", tables],
-                                            timeout: elapsed * random.uniform(0.05, 1.3))
+            // Eight trials killed somewhere in the run, two given time to finish.
+            let share = trial < 8 ? random.uniform(0.02, 0.8) : 3
+            let run = try CommandRunner.run(["classify", dir + "/b.csv", "--state", work, "--tables", tables], timeout: elapsed * share)
             let database = try SQLiteDatabase(path: work)
             XCTAssertEqual(try database.integrityCheck(), ["ok"], "trial \(trial)")
             let now = try await report(work)

@@ -317,11 +317,16 @@ final class StateMigrationTests: XCTestCase {
         // ground distance split by movement (version 4 never recorded it; docs/report-format.md).
         let expected = try canonical(try String(contentsOfFile: fixtures + "/previous-release-report.json", encoding: .utf8))
         let now = try canonical(report.json().rendered())
-        // Every member the previous release wrote, as it wrote it (members added since aside).
+        // Every member the previous release wrote, as it wrote it (members added since aside, and
+        // the figures of a region's whole outline, which follow the tables: its area, the share of
+        // it explored, its tiles in all; the tables have been rebuilt since).
+        let outlineFigures: Set<String> = ["areaKm2", "exploredPercent", "total"]
         func assertKept(_ old: Any?, _ new: Any?, _ path: String) {
             if let old = old as? [String: Any] {
                 guard let new = new as? [String: Any] else { return XCTFail("\(path) is gone") }
-                for (key, value) in old where !key.lowercased().contains("distance") { assertKept(value, new[key], path + "." + key) }
+                for (key, value) in old where !key.lowercased().contains("distance") && !outlineFigures.contains(key) {
+                    assertKept(value, new[key], path + "." + key)
+                }
             } else if let old = old as? [Any] {
                 guard let new = new as? [Any], new.count == old.count else { return XCTFail("\(path) has another length") }
                 for (index, value) in old.enumerated() { assertKept(value, new[index], path + "[\(index)]") }
