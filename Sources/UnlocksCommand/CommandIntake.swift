@@ -31,8 +31,7 @@ enum CommandIntake {
 
     /// The intake's options from the command line: the rules, `--datum`, `--datum-for`, `--include-virtual`.
     static func options(_ arguments: ParsedArguments) throws -> IntakeOptions {
-        var rules = try RuleOptions.parse(arguments)
-        rules.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
+        let rules = try RuleOptions.parse(arguments)
         var options = IntakeOptions(classify: rules)
         do {
             options.datums = try DatumRules(arguments.values["datum-for"] ?? [], fallback: rules.inputDatum)

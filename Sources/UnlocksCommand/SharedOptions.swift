@@ -1,4 +1,5 @@
 import Foundation
+import ChinaDatum
 import Intake
 import RegionTables
 import Tracks
@@ -40,6 +41,8 @@ enum RuleOptions {
     /// logbook's own rules, or the defaults).
     static func parse(_ arguments: ParsedArguments, base: ClassifyOptions = ClassifyOptions()) throws -> ClassifyOptions {
         var options = base
+        // The run's datum, which its report names (a logbook keeps no datum: each input has its own).
+        options.inputDatum = try arguments.choice("datum", as: Datum.self) ?? .wgs84
         if let zone = try timeZone(arguments) { options.timeZone = zone }
         if let text = arguments.value("explore-max-speed") {
             guard let kmh = Double(text), kmh.isFinite, kmh > 0, kmh <= 1000 else {
