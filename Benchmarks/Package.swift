@@ -31,7 +31,7 @@ let package = Package(
         shared("ChinaDatum"),
         shared("TextFormats"),
         shared("SeededRandom"),
-        shared("RegionTables", ["ChinaDatum", "CAtomicFlags"]),
+        shared("RegionTables", ["ChinaDatum", "CAtomicFlags", "CZlib"]),
         shared("Tracks", ["TextFormats"]),
         shared("Unlocks", ["ChinaDatum", "RegionTables", "TextFormats", "Tracks"]),
         shared("BorderAudit", ["ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks"]),
@@ -40,7 +40,7 @@ let package = Package(
         shared("LogbookStore", ["CSQLite", "ChinaDatum", "RegionTables", "TextFormats", "Tracks", "Unlocks", "Intake", "FootprintMap"]),
         shared("BoundaryBuild", ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom", "BorderAudit"], swift5: true),
         shared("PlaceWalks", ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"], swift5: true),
-        shared("TrackFuzzing", ["CZlib", "SeededRandom", "RegionTables"], swift5: true),
+        shared("TrackFuzzing", ["CZlib", "SeededRandom", "RegionTables"]),
         .executableTarget(
             name: "UnlocksBench",
             dependencies: ["ChinaDatum", "TextFormats", "RegionTables", "Tracks", "Intake", "Unlocks", "LogbookStore",

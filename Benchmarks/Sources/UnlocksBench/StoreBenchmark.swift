@@ -108,7 +108,7 @@ enum StoreBenchmark {
         }
         let recordSeconds = Stopwatch.now() - recordStart
         print("record and save: \(fixed(Double(points.count) / recordSeconds, 0)) points/s (batches of 100, each one transaction)")
-        try blocking { try await logbook.endRecording() }
+        _ = try blocking { try await logbook.endRecording() }
 
         let ledger = try blocking { await logbook.ledger }
         return LedgerState.encode(ledger, options: rules, tables: locator.tables).count
