@@ -104,7 +104,7 @@ let package = Package(
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"]),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "TrackFuzzing", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
