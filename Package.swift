@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks", "Tracks", "RegionTables", "UnlocksTestSupport"], swiftSettings: swift5),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
         // The repository itself: the portability check catches what it should, every doc link resolves.
-        .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"]),
         // The committed world table against the full-resolution source where it once went wrong.
         .testTarget(name: "WorldAgreementTests", dependencies: ["PlaceWalks", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
     ]
