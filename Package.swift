@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"]),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "TrackFuzzing", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "TrackFuzzing", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"]),
         .testTarget(name: "LogbookStoreTests", dependencies: ["LogbookStore", "Intake", "Unlocks", "RegionTables", "Tracks", "TextFormats", "SeededRandom", "UnlocksTestSupport"], exclude: ["Fixtures"]),
