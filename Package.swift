@@ -87,7 +87,7 @@ let package = Package(
 
         // "A short walk in any town unlocks its country": the classifier against the source country
         // at populated places (WorldAgreementTests on the island countries, the bench on all).
-        .target(name: "PlaceWalks", dependencies: ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"], swiftSettings: swift5),
+        .target(name: "PlaceWalks", dependencies: ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"]),
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in the benchmarks package (Benchmarks/, `Scripts/bench fuzz`).
