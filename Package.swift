@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport"),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "CRsvg", "FootprintMap", "Intake", "LogbookStore", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "CRsvg", "FootprintMap", "Intake", "LogbookStore", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
