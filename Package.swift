@@ -116,6 +116,6 @@ let package = Package(
         // The repository itself: the portability check catches what it should, every doc link resolves.
         .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"]),
         // The committed world table against the full-resolution source where it once went wrong.
-        .testTarget(name: "WorldAgreementTests", dependencies: ["PlaceWalks", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "WorldAgreementTests", dependencies: ["PlaceWalks", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"]),
     ]
 )
