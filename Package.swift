@@ -8,9 +8,6 @@
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
-// Swift 6 language mode everywhere but the targets whose threading still needs its Swift 5 checks.
-let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-
 let package = Package(
     name: "AdminUnlocks",
     // Linux needs no entry (every target builds there); the run-time also builds for these.
@@ -83,7 +80,7 @@ let package = Package(
         .target(name: "SeededRandom"),
 
         // Build-time: owns GEOS and PROJ handles.
-        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom", "BorderAudit"], swiftSettings: swift5),
+        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom", "BorderAudit"]),
 
         // "A short walk in any town unlocks its country": the classifier against the source country
         // at populated places (WorldAgreementTests on the island countries, the bench on all).
