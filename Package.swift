@@ -8,9 +8,6 @@
 //   build-time only, links GEOS / PROJ / SQLite:    BoundaryBuild (+ CGEOS, CPROJ, CSQLite)
 import PackageDescription
 
-// Swift 6 language mode everywhere but the targets whose threading still needs its Swift 5 checks.
-let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-
 let package = Package(
     name: "AdminUnlocks",
     // Linux needs no entry (every target builds there); the run-time also builds for these.
@@ -83,11 +80,11 @@ let package = Package(
         .target(name: "SeededRandom"),
 
         // Build-time: owns GEOS and PROJ handles.
-        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom", "BorderAudit"], swiftSettings: swift5),
+        .target(name: "BoundaryBuild", dependencies: ["CGEOS", "CPROJ", "CSQLite", "CArchive", "ChinaDatum", "TextFormats", "RegionTables", "SeededRandom", "BorderAudit"]),
 
         // "A short walk in any town unlocks its country": the classifier against the source country
         // at populated places (WorldAgreementTests on the island countries, the bench on all).
-        .target(name: "PlaceWalks", dependencies: ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"], swiftSettings: swift5),
+        .target(name: "PlaceWalks", dependencies: ["BoundaryBuild", "RegionTables", "Tracks", "Unlocks"]),
 
         // Mutation fuzzing of `unlocks classify` (not shipped): the quick run in UnlocksCommandTests,
         // the large one in the benchmarks package (Benchmarks/, `Scripts/bench fuzz`).
@@ -100,22 +97,22 @@ let package = Package(
         .target(name: "UnlocksTestSupport", dependencies: ["SeededRandom", "Tracks", "RegionTables"], path: "Tests/UnlocksTestSupport"),
 
         // The command-line tool `unlocks`.
-        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "CRsvg", "FootprintMap", "Intake", "LogbookStore", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"], swiftSettings: swift5),
+        .executableTarget(name: "UnlocksCommand", dependencies: ["AdminUnlocks", "BorderAudit", "ChinaDatum", "CRsvg", "FootprintMap", "Intake", "LogbookStore", "Tracks", "TextFormats", "RegionTables", "Unlocks", "BoundaryBuild"]),
 
         .testTarget(name: "ChinaDatumTests", dependencies: ["ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "BoundaryBuildTests", dependencies: ["BoundaryBuild", "UnlocksTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "RegionTablesTests", dependencies: ["RegionTables", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats", "UnlocksTestSupport"]),
         .testTarget(name: "TracksTests", dependencies: ["Tracks", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "TrackFuzzing", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
-        .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "Tracks", "Unlocks", "RegionTables", "ChinaDatum", "SeededRandom", "TrackFuzzing", "UnlocksTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"]),
         .testTarget(name: "LogbookStoreTests", dependencies: ["LogbookStore", "Intake", "Unlocks", "RegionTables", "Tracks", "TextFormats", "SeededRandom", "UnlocksTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks", "Tracks", "RegionTables", "UnlocksTestSupport"], swiftSettings: swift5),
-        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks", "Tracks", "RegionTables", "UnlocksTestSupport"]),
+        .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         // The repository itself: the portability check catches what it should, every doc link resolves.
-        .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"], swiftSettings: swift5),
+        .testTarget(name: "RepositoryTests", dependencies: ["UnlocksTestSupport"]),
         // The committed world table against the full-resolution source where it once went wrong.
-        .testTarget(name: "WorldAgreementTests", dependencies: ["PlaceWalks", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"], swiftSettings: swift5),
+        .testTarget(name: "WorldAgreementTests", dependencies: ["PlaceWalks", "BoundaryBuild", "RegionTables", "ChinaDatum", "UnlocksTestSupport"], exclude: ["Fixtures"]),
     ]
 )

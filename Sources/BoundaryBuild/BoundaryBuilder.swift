@@ -12,7 +12,7 @@ import Glibc
 /// Tables are first written next to their final names and renamed into place only when every
 /// table has been built, manifest last, so a failed or interrupted rebuild leaves the previous
 /// tables untouched.
-public struct BoundaryBuilder {
+public struct BoundaryBuilder: Sendable {
     public static let defaultTolerance = 30.0
     public static let defaultBuffer = 100.0
     /// World table: land borders within 100 m of the source (20 m pre-simplification + 80 m).
@@ -59,15 +59,16 @@ public struct BoundaryBuilder {
         let started = Stopwatch.seconds()
         let archive = try SourceArchive(location: source, allowUnpinned: allowUnpinned)
         log("source: \(source) (sha256 \(archive.sha256))")
-        var catalog = try SourceCatalog(archive, includeWorld: true)
+        var named = try SourceCatalog(archive, includeWorld: true)
         let englishNames = try EnglishNames(contentsOf: englishNamesPath)
-        try englishNames.apply(to: &catalog)
+        try englishNames.apply(to: &named)
+        let catalog = named
         log("catalog: \(catalog.china.count) Chinese regions, \(catalog.countries.count) countries (\(rounded(Stopwatch.seconds() - started, 1)) s)")
         let international = try naturalEarth.map { try NaturalEarthSource(location: $0, allowUnpinned: allowUnpinned) }
         if let international { log("international: \(international.location) (sha256 \(international.sha256)), \(international.countries.count) countries") }
         // The tables are independent: build them side by side (each with its own GEOS context).
-        var subdivisionSource: SubdivisionSource?
-        var cldr: (names: [UInt8], continents: [UInt8], english: LocalizedNames)?
+        let subdivisionSource: SubdivisionSource?
+        let cldr: (names: [UInt8], continents: [UInt8], english: LocalizedNames)?
         if let orangeGeo, let superset, let international {
             var source = try SubdivisionSource(orange: orangeGeo, superset: superset, codeByADM0A3: international.codeByADM0A3,
                                                codeByAlpha2: international.codeByAlpha2, allowUnpinned: allowUnpinned)
@@ -79,6 +80,9 @@ public struct BoundaryBuilder {
             log("subdivisions: \(source.units.count) units (\(source.uncoded.values.reduce(0) { $0 + $1.count }) without an ISO code)")
         } else if onlySubdivisions {
             throw SourceError(path: source, reason: "building the subdivisions needs --international, --orange-geo and --superset")
+        } else {
+            subdivisionSource = nil
+            cldr = nil
         }
         let results = Results()
         let worldBuilder = WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer)
@@ -94,46 +98,49 @@ public struct BoundaryBuilder {
                     let builder = SubdivisionTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer)
                     let built = try builder.build(subdivisionSource, countries: countries, chinaProvinces: catalog.china.filter { $0.level == .province },
                                                   sourceSHA256: subdivisionSource.orangeSHA256, log: log)
-                    results.subdivisions = built
+                    results.update { $0.subdivisions = built }
                 } else if job == 0 {
-                    results.china = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+                    let built = try ChinaTableBuilder(tolerance: tolerance, buffer: buffer).build(catalog, sourceSHA256: archive.sha256, log: log)
+                    results.update { $0.china = built }
                 } else if job == 1 {
-                    results.world = try worldBuilder.build(catalog, sourceSHA256: archive.sha256, log: log)
+                    let built = try worldBuilder.build(catalog, sourceSHA256: archive.sha256, log: log)
+                    results.update { $0.world = built }
                 } else if let international {
                     // Natural Earth's borders share their vertices: no pre-simplification (``WorldTableBuilder/preTolerance``).
                     let builder = WorldTableBuilder(tolerance: worldTolerance, coastTolerance: Self.defaultWorldCoastTolerance, buffer: Self.defaultWorldBuffer,
                                                     preTolerance: 0)
                     let built = try builder.build(countries: international.countries, seamCountry: nil, name: "international",
                                                        sourceSHA256: international.sha256, log: log)
-                    results.international = (built.bytes, built.report)
+                    results.update { $0.international = (built.bytes, built.report) }
                 }
             } catch {
-                results.fail(error)
+                results.update { if $0.error == nil { $0.error = error } }
             }
         }
-        if let error = results.error { throw error }
-        var subdivisionReport = results.subdivisions?.report
+        let finished = results.current
+        if let error = finished.error { throw error }
+        var subdivisionReport = finished.subdivisions?.report
         subdivisionReport?.file = "subdivisions.bin"
-        let subdivisionFiles: [(String, [UInt8])] = results.subdivisions.map { built in
+        let subdivisionFiles: [(String, [UInt8])] = finished.subdivisions.map { built in
             [("subdivisions.bin", built.bytes), (RegionNames.fileName, cldr!.names), (Continents.fileName, cldr!.continents)]
         } ?? []
-        if let built = results.subdivisions { _ = try RegionTable(bytes: built.bytes, path: "subdivisions.bin") }
+        if let built = finished.subdivisions { _ = try RegionTable(bytes: built.bytes, path: "subdivisions.bin") }
         if onlySubdivisions {
             try Self.writeAtomically(subdivisionFiles, to: outputDirectory)
             return .object([("tables", .array(subdivisionReport.map { [Self.json($0)] } ?? []))])
         }
-        let china = results.china!, world = results.world!
+        let china = finished.china!, world = finished.world!
         var report = china.report
         report.file = "china.bin"
         var worldReport = world.report
         worldReport.file = "world.bin"
-        var internationalReport = results.international?.report
+        var internationalReport = finished.international?.report
         internationalReport?.file = "international.bin"
 
         // Check what we wrote by reading it back exactly as an app would.
         _ = try RegionTable(bytes: china.bytes, path: report.file)
         _ = try RegionTable(bytes: world.bytes, path: worldReport.file)
-        if let built = results.international { _ = try RegionTable(bytes: built.bytes, path: "international.bin") }
+        if let built = finished.international { _ = try RegionTable(bytes: built.bytes, path: "international.bin") }
 
         let manifest = JSONValue.object([
             ("format", .string("AdminUnlocks region tables, format version \(TableFormat.version) (docs/region-table-format.md)")),
@@ -163,22 +170,30 @@ public struct BoundaryBuilder {
             ("buildSeconds", .number(rounded(Stopwatch.seconds() - started, 1))),
         ])
         try Self.writeAtomically([(report.file, china.bytes), (worldReport.file, world.bytes)]
-                                 + (results.international.map { [("international.bin", $0.bytes)] } ?? []) + subdivisionFiles
+                                 + (finished.international.map { [("international.bin", $0.bytes)] } ?? []) + subdivisionFiles
                                  + [("manifest.json", Array((manifest.rendered() + "\n").utf8))], to: outputDirectory)
         return manifest
     }
 
-    /// Where the two concurrent table builds leave their results.
+    /// Where the concurrent table builds leave their results (the first error, if any), only
+    /// touched under `lock`.
     private final class Results: @unchecked Sendable {
-        var china: (bytes: [UInt8], report: TableReport)?
-        var world: (bytes: [UInt8], report: TableReport, seam: [String: Double])?
-        var international: (bytes: [UInt8], report: TableReport)?
-        var subdivisions: (bytes: [UInt8], report: TableReport)?
-        private(set) var error: Error?
+        struct Built: Sendable {
+            var china: (bytes: [UInt8], report: TableReport)?
+            var world: (bytes: [UInt8], report: TableReport, seam: [String: Double])?
+            var international: (bytes: [UInt8], report: TableReport)?
+            var subdivisions: (bytes: [UInt8], report: TableReport)?
+            var error: Error?
+        }
         private let lock = NSLock()
-        func fail(_ error: Error) {
+        private var built = Built()
+        func update(_ body: (inout Built) -> Void) {
             lock.lock(); defer { lock.unlock() }
-            if self.error == nil { self.error = error }
+            body(&built)
+        }
+        var current: Built {
+            lock.lock(); defer { lock.unlock() }
+            return built
         }
     }
 

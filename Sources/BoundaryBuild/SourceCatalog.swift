@@ -4,7 +4,7 @@ import TextFormats
 
 /// One region as the source describes it: identity, hierarchy, names and full-resolution polygons
 /// (lon/lat, in the source's datum).
-public struct SourceRegion {
+public struct SourceRegion: Sendable {
     public var level: RegionLevel
     /// Adcode for Chinese regions (e.g. 110105), or the ISO3 code for countries.
     public var code: String
@@ -19,7 +19,7 @@ public struct SourceRegion {
 }
 
 /// Reads `index/administrative.db` and the GeoJSON geometries it points to.
-public struct SourceCatalog {
+public struct SourceCatalog: Sendable {
     /// China's province, city and county regions (GCJ-02).
     public var china: [SourceRegion] = []
     /// China's outline (GCJ-02), code `CHN`.

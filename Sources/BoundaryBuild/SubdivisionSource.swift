@@ -7,7 +7,7 @@ import TextFormats
 /// wheel `apache-superset` 6.1.0 (its country maps, Natural Earth admin-1 with the `ISO` code),
 /// joined by containment: a unit takes the code of the Superset feature holding its label point.
 /// Both wheels are pinned by sha256 and read in place.
-public struct SubdivisionSource {
+public struct SubdivisionSource: Sendable {
     public static let orangeRelease = SourcePin.orangeGeo.release
     public static let supersetRelease = SourcePin.superset.release
     static let orangePrefix = "orangecontrib/geo/geojson/admin1-"

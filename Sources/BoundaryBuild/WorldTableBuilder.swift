@@ -18,7 +18,7 @@ import Glibc
 /// is the surveyed one; the neighbours only copied it in the wrong datum), else to the smallest
 /// claimant (enclaves); narrow unclaimed slivers to the neighbour sharing most of their outline
 /// (China last, for the same reason); larger unclaimed faces (seas, lakes) stay outside.
-public struct WorldTableBuilder {
+public struct WorldTableBuilder: Sendable {
     /// Land borders: the most a stored border may deviate from the source, metres.
     public let tolerance: Double
     /// Coastlines (arcs with the sea on one side): their deviation budget, metres. The buffer

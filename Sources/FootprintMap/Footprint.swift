@@ -7,7 +7,7 @@ import Unlocks
 /// of their first visitor, and the day-by-day growth (the report's `days`), over the two region tables. Rendered as
 /// GeoJSON (``geoJSON()``) and as one self-contained HTML page (``html()``). Schema and
 /// choices: docs/footprint-format.md.
-public struct Footprint {
+public struct Footprint: Sendable {
     /// The finest region a cell was first explored in: a Chinese county (or city, or province)
     /// when in China's table, else a country, else none.
     public struct Place: Hashable, Comparable, Sendable {

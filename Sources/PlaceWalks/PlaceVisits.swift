@@ -11,7 +11,7 @@ import Glibc
 /// place at 1.33 m/s, 10 m accuracy) must give a confirmed unlock of that country, without
 /// `--lenient`. The places are GeoNames' cities15000 (`Scripts/fixtures/make-populated-places`).
 public enum PlaceVisits {
-    public struct Place {
+    public struct Place: Sendable {
         public var id: String
         public var latitude: Double
         public var longitude: Double

@@ -109,6 +109,23 @@ struct OutputError: Error, CustomStringConvertible {
 /// Prints `unlocks: message` on standard error, one line: control characters from the inputs
 /// (a NUL would cut it, ESC drive the terminal) escaped.
 func reportError(_ message: String) {
-    let line = "unlocks: \(EscapedName.printable(message))\n"
-    _ = line.withCString { fputs($0, stderr) }
+    writeToStandardError("unlocks: \(EscapedName.printable(message))\n")
+}
+
+/// Writes `text` to standard error at once, as C's unbuffered `stderr` does, but through file
+/// descriptor 2 (`stderr` is a mutable C global, which Swift 6 does not let concurrent code read).
+/// A failed write is ignored, as `fputs`'s is.
+func writeToStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += n
+        }
+    }
 }

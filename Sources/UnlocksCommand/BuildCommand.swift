@@ -50,7 +50,7 @@ enum BuildCommand {
         builder.orangeGeo = arguments.value("orange-geo")
         builder.superset = arguments.value("superset")
         builder.onlySubdivisions = arguments.flags.contains("only-subdivisions")
-        try builder.run(log: { fputs("build: \($0)\n", stderr) })
+        try builder.run(log: { writeToStandardError("build: \($0)\n") })
         return .success
     }
 }

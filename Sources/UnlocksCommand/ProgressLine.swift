@@ -1,3 +1,4 @@
+import Foundation
 import Intake
 
 #if canImport(Glibc)
@@ -6,9 +7,11 @@ import Glibc
 import Darwin
 #endif
 
-/// One self-overwriting status line on standard error, shown only when it is a terminal.
-final class ProgressLine {
+/// One self-overwriting status line on standard error, shown only when it is a terminal. The
+/// intake's workers report to it from their threads: its state is only touched under `lock`.
+final class ProgressLine: @unchecked Sendable {
     let enabled: Bool
+    private let lock = NSLock()
     private var lastUpdate = 0.0
     private let started: Double
     private var shown = false
@@ -29,6 +32,7 @@ final class ProgressLine {
     /// of the inputs done so far.
     func show(_ progress: IntakeProgress) {
         guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
         let now = Self.now()
         guard now - lastUpdate >= 0.2 else { return }
         lastUpdate = now
@@ -38,14 +42,16 @@ final class ProgressLine {
             let remaining = elapsed * Double(progress.bytesTotal - progress.bytesDone) / Double(progress.bytesDone)
             line += "  ETA \(Int(remaining) / 60):" + (Int(remaining) % 60 < 10 ? "0" : "") + "\(Int(remaining) % 60)"
         }
-        fputs("\r\u{1B}[K" + line, stderr)
+        writeToStandardError("\r\u{1B}[K" + line)
         shown = true
     }
 
     /// Clears the line before other output.
     func clear() {
-        guard enabled, shown else { return }
-        fputs("\r\u{1B}[K", stderr)
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        guard shown else { return }
+        writeToStandardError("\r\u{1B}[K")
         shown = false
     }
 

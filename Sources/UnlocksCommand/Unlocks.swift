@@ -23,7 +23,7 @@ enum ExitCode: Int32 {
 /// `unlocks`: the command-line entry point. Dispatches to a subcommand.
 @main
 enum Unlocks {
-    static let commands: [(spec: CommandSpec, run: (ParsedArguments) async throws -> ExitCode)] = [
+    static let commands: [(spec: CommandSpec, run: @Sendable (ParsedArguments) async throws -> ExitCode)] = [
         (ConvertCommand.spec, ConvertCommand.run),
         (LocateCommand.spec, LocateCommand.run),
         (ClassifyCommand.spec, ClassifyCommand.run),
@@ -53,7 +53,7 @@ enum Unlocks {
 
     static func run(_ arguments: [String]) async -> ExitCode {
         guard let name = arguments.first else {
-            fputs(overview, stderr)
+            writeToStandardError(overview)
             return .usage
         }
         if name == "--version" || name == "version" {
@@ -70,7 +70,7 @@ enum Unlocks {
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {
             reportError("unknown command '\(name)'")
-            fputs(overview, stderr)
+            writeToStandardError(overview)
             return .usage
         }
         do {
@@ -82,7 +82,7 @@ enum Unlocks {
             return try await command.run(parsed)
         } catch let error as UsageError {
             reportError("\(command.spec.name): \(error.message)")
-            fputs("Usage: unlocks \(command.spec.name) \(command.spec.usage)\nRun 'unlocks \(command.spec.name) --help' for details.\n", stderr)
+            writeToStandardError("Usage: unlocks \(command.spec.name) \(command.spec.usage)\nRun 'unlocks \(command.spec.name) --help' for details.\n")
             return .usage
         } catch let error as InputError {
             reportError(error.description)

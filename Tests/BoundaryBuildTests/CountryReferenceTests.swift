@@ -12,7 +12,9 @@ import XCTest
 final class CountryReferenceTests: XCTestCase {
     static let subset: Set<String> = ["CHN", "KOR", "MNG", "PRK", "RUS"]
 
-    static let fixture: Result<(catalog: SourceCatalog, reference: SourceReference), Error> = Result {
+    // SourceReference holds a GEOS context, which one thread at a time may use: XCTest runs these
+    // tests one after another on one thread, the only one that touches the fixture.
+    nonisolated(unsafe) static let fixture: Result<(catalog: SourceCatalog, reference: SourceReference), Error> = Result {
         let catalog = try SourceCatalog(try SourceSubset.archive.get(), levels: [.country], includeWorld: true, countries: subset)
         return (catalog, try SourceReference(catalog))
     }

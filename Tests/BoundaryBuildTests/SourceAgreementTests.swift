@@ -14,7 +14,9 @@ import UnlocksTestSupport
 final class SourceAgreementTests: XCTestCase {
     static let root = URL(fileURLWithPath: Repository.root)
 
-    static let fixture: Result<(catalog: SourceCatalog, reference: SourceReference, locator: RegionLocator), Error> = Result {
+    // SourceReference holds a GEOS context, which one thread at a time may use: XCTest runs these
+    // tests one after another on one thread, the only one that touches the fixture.
+    nonisolated(unsafe) static let fixture: Result<(catalog: SourceCatalog, reference: SourceReference, locator: RegionLocator), Error> = Result {
         let catalog = try SourceSubset.catalog.get()
         let locator = try RegionLocator(directory: root.appendingPathComponent("Data/regions").path, marginRadius: 0)
         return (catalog, try SourceReference(catalog), locator)

@@ -21,13 +21,13 @@ final class RegionTableTests: XCTestCase {
     /// The committed table, loaded once through the memory-mapped path (shared by the tests).
     static var china: RegionTable { BundledTables.tables.china }
 
-    /// The china.bin entry of the manifest beside it (Data/regions/manifest.json).
-    static let manifest: [String: Any] = {
+    /// The china.bin entry's counts in the manifest beside it (Data/regions/manifest.json).
+    static let manifest: [String: Int] = {
         let url = tableURL.deletingLastPathComponent().appendingPathComponent("manifest.json")
         let data = try! Data(contentsOf: url)
         let root = try! JSONSerialization.jsonObject(with: data) as! [String: Any]
         let tables = root["tables"] as! [[String: Any]]
-        return tables.first { $0["file"] as? String == "china.bin" }!
+        return tables.first { $0["file"] as? String == "china.bin" }!.compactMapValues { $0 as? Int }
     }()
 
     /// Quantised coordinates of a GCJ-02 position (x = round(lon / 1e-5), y = round(lat / 1e-5)).
@@ -87,7 +87,7 @@ final class RegionTableTests: XCTestCase {
     }
 
     /// Runs `body` on another thread and fails if it does not finish within `seconds` (a hang).
-    func finishes(within seconds: Double, _ what: String, _ body: @escaping () -> Void,
+    func finishes(within seconds: Double, _ what: String, _ body: @escaping @Sendable () -> Void,
                   file: StaticString = #filePath, line: UInt = #line) {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -112,9 +112,9 @@ final class RegionTableTests: XCTestCase {
         XCTAssertEqual(table.buffer, 100)
         XCTAssertEqual(table.step, 1)
         XCTAssertEqual(table.byteCount, Self.fileBytes.count)
-        XCTAssertEqual(table.byteCount, Self.manifest["bytes"] as? Int)
-        XCTAssertEqual(table.unitCount, Self.manifest["units"] as? Int)
-        XCTAssertEqual(table.arcCount, Self.manifest["arcs"] as? Int)
+        XCTAssertEqual(table.byteCount, Self.manifest["bytes"])
+        XCTAssertEqual(table.unitCount, Self.manifest["units"])
+        XCTAssertEqual(table.arcCount, Self.manifest["arcs"])
         let manifestRoot = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.tableURL.deletingLastPathComponent()
             .appendingPathComponent("manifest.json"))) as! [String: Any]
         XCTAssertEqual(table.sourceSHA256, (manifestRoot["source"] as! [String: Any])["sha256"] as? String)
@@ -223,7 +223,7 @@ final class RegionTableTests: XCTestCase {
         }
         // Every county is one unit; the build left one uncovered piece (manifest: uncoveredPieces 1).
         XCTAssertEqual(countiesSeen.count, 2875)
-        XCTAssertEqual(unitsWithoutCounty, Self.manifest["uncoveredPieces"] as? Int)
+        XCTAssertEqual(unitsWithoutCounty, Self.manifest["uncoveredPieces"])
     }
 
     // MARK: Point lookups
@@ -636,17 +636,14 @@ extension RegionTableTests {
     }()
 
     /// Runs `body` for 0..<count on all cores and gathers the failures it reports.
-    func concurrently(_ count: Int, _ body: @escaping (Int) -> String?) -> [String] {
-        let lock = NSLock()
-        var failures: [String] = []
+    static func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> String?) -> [String] {
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: count) { i in
             if let failure = body(i) {
-                lock.lock()
-                failures.append(failure)
-                lock.unlock()
+                failures.withLock { $0.append(failure) }
             }
         }
-        return failures
+        return failures.current
     }
 
     func testTruncatedTablesAreRefused() {
@@ -688,7 +685,7 @@ extension RegionTableTests {
     /// With checksums verified, any single flipped bit is refused.
     func testFlippedBitsAreRefusedByTheChecksums() {
         let bytes = Self.fileBytes
-        let failures = concurrently(Self.checkedFlipCount) { i in
+        let failures = Self.concurrently(Self.checkedFlipCount) { i in
             let (offset, bit) = Self.flips[i]
             var copy = bytes
             copy[offset] ^= bit
@@ -709,11 +706,11 @@ extension RegionTableTests {
     func testFlippedBitsWithoutChecksumNeverCrashOrHang() {
         let bytes = Self.fileBytes
         let box = Self.boundingBox
-        let lock = NSLock()
-        var loaded = 0, progress = 0
-        var failures: [String] = []
+        /// What the loads report, read by the test once they finish (or hang).
+        struct Outcome: Sendable { var loaded = 0, progress = 0, failures: [String] = [] }
+        let outcome = Locked(Outcome())
         finishes(within: 60 + 2 * Double(Self.uncheckedFlipCount), "\(Self.uncheckedFlipCount) unchecked loads") {
-            failures = self.concurrently(Self.uncheckedFlipCount) { i in
+            let failures = Self.concurrently(Self.uncheckedFlipCount) { i in
                 let (offset, bit) = Self.flips[i]
                 var copy = bytes
                 copy[offset] ^= bit
@@ -739,18 +736,18 @@ extension RegionTableTests {
                     }
                     if table.arcCount > 0 { _ = table.borderLevels(ofArc: Int.random(in: 0..<table.arcCount, using: &rng)) }
                 }
-                lock.lock()
-                loaded += 1
-                progress = i
-                lock.unlock()
+                outcome.withLock {
+                    $0.loaded += 1
+                    $0.progress = i
+                }
                 return nil
             }
+            outcome.withLock { $0.failures = failures }
         }
-        lock.lock()
-        defer { lock.unlock() }
-        XCTAssertEqual(failures, [])
+        let seen = outcome.current
+        XCTAssertEqual(seen.failures, [])
         // Most flips land in coordinates and still load: the queries above did run.
-        XCTAssertGreaterThan(loaded, Self.uncheckedFlipCount / 10, "last loaded flip \(progress)")
+        XCTAssertGreaterThan(seen.loaded, Self.uncheckedFlipCount / 10, "last loaded flip \(seen.progress)")
     }
 
     func testWrongMagicIsRefused() throws {
@@ -1254,18 +1251,19 @@ extension RegionTableTests {
         let box = (try? RegionTable(bytes: bytes, path: "beijing.bin"))!.regions[0].boundingBox
         var rng = SplitMix64(seed: 0xBE11_1115)
         let flips = (0..<3000).map { _ in (Int.random(in: 0..<bytes.count, using: &rng), UInt8(1) << UInt8.random(in: 0..<8, using: &rng)) }
-        var failures: [String] = []
-        var loaded = 0
+        /// What the flips report, read by the test once they finish (or hang).
+        struct Outcome: Sendable { var loaded = 0, failures: [String] = [] }
+        let outcome = Locked(Outcome())
         finishes(within: 300, "3000 flips of the small table") {
             for (i, (offset, bit)) in flips.enumerated() {
                 var copy = bytes
                 copy[offset] ^= bit
                 do {
                     _ = try RegionTable(bytes: copy, path: "flipped.bin")
-                    failures.append("flip \(i) (byte \(offset)) loaded with checksums on")
+                    outcome.withLock { $0.failures.append("flip \(i) (byte \(offset)) loaded with checksums on") }
                 } catch is TableError {
                 } catch {
-                    failures.append("flip \(i): \(error)")
+                    outcome.withLock { $0.failures.append("flip \(i): \(error)") }
                 }
                 let table: RegionTable
                 do {
@@ -1273,10 +1271,10 @@ extension RegionTableTests {
                 } catch is TableError {
                     continue
                 } catch {
-                    failures.append("flip \(i): \(error)")
+                    outcome.withLock { $0.failures.append("flip \(i): \(error)") }
                     continue
                 }
-                loaded += 1
+                outcome.withLock { $0.loaded += 1 }
                 var queries = SplitMix64(seed: UInt64(i))
                 for _ in 0..<200 {
                     _ = table.unit(atX: Int64.random(in: Int64(box.minX) - 5000...Int64(box.maxX) + 5000, using: &queries),
@@ -1286,7 +1284,8 @@ extension RegionTableTests {
                 if table.unitCount > 0 { _ = table.unitPolygons(Int32.random(in: 0..<Int32(table.unitCount), using: &queries)) }
             }
         }
-        XCTAssertEqual(failures, [])
-        XCTAssertGreaterThan(loaded, 300)
+        let seen = outcome.current
+        XCTAssertEqual(seen.failures, [])
+        XCTAssertGreaterThan(seen.loaded, 300)
     }
 }

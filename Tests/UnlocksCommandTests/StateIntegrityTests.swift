@@ -9,7 +9,12 @@ final class StateIntegrityTests: XCTestCase {
     static let tables = ClassifyCommandTests.tables
 
     func classify(_ arguments: [String], timeout: Double? = nil) throws -> CommandRunner.Result {
-        try CommandRunner.run(["classify", "--tables", Self.tables] + arguments, timeout: timeout)
+        try Self.classify(arguments, timeout: timeout)
+    }
+
+    /// `unlocks classify` on the committed tables (static, for runs started on other threads).
+    static func classify(_ arguments: [String], timeout: Double? = nil) throws -> CommandRunner.Result {
+        try CommandRunner.run(["classify", "--tables", tables] + arguments, timeout: timeout)
     }
 
     /// A CSV walk of `count` points northward from (`latitude`, `longitude`), one every 5 s.
@@ -42,7 +47,7 @@ final class StateIntegrityTests: XCTestCase {
             for name in ["a.csv", "b.csv"] {
                 group.enter()
                 DispatchQueue.global().async {
-                    results.add(try? self.classify([dir + "/" + name, "--state", state]))
+                    results.add(try? Self.classify([dir + "/" + name, "--state", state]))
                     group.leave()
                 }
             }

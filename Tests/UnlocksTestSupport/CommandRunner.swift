@@ -4,7 +4,7 @@ import XCTest
 /// Runs the built `unlocks` executable as a user would: arguments and standard input in; exit
 /// status, standard output, standard error and the child's peak memory out.
 public struct CommandRunner {
-    public struct Result {
+    public struct Result: Sendable {
         public let status: Int32
         public let stdout: String
         public let stderr: String

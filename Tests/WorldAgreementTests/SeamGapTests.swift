@@ -37,7 +37,9 @@ final class SeamGapTests: XCTestCase {
         var limits: [CountryAgreementReport.Kind: Double]
     }
 
-    static let fixture: Result<Fixture, Error> = Result {
+    // The fixture holds a SourceReference, a GEOS context that one thread at a time may use: XCTest
+    // runs these tests one after another on one thread, the only one that touches it.
+    nonisolated(unsafe) static let fixture: Result<Fixture, Error> = Result {
         guard let path = ProcessInfo.processInfo.environment["ADMINUNLOCKS_SOURCE"] else {
             throw SourceError(path: "ADMINUNLOCKS_SOURCE", reason: "not set: run the tests through Scripts/test, which fetches the pinned source")
         }
