@@ -54,7 +54,7 @@ struct StandardInputCopy {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((folder + "/unlocks-stdin-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let name = String(cString: template)
+        let name = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard fd >= 0 else {
             throw InputError(path: display, reason: "cannot copy the stream: cannot create a file in \(folder): \(String(cString: strerror(errno))) (set TMPDIR)")
         }
