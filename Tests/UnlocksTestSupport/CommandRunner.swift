@@ -64,9 +64,11 @@ public struct CommandRunner {
 
         let collected = Collected()
         if let timeout {
-            let child = pid
-            // Only while the child is unreaped: its pid cannot belong to another process then.
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { collected.whileRunning { kill(child, SIGKILL) } }
+            let child = pid, deadline = Date(timeIntervalSinceNow: timeout)
+            // A thread of its own: the global queue's threads may all be blocked reading the pipes
+            // below (two of them on a two-core machine), and a timer there fired only once the
+            // child had ended by itself. Killed only while unreaped: the pid is its own then.
+            Thread { while collected.killIfDue(child, at: deadline) { usleep(2_000) } }.start()
         }
         let inputDescriptor = inPipe[1]
         let childPID = pid
@@ -125,9 +127,14 @@ public struct CommandRunner {
             lock.lock(); defer { lock.unlock() }
             finished = true
         }
-        func whileRunning(_ body: () -> Void) {
+        /// Kills `child` once `deadline` has passed, unless it has finished; true while there is
+        /// still something to wait for.
+        func killIfDue(_ child: pid_t, at deadline: Date) -> Bool {
             lock.lock(); defer { lock.unlock() }
-            if !finished { body() }
+            guard !finished else { return false }
+            guard Date() >= deadline else { return true }
+            kill(child, SIGKILL)
+            return false
         }
         func setPeak(_ bytes: Int) {
             lock.lock(); defer { lock.unlock() }
