@@ -52,7 +52,7 @@ enum ShowCommand {
                                                             includePassedThrough: arguments.flags.contains("include-passed-through"), badges: badges))
         if since != nil || until != nil {
             let period = report.period(since: since, until: until)
-            try ReportFiles.write(format == .json ? period.json().rendered() + "\n" : EscapedName.printable(period.text(), keep: ["\t", "\n"]),
+            try ReportFiles.write(format == .json ? period.json().rendered() + "\n" : EscapedName.printable(period.text(countryNames: try ReportFiles.countryNames(arguments)), keep: ["\t", "\n"]),
                                   to: arguments.value("out"))
             return .success
         }

@@ -36,6 +36,9 @@ final class CountryNameTests: XCTestCase {
         // A language CLDR does not have falls back to English.
         let unknown = report.text(countryNames: names.localized("xx"))
         XCTAssertTrue(unknown.contains("Germany") && !unknown.contains("德国"), unknown)
+        // A period's text too.
+        let period = report.period(since: nil, until: nil).text(countryNames: names.localized("ja"))
+        XCTAssertTrue(period.contains("ドイツ") && !period.contains("德国 Germany"), period)
         // The JSON keeps the tables' names.
         XCTAssertEqual(report.json().rendered(), try ReportReadingTests.report(ledger).json().rendered())
     }

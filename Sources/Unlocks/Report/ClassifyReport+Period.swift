@@ -108,8 +108,9 @@ extension ClassifyReport {
             ])
         }
 
-        /// The period for a terminal.
-        public func text() -> String {
+        /// The period for a terminal; `countryNames` names its countries in a person's language
+        /// (as ``ClassifyReport/text(countryNames:)`` does).
+        public func text(countryNames: LocalizedNames? = nil) -> String {
             let from = since.map(ClassifyReport.dateText) ?? "the first day", to = until.map(ClassifyReport.dateText) ?? "the last day"
             var out = "From \(from) to \(to): \(recordedDays) recorded day\(recordedDays == 1 ? "" : "s")\n"
             out += "Distance: \(fixed(Double(distanceMillimetres) / 1e6, 1)) km on foot or by bike; \(fixed(Double(durationMilliseconds) / 3.6e6, 1)) h recorded\n"
@@ -119,7 +120,8 @@ extension ClassifyReport {
                 guard let list = visited[level] else { continue }
                 out += "\(name.prefix(1).uppercased() + name.dropFirst()) with days in the period:\n"
                 for r in list {
-                    let label = r.englishName.isEmpty || r.englishName == r.name ? r.name : "\(r.name) \(r.englishName)"
+                    let local = level == .country ? countryNames?.name(of: r.code) : nil
+                    let label = local ?? (r.englishName.isEmpty || r.englishName == r.name ? r.name : "\(r.name) \(r.englishName)")
                     out += "  \(label): \(r.days) d" + (r.firstVisitInPeriod ? " (new)" : "") + "\n"
                 }
             }
