@@ -114,7 +114,8 @@ extension ClassifyReport {
             let from = since.map(ClassifyReport.dateText) ?? "the first day", to = until.map(ClassifyReport.dateText) ?? "the last day"
             var out = "From \(from) to \(to): \(recordedDays) recorded day\(recordedDays == 1 ? "" : "s")\n"
             out += "Distance: \(fixed(Double(distanceMillimetres) / 1e6, 1)) km on foot or by bike; \(fixed(Double(durationMilliseconds) / 3.6e6, 1)) h recorded\n"
-            out += "New: " + Self.levels.map { "\(newUnlocks($0.1)) \($0.0)" }.joined(separator: ", ")
+            let singular: [RegionLevel: String] = [.country: "country", .province: "province", .city: "city", .county: "county"]
+            out += "New: " + Self.levels.map { name, level in "\(newUnlocks(level)) \(newUnlocks(level) == 1 ? singular[level]! : name)" }.joined(separator: ", ")
                 + "; \(fixed(newSquareMetres / 1e6, 3)) km² explored (\(newCells) cells)\n"
             for (name, level) in Self.levels {
                 guard let list = visited[level] else { continue }
