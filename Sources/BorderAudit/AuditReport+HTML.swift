@@ -69,7 +69,7 @@ extension AuditReport {
         out += "<p class=\"sub\">\(groundPoints) ground points, \(flaggedPoints) flagged in \(episodeCount) episodes; near-border means within \(fixed(within, 0)) m; times in \(options.timeZone.fixedMinutes.map { "UTC" + LocalTimeZone.offsetText($0) } ?? escape(options.timeZone.description)). "
         out += "Simplification-flip: \(escape(simplification.note))."
         out += "</p>\n<h2>Summary</h2>\n<div class=\"scroll\"><table><tr><th>category</th><th class=\"n\">points</th><th class=\"n\">episodes</th>"
-        out += RegionLevel.allCases.map { "<th class=\"n\">\($0.name)</th>" }.joined() + "</tr>\n"
+        out += RegionLevel.tableLevels.map { "<th class=\"n\">\($0.name)</th>" }.joined() + "</tr>\n"
         for (category, colour) in Self.palette {
             let c = count(category)
             out += "<tr><td><span class=\"sw\" style=\"background:\(colour)\"></span>\(category.rawValue)</td><td class=\"n\">\(c.points)</td><td class=\"n\">\(c.episodes)</td>"
@@ -190,7 +190,7 @@ extension AuditReport {
             perCategory[category] = bitCounts[AuditCategory.index(of: category)]
         }
         rows.append(("points", "\(e.points.count): " + AuditCategory.allCases.compactMap { c in perCategory[c].map { "\(c.rawValue) \($0)" } }.joined(separator: ", ")))
-        for level in RegionLevel.allCases {
+        for level in RegionLevel.tableLevels {
             let regions = self.regions(of: e, at: level)
             guard !regions.isEmpty else { continue }
             rows.append((level.name, regions.prefix(4).map { escape(label(level, $0)) }.joined(separator: "<br>")))
@@ -200,7 +200,7 @@ extension AuditReport {
             rows.append(("crossing", "\(c.level.name) \(from) → \(to) at \(escape(shortTime(c.time))), \(fixed(c.latitude, 5)), \(fixed(c.longitude, 5))"))
         }
         if e.crossings.count > 4 { rows.append(("crossings", "\(e.crossings.count) in all")) }
-        let margins = e.points.flatMap { p in RegionLevel.allCases.compactMap { p.placement.level($0).marginMetres } }
+        let margins = e.points.flatMap { p in RegionLevel.tableLevels.compactMap { p.placement.level($0).marginMetres } }
         if let closest = margins.min(by: { abs($0) < abs($1) }) { rows.append(("closest margin", "\(fixed(closest, 1)) m")) }
         let accuracies = e.points.compactMap(\.point.accuracy)
         if let worst = accuracies.max() { rows.append(("worst accuracy", "\(fixed(worst, 0)) m")) }

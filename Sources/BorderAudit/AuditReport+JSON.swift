@@ -28,7 +28,7 @@ extension AuditReport {
             ("options", options),
             ("categoryBits", .object(AuditCategory.allCases.map { ($0.rawValue, .number(Double($0.bit))) })),
             ("pointFields", .array(["time", "latitude", "longitude", "accuracy", "categories"].map { .string($0) }
-                                   + RegionLevel.allCases.map { .string($0.name) } + [.string("more")])),
+                                   + RegionLevel.tableLevels.map { .string($0.name) } + [.string("more")])),
             ("levelFields", .array(["region", "status", "margin", "categories"].map { .string($0) })),
             ("episodes", .array([])),
         ]
@@ -43,7 +43,7 @@ extension AuditReport {
     }
 
     func summaryJSON() -> JSONValue {
-        let levelNames = RegionLevel.allCases.map(\.name)
+        let levelNames = RegionLevel.tableLevels.map(\.name)
         var categories: [(key: String, value: JSONValue)] = AuditCategory.allCases.map { category in
             let c = count(category)
             return (category.rawValue, .object([
@@ -55,7 +55,7 @@ extension AuditReport {
             let matching = findings.filter { $0.kind == kind }
             categories.append((kind.rawValue, .object([
                 ("unlocks", .number(Double(matching.count))),
-                ("byLevel", .object(RegionLevel.allCases.map { level in (level.name, .number(Double(matching.filter { $0.key.level == level }.count))) })),
+                ("byLevel", .object(RegionLevel.tableLevels.map { level in (level.name, .number(Double(matching.filter { $0.key.level == level }.count))) })),
             ])))
         }
         let failed = inputs.filter { $0.status == .partial || $0.status == .rejected }
@@ -141,7 +141,7 @@ extension AuditReport {
         out.raw(",\n      \"categories\": ")
         out.bytes += categoryArrays[Int(e.flags)]
         out.raw(",\n      \"regions\": {")
-        for level in RegionLevel.allCases {
+        for level in RegionLevel.tableLevels {
             if level != .country { out.raw(",") }
             out.string(level.name)
             out.raw(":[")
@@ -168,7 +168,7 @@ extension AuditReport {
             out.raw("}")
         }
         out.raw(e.crossings.isEmpty ? "],\n      \"points\": [" : "\n      ],\n      \"points\": [")
-        let lists = RegionLevel.allCases.map { regions(of: e, at: $0) }
+        let lists = RegionLevel.tableLevels.map { regions(of: e, at: $0) }
         let start = e.points.first?.point.time
         for (k, p) in e.points.enumerated() {
             out.raw(k == 0 ? "\n        " : ",\n        ")

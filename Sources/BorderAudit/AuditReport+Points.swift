@@ -21,7 +21,7 @@ extension AuditReport {
         out.decimal(p.point.accuracy, places: 1)
         out.raw(",")
         out.integer(Int(p.flags))
-        for level in RegionLevel.allCases {
+        for level in RegionLevel.tableLevels {
             let found = p.placement.level(level)
             out.raw(",[")
             if let region = found.region, let index = regionLists[Int(level.rawValue)].firstIndex(of: region) {

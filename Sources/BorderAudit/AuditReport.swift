@@ -245,7 +245,7 @@ public final class AuditReport {
                 categoryCounts[k].points += 1
                 for level in 0..<4 where flags[level] & (1 << UInt8(k)) != 0 { categoryCounts[k].byLevel[level] += 1 }
             }
-            for level in RegionLevel.allCases {
+            for level in RegionLevel.tableLevels {
                 let region = point.region(level)
                 if let region, region != lastRegions[Int(level.rawValue)] { keys.insert(RegionKey(level: level, index: region)) }
                 lastRegions[Int(level.rawValue)] = region
@@ -258,7 +258,7 @@ public final class AuditReport {
         guard ranked.count < Self.topEpisodes || RankedEpisode.ranksBefore(candidate, ranked.last!) else { return }
         var entry = candidate
         let when = timeText(episode.points.first?.point.time).map { String($0.prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
-        let finest = RegionLevel.allCases.reversed().first { regions(of: episode, at: $0).count > 1 } ?? .country
+        let finest = RegionLevel.tableLevels.reversed().first { regions(of: episode, at: $0).count > 1 } ?? .country
         let places = regions(of: episode, at: finest).prefix(3).map { label(finest, $0) }.joined(separator: " / ")
         entry.line = "  #\(episode.id)  \(when)  \(episode.points.count) points  \(AuditCategory.decode(episodeFlags).map(\.rawValue).joined(separator: ","))  \(places)\n"
         ranked.append(entry)

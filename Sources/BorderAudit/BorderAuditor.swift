@@ -113,7 +113,7 @@ public struct UnshiftedRegions: Equatable, Sendable {
     /// The region at a China level (nil at country level).
     public func region(_ level: RegionLevel) -> Int32? {
         switch level {
-        case .country: return nil
+        case .country, .subdivision: return nil
         case .province: return province
         case .city: return city
         case .county: return county
@@ -245,7 +245,7 @@ public final class BorderAuditor {
         var audited = audit(observed)
         var crossings: [AuditCrossing] = []
         if var p = previous {
-            for level in RegionLevel.allCases {
+            for level in RegionLevel.tableLevels {
                 let a = p.audited.region(level), b = audited.region(level)
                 guard a != b else { continue }
                 let t0 = p.audited.point.time, t1 = observed.point.time
@@ -329,7 +329,7 @@ public final class BorderAuditor {
     /// in the same regions when one is near, else by a fresh lookup.
     private func withMargins(_ point: TrackPoint, _ reused: Placement) -> Placement? {
         func sameRegions(_ a: Placement) -> Bool {
-            RegionLevel.allCases.allSatisfy { a.level($0).region == reused.level($0).region && a.level($0).status == reused.level($0).status }
+            RegionLevel.tableLevels.allSatisfy { a.level($0).region == reused.level($0).region && a.level($0).status == reused.level($0).status }
         }
         for attempt in 0..<2 {
             if let n = neighbourhood, sameRegions(n.placement),
@@ -351,7 +351,7 @@ public final class BorderAuditor {
     /// levels with no border within it); nil when some level is not inside or it has none.
     private func smallestMargin(_ placement: Placement) -> Double? {
         var smallest = Double.infinity
-        for level in RegionLevel.allCases {
+        for level in RegionLevel.tableLevels {
             let found = placement.level(level)
             guard found.region != nil else { continue }
             guard found.status == .inside else { return nil }
@@ -390,7 +390,7 @@ public final class BorderAuditor {
         // The GCJ-02 position is worked out where needed: the seam check and flagged points.
         var audited = AuditedPoint(point: point, placement: placement, gcj02: nil)
         audited.measured = measured
-        for level in RegionLevel.allCases {
+        for level in RegionLevel.tableLevels {
             let found = placement.level(level)
             var bits: UInt8 = 0
             if found.region != nil {

@@ -39,10 +39,12 @@ public struct BoundaryBuilder: Sendable {
     /// ``naturalEarth``, whose codes the units' countries take), `subdivisions.bin` is built too.
     public var orangeGeo: String?
     public var superset: String?
-    /// CLDR's names (English names of the subdivisions; copied beside the tables for the run-time)
-    /// and continents, written by `Scripts/fixtures/make-cldr-data`.
+    /// CLDR's names (the subdivisions' English names and their names in their country's language;
+    /// copied beside the tables for the run-time), continents, and each country's language (a
+    /// build input only), written by `Scripts/fixtures/make-cldr-data`.
     public var cldrNamesPath = "Data/names/" + RegionNames.fileName
     public var continentsPath = "Data/names/" + Continents.fileName
+    public var languagesPath = "Data/names/languages.tsv"
     /// Build only `subdivisions.bin` (and the CLDR files), for working on it: no manifest.
     public var onlySubdivisions = false
 
@@ -69,13 +71,20 @@ public struct BoundaryBuilder: Sendable {
         // The tables are independent: build them side by side (each with its own GEOS context).
         let subdivisionSource: SubdivisionSource?
         let cldr: (names: [UInt8], continents: [UInt8], english: LocalizedNames)?
+        var languagesSHA256 = ""
         if let orangeGeo, let superset, let international {
             var source = try SubdivisionSource(orange: orangeGeo, superset: superset, codeByADM0A3: international.codeByADM0A3,
                                                codeByAlpha2: international.codeByAlpha2, allowUnpinned: allowUnpinned)
-            let english = try RegionNames(contentsOf: cldrNamesPath).localized("en")
+            let names = try RegionNames(contentsOf: cldrNamesPath)
+            let english = names.localized("en")
             source.applyEnglishNames(Dictionary(uniqueKeysWithValues: source.units.compactMap { unit in english.name(of: unit.code).map { (unit.code, $0) } }))
+            let languages = try CountryLanguages(contentsOf: languagesPath)
+            source.applyOwnNames(Dictionary(uniqueKeysWithValues: source.units.compactMap { unit in
+                languages.language(of: unit.parentCode).flatMap { names.localized($0).name(of: unit.code) }.map { (unit.code, $0) }
+            }))
             _ = try Continents(contentsOf: continentsPath)
             cldr = (try SourceArchive.readFile(cldrNamesPath), try SourceArchive.readFile(continentsPath), english)
+            languagesSHA256 = languages.sha256
             subdivisionSource = source
             log("subdivisions: \(source.units.count) units (\(source.uncoded.values.reduce(0) { $0 + $1.count }) without an ISO code)")
         } else if onlySubdivisions {
@@ -153,6 +162,7 @@ public struct BoundaryBuilder: Sendable {
                 ("subdivisionGeometryRelease", .string(SubdivisionSource.orangeRelease)), ("subdivisionGeometrySHA256", .string($0.orangeSHA256)),
                 ("subdivisionCodesRelease", .string(SubdivisionSource.supersetRelease)), ("subdivisionCodesSHA256", .string($0.supersetSHA256)),
                 ("cldrNamesSHA256", .string(SHA256.hex(cldr!.names))), ("continentsSHA256", .string(SHA256.hex(cldr!.continents))),
+                ("languagesSHA256", .string(languagesSHA256)),
               ] } ?? []))),
             ("parameters", .object([
                 ("toleranceMetres", .number(tolerance)),

@@ -49,7 +49,7 @@ public struct SourceCatalog: Sendable {
     ///   near a few borders does not parse the world: `CHN` is China's outline (read with or
     ///   without `includeWorld`), the others are read only with `includeWorld`. A code the source
     ///   does not have is an error.
-    public init(_ source: SourceArchive, levels: Set<RegionLevel> = Set(RegionLevel.allCases), includeWorld: Bool = true,
+    public init(_ source: SourceArchive, levels: Set<RegionLevel> = Set(RegionLevel.tableLevels), includeWorld: Bool = true,
                 provinces: Set<String>? = nil, countries wanted: Set<String>? = nil) throws {
         let rows = try Self.readIndex(try source.file("index/administrative.db"), name: source.location)
         func code(_ row: Row) -> String {

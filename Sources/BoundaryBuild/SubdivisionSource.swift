@@ -17,8 +17,9 @@ public struct SubdivisionSource: Sendable {
     public let supersetSHA256: String
     /// One region per code (level `province`), sorted by code; `parentCode` is its country's code
     /// in the international table's codes (ISO 3166-1 alpha-3, else Natural Earth's `ADM0_A3`).
-    /// `name` is Natural Earth's (the local form, e.g. Bayern); `englishName` empty until
-    /// ``SubdivisionNames`` fills it.
+    /// `name` is Natural Earth's (the local form in Latin letters, e.g. Bayern, Tokyo) until
+    /// ``applyOwnNames(_:)`` sets CLDR's in the country's language (東京都); `englishName` empty
+    /// until ``applyEnglishNames(_:)`` fills it.
     public private(set) var units: [SourceRegion]
     /// Codes of units that have no ISO 3166-2 code in Superset (they carry Natural Earth's
     /// `adm1_code`), by country.
@@ -91,6 +92,12 @@ public struct SubdivisionSource: Sendable {
     /// Sets each unit's English name from `english` (CLDR's, by code), else Natural Earth's name.
     public mutating func applyEnglishNames(_ english: [String: String]) {
         for k in units.indices { units[k].englishName = english[units[k].code] ?? units[k].name }
+    }
+
+    /// Sets each unit's own name from `own` (CLDR's, by code, in its country's language:
+    /// ``CountryLanguages``), else keeps Natural Earth's.
+    public mutating func applyOwnNames(_ own: [String: String]) {
+        for k in units.indices { units[k].name = own[units[k].code] ?? units[k].name }
     }
 
     /// Natural Earth units (`adm1_code`) whose ISO 3166-2 code is another country's than the one

@@ -21,6 +21,8 @@ public struct Footprint: Sendable {
     public let report: ClassifyReport
     public let world: RegionTable
     public let china: RegionTable
+    /// The world's states and provinces, when the tables have them: shaded beneath China's table.
+    public let subdivisions: RegionTable?
     /// Explored cell keys per place, each sorted.
     public let cellsByPlace: [Place: [Int64]]
     /// The familiarity level of each cell of ``cellsByPlace``, aligned with its keys.
@@ -59,6 +61,7 @@ public struct Footprint: Sendable {
         self.report = report
         self.world = world
         self.china = china
+        subdivisions = tables.subdivisions
         var groups: [Place: [(key: Int64, level: FamiliarityLevel)]] = [:]
         let levels = report.options.familiarityLevels
         var keys: [Int64] = [], cellLevels: [FamiliarityLevel] = []
@@ -94,7 +97,7 @@ public struct Footprint: Sendable {
         var pins: [Pin] = [], tiles = Set<Int64>()
         var clock = LocalDayClock(zone: report.options.timeZone)
         // The finest level first, so a tile's pin is named by its county where China has one.
-        let places = report.placesBeen.enumerated().sorted { ($1.element.level, $0.offset) < ($0.element.level, $1.offset) }.map(\.element)
+        let places = report.placesBeen.enumerated().sorted { ($1.element.level.fineness, $0.offset) < ($0.element.level.fineness, $1.offset) }.map(\.element)
         for place in places {
             let latitude = place.visit.latitude, longitude = place.visit.longitude
             let covered = clusters.contains {
@@ -110,8 +113,14 @@ public struct Footprint: Sendable {
         return pins.sorted { ($0.day ?? .max, $0.latitude, $0.longitude) < ($1.day ?? .max, $1.latitude, $1.longitude) }
     }
 
-    /// The table of a level.
-    func table(_ level: RegionLevel) -> RegionTable { level == .country ? world : china }
+    /// The table of a level (a ``Place`` has none of ``RegionLevel/subdivision``, so only outlines ask for it).
+    func table(_ level: RegionLevel) -> RegionTable {
+        switch level {
+        case .country: return world
+        case .subdivision: return subdivisions ?? world
+        case .province, .city, .county: return china
+        }
+    }
 
     /// The report's unlock of a region, if it has one.
     func unlock(_ level: RegionLevel, code: String) -> ClassifyReport.Unlock? {

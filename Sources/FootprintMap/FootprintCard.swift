@@ -21,7 +21,7 @@ extension Footprint {
         let m = report.metrics
         var lines: [(String, String)] = [
             (fixedText(m.globalAreaKm2, m.globalAreaKm2 < 10 ? 2 : 1) + " km²", "explored in 25 m cells"),
-            ("\(m.countryCount)", m.countryCount == 1 ? "country" : "countries"),
+            ("\(m.countryCount) · \(m.subdivisionCount)", "countries · states and provinces"),
             ("\(m.chinaProvinceCount) · \(m.cityUnlockCount) · \(m.countyUnlockCount)", "provinces · cities · counties"),
             (fixedText(m.totalDistanceKilometers, 0) + " km", "on foot or by bike, over \(plural(m.recordedDays, "day", "days"))"),
         ]

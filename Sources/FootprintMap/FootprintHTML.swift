@@ -76,7 +76,7 @@ extension Footprint {
         let m = report.metrics, f = m.familiarCells
         var items: [(String, String)] = [
             (fixedText(m.globalAreaKm2, 3) + " km²", "explored 已探索 (\(m.exploredCellCount) cells of 25 m)"),
-            ("\(m.countryCount)", m.countryCount == 1 ? "country 国家" : "countries 国家"),
+            ("\(m.countryCount) · \(m.subdivisionCount)", "countries · states and provinces 国家 · 州省"),
             ("\(m.chinaProvinceCount) · \(m.cityUnlockCount) · \(m.countyUnlockCount)", "provinces · cities · counties 省市县"),
             (fixedText(m.totalDistanceKilometers, 1) + " km", "over \(plural(m.recordedDays, "day", "days")) 里程"),
         ]
@@ -96,7 +96,7 @@ extension Footprint {
         out += "<div class=\"zoom\"><button type=\"button\" id=\"zoom-in\" aria-label=\"Zoom in\">+</button><button type=\"button\" id=\"zoom-out\" aria-label=\"Zoom out\">−</button>"
         out += "<button type=\"button\" id=\"zoom-fit\" aria-label=\"Back to the first view\">⌂</button></div></div>\n"
         out += "<div class=\"controls\"><label>Regions <select id=\"level\"><option value=\"auto\">by zoom</option><option value=\"country\">countries</option>"
-        out += "<option value=\"province\">provinces 省</option><option value=\"city\">cities 市</option><option value=\"county\">counties 县</option></select></label>"
+        out += "<option value=\"province\">states and provinces 州省</option><option value=\"city\">cities 市</option><option value=\"county\">counties 县</option></select></label>"
         out += "<label>Explorer tiles <select id=\"tiles\"><option value=\"14\">zoom 14</option><option value=\"17\">zoom 17</option><option value=\"0\">hidden</option></select></label>"
         out += "<label><input type=\"checkbox\" id=\"cells\" checked> explored cells</label></div>\n"
         out += "<p id=\"info\" aria-live=\"polite\">Tap or click a region for its name, unlock and share explored.</p>\n"

@@ -31,6 +31,12 @@ extension Footprint {
         let m = report.metrics
         views.append(View(id: "world", title: "World by country 世界", facts: "\(plural(m.countryCount, "country", "countries")) · \(fixedText(m.globalAreaKm2, 3)) km² explored",
                           box: Self.box(west: -180, south: -60, east: 180, north: 80), level: "country", weight: cellKeys.count, fineness: 0))
+        // States and provinces abroad (China's are its own views' provinces).
+        if subdivisions != nil, (report.unlocks[.subdivision] ?? []).contains(where: { $0.parentCode != "CHN" }) {
+            views.append(View(id: "world-subdivision", title: "World by state and province 州省",
+                              facts: "\(plural(m.subdivisionCount, "state or province", "states and provinces")) · \(fixedText(m.globalAreaKm2, 3)) km² explored",
+                              box: Self.box(west: -180, south: -60, east: 180, north: 80), level: "province", weight: cellKeys.count, fineness: 1))
+        }
         if !(report.unlocks[.province] ?? []).isEmpty || chinaCells > 0 {
             for (k, (level, title, count, name)) in [(RegionLevel.province, "China by province 省", m.chinaProvinceCount, ("province", "provinces")),
                                                      (.city, "China by city 市", m.cityUnlockCount, ("city", "cities")),
@@ -119,10 +125,11 @@ extension Footprint {
     /// The page's data: a JSON head (tables' regions with their unlocks, the views, the explorer
     /// tiles' squares) and the binary layers, deflated and in base64 (docs/footprint-format.md).
     func pageData(views: [View]) -> (bytes: Int, base64: String) {
+        let shown = shownSubdivisions
         var meta: [(key: String, value: JSONValue)] = [
             ("quantum", .number(RegionLayers.quantum)), ("overviewQuantum", .number(RegionLayers.overviewQuantum)),
             ("detailFrom", .number(RegionLayers.detailFrom)),
-            ("tables", .array([tableJSON(world, name: "world"), tableJSON(china, name: "china")])),
+            ("tables", .array(shadedTables.map { tableJSON($0.table, name: $0.name, shownSubdivisions: shown) })),
             ("views", .array(views.map { v in
                 .object([("id", .string(v.id)), ("title", .string(v.title)), ("level", .string(v.level)),
                          ("box", .array([v.box.minX, v.box.minY, v.box.maxX, v.box.maxY].map { .number(($0 * 1e9).rounded() / 1e9) }))])
@@ -150,11 +157,12 @@ extension Footprint {
         })))
 
         var w = PageDataWriter()
-        RegionLayers.writeOverview(world, zoom: RegionLayers.overviewZoom[0], into: &w)
-        RegionLayers.writeOverview(china, zoom: RegionLayers.overviewZoom[1], into: &w)
+        for shaded in shadedTables {
+            RegionLayers.writeOverview(shaded.table, zoom: shaded.overviewZoom, includes: { shaded.table !== subdivisions || shown.contains($0) }, into: &w)
+        }
         let boxes = RegionLayers.merged(views.filter { $0.id.hasPrefix("place-") || $0.id.hasPrefix("pin-") }.map { Self.detailBox($0.box) })
         w.unsigned(boxes.count)
-        for box in boxes { RegionLayers.writeDetail(box, tables: [world, china], into: &w) }
+        for box in boxes { RegionLayers.writeDetail(box, tables: shadedTables.map(\.table), into: &w) }
         writeCells(into: &w)
         for zoom in SlippyTile.reportedZooms { writeTiles(report.visitedTiles[zoom]?.keys ?? [], into: &w) }
 
@@ -166,21 +174,47 @@ extension Footprint {
         return (blob.bytes.count, RawDeflate.compress(blob.bytes).base64())
     }
 
+    /// The subdivision table's units the page carries: those of the countries the person has been
+    /// in (a counted or tentative country, or a subdivision), so a walk in three countries does
+    /// not carry the whole world's states and provinces.
+    var shownSubdivisions: Set<Int32> {
+        guard let table = subdivisions else { return [] }
+        let countries = Set((report.unlocks[.country] ?? []).map(\.code) + (report.unlocks[.subdivision] ?? []).compactMap(\.parentCode))
+        return Set((0..<Int32(table.unitCount)).filter { unit in
+            guard let region = table.region(ofUnit: unit, at: .province), let parent = table.region(region).parent else { return false }
+            return countries.contains(table.region(parent).code)
+        })
+    }
+
+    /// The tables the page shades, in drawing order: the countries, the world's states and
+    /// provinces (when the tables have them), then China's table on top; each with its name on the
+    /// page and the zoom its overview is simplified for.
+    var shadedTables: [(table: RegionTable, name: String, overviewZoom: Double)] {
+        [(world, "world", RegionLayers.overviewZoom[0])] + (subdivisions.map { [($0, "subdivisions", RegionLayers.overviewZoom[0])] } ?? [])
+            + [(china, "china", RegionLayers.overviewZoom[1])]
+    }
+
     /// Per region: level index, parent (−1 none), code, name, English name, then for an unlock its
     /// evidence (1 confirmed, 2 tentative, 3 passed through), % explored, explored km² and first visit.
-    func tableJSON(_ table: RegionTable, name: String) -> JSONValue {
+    /// The subdivision table's units (stored as provinces) are the report's subdivisions.
+    func tableJSON(_ table: RegionTable, name: String, shownSubdivisions: Set<Int32>) -> JSONValue {
+        let isSubdivisions = table === subdivisions
+        func reported(_ level: RegionLevel) -> RegionLevel { isSubdivisions && level == .province ? .subdivision : level }
         var unlocks: [String: ClassifyReport.Unlock] = [:]
-        for level in table.levels { for u in report.unlocks[level] ?? [] { unlocks["\(level.rawValue)/\(u.code)"] = u } }
+        for level in table.levels { for u in report.unlocks[reported(level)] ?? [] { unlocks["\(level.rawValue)/\(u.code)"] = u } }
+        // The subdivision table's regions of countries the page does not draw go without names.
+        let named: Set<Int32>? = isSubdivisions ? Set(shownSubdivisions.compactMap { table.region(ofUnit: $0, at: .province) }) : nil
         let regions: [JSONValue] = table.regions.map { r in
+            let hidden = r.level == .province && named.map { !$0.contains(r.index) } == true
             var row: [JSONValue] = [.number(Double(table.levels.firstIndex(of: r.level) ?? 0)), .number(Double(r.parent ?? -1)),
-                                    .string(r.code), .string(r.name), .string(r.englishName)]
+                                    .string(hidden ? "" : r.code), .string(hidden ? "" : r.name), .string(hidden ? "" : r.englishName)]
             if let u = unlocks["\(r.level.rawValue)/\(r.code)"] {
                 row += [.number(u.confirmed ? 1 : u.passedThrough ? 3 : 2), u.exploredPercent.map { .number(Double(fixedText($0, 6))!) } ?? .null,
                         .number(Double(fixedText(u.exploredSquareMetres / 1e6, 4))!), .string(firstVisitText(u))]
             }
             return .array(row)
         }
-        return .object([("name", .string(name)), ("levels", .array(table.levels.map { .string($0.name) })), ("regions", .array(regions))])
+        return .object([("name", .string(name)), ("levels", .array(table.levels.map { .string(reported($0).name) })), ("regions", .array(regions))])
     }
 
     func firstVisitText(_ u: ClassifyReport.Unlock) -> String {

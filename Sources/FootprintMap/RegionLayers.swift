@@ -51,13 +51,18 @@ enum RegionLayers {
     /// count and the points as deltas), then units (count; per unit its finest region + 1, its
     /// ring count, per ring its reference count × 2 + hole flag and the references as deltas).
     /// Rings under a pixel across at the overview's zoom are left out (islets, specks of
-    /// coverage), and so are the points of arcs only they use: such an arc is written with none.
-    static func writeOverview(_ table: RegionTable, zoom: Double, into w: inout PageDataWriter) {
+    /// coverage), and so are the rings of units `includes` refuses and the points of arcs only
+    /// they use: such an arc is written with none.
+    static func writeOverview(_ table: RegionTable, zoom: Double, includes: (Int32) -> Bool = { _ in true }, into w: inout PageDataWriter) {
         let tolerance = self.tolerance(zoom: zoom)
         let points = (0..<table.arcCount).map { table.arcVertices($0).map(rawMercator) }
         var used = [Bool](repeating: false, count: table.arcCount)
         var kept: [Int32: [Bool]] = [:]
         for unit in 0..<Int32(table.unitCount) {
+            guard includes(unit) else {
+                kept[unit] = [Bool](repeating: false, count: table.unitRings(unit).count)
+                continue
+            }
             kept[unit] = table.unitRings(unit).map { ring in
                 var minX = 1.0, minY = 1.0, maxX = 0.0, maxY = 0.0
                 for reference in ring.arcs {

@@ -182,7 +182,7 @@ public final class RegionTable: @unchecked Sendable {
         guard (1...4).contains(levelCount) else { throw fail(TableFormat.Header.levelCount, "level count \(levelCount)") }
         var levels: [RegionLevel] = []
         for i in 0..<levelCount {
-            guard let level = RegionLevel(rawValue: bytes[TableFormat.Header.levels + i]), !levels.contains(level) else {
+            guard let level = RegionLevel(rawValue: bytes[TableFormat.Header.levels + i]), RegionLevel.tableLevels.contains(level), !levels.contains(level) else {
                 throw fail(TableFormat.Header.levels + i, "bad level \(bytes[TableFormat.Header.levels + i])")
             }
             levels.append(level)

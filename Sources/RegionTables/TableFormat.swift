@@ -151,9 +151,14 @@ public enum TableDatum: UInt8, Sendable {
     public var name: String { self == .wgs84 ? "WGS-84" : "GCJ-02" }
 }
 
-/// Levels a table can hold (same numbering as the build's administrative levels).
+/// The levels a place is located at: the four a table can hold (same numbering as the build's
+/// administrative levels), and the subdivision (a state or province of any country: a region of
+/// the subdivision table, whose own units a table stores as provinces under their countries).
 public enum RegionLevel: UInt8, CaseIterable, Comparable, Sendable {
-    case country = 0, province = 1, city = 2, county = 3
+    case country = 0, province = 1, city = 2, county = 3, subdivision = 4
+
+    /// The levels a region table stores (a table's header and records name no other).
+    public static let tableLevels: [RegionLevel] = [.country, .province, .city, .county]
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
@@ -163,6 +168,7 @@ public enum RegionLevel: UInt8, CaseIterable, Comparable, Sendable {
         case .province: return "province"
         case .city: return "city"
         case .county: return "county"
+        case .subdivision: return "subdivision"
         }
     }
 }

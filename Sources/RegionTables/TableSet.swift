@@ -38,6 +38,16 @@ public struct TableSet: Sendable {
         self.continents = continents
     }
 
+    /// The table whose regions a level's ``RegionLevel`` keys index: the country table, the
+    /// subdivision table (nil when the folder has none), or the China table.
+    public func table(of level: RegionLevel) -> RegionTable? {
+        switch level {
+        case .country: return world
+        case .subdivision: return subdivisions
+        case .province, .city, .county: return china
+        }
+    }
+
     /// The subdivision table's file name.
     public static let subdivisionsFile = "subdivisions.bin"
 

@@ -17,7 +17,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
     /// The report's figures a badge can follow.
     enum Figure: Hashable, Sendable {
         case distanceKilometers, vehicleDistanceKilometers, flightDistanceKilometers, durationHours, recordedDays, currentStreakDays, longestStreakDays
-        case countryCount, continentCount, chinaProvinceCount, cityUnlockCount, countyUnlockCount, chinaAreaKm2, globalAreaKm2, exploredCellCount
+        case countryCount, continentCount, subdivisionCount, chinaProvinceCount, cityUnlockCount, countyUnlockCount, chinaAreaKm2, globalAreaKm2, exploredCellCount
         case familiarCells(FamiliarityLevel)
         case tiles(zoom: Int, TileFigure)
         case pointsRead, pointsKept, pointsCounted, pointsInFlight
@@ -42,7 +42,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
             "metrics.totalDurationHours": .durationHours, "metrics.recordedDays": .recordedDays,
             "metrics.currentStreakDays": .currentStreakDays, "metrics.longestStreakDays": .longestStreakDays,
             "metrics.countryCount": .countryCount, "metrics.continentCount": .continentCount, "metrics.chinaProvinceCount": .chinaProvinceCount,
-            "metrics.cityUnlockCount": .cityUnlockCount, "metrics.countyUnlockCount": .countyUnlockCount,
+            "metrics.subdivisionCount": .subdivisionCount, "metrics.cityUnlockCount": .cityUnlockCount, "metrics.countyUnlockCount": .countyUnlockCount,
             "metrics.chinaAreaKm2": .chinaAreaKm2, "metrics.globalAreaKm2": .globalAreaKm2, "metrics.exploredCellCount": .exploredCellCount,
             "explorer.cells.lit": .familiarCells(.lit), "explorer.cells.bright": .familiarCells(.bright), "explorer.cells.gold": .familiarCells(.gold),
             "points.read": .pointsRead, "points.kept": .pointsKept, "points.counted": .pointsCounted, "points.inFlight": .pointsInFlight,
@@ -125,6 +125,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         case .chinaProvinceCount: return Double(m.chinaProvinceCount)
         case .cityUnlockCount: return Double(m.cityUnlockCount)
         case .countyUnlockCount: return Double(m.countyUnlockCount)
+        case .subdivisionCount: return Double(m.subdivisionCount)
         case .chinaAreaKm2: return m.chinaAreaKm2
         case .globalAreaKm2: return m.globalAreaKm2
         case .exploredCellCount: return Double(m.exploredCellCount)

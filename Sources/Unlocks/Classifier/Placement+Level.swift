@@ -8,6 +8,7 @@ extension Placement {
         case .province: return province
         case .city: return city
         case .county: return county
+        case .subdivision: return subdivision
         }
     }
 }

@@ -98,13 +98,14 @@ extension TrackClassifier {
         include(placement.province)
         include(placement.city)
         include(placement.county)
+        include(placement.subdivision)
         if levels > 0, allInside,
            locator.placementIsStable(placement, latitude: point.latitude, longitude: point.longitude, within: locator.marginRadius) {
             hasLookup = true
             lookupPoint = point
             lookupPlacement = placement.withoutMargins
             lookupClearance = clearance
-            lookupCell = (placement.country.region ?? -1, placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
+            lookupCell = CellVisit(time: .max, placement: placement)
         } else {
             hasLookup = false
         }
@@ -144,6 +145,7 @@ extension TrackClassifier {
         addReuse(.province, lookupPlacement.province.region)
         addReuse(.city, lookupPlacement.city.region)
         addReuse(.county, lookupPlacement.county.region)
+        addReuse(.subdivision, lookupPlacement.subdivision.region)
         reuseCount = 0
         reuseFirst = nil
         passedReuseCount = 0
@@ -187,14 +189,13 @@ extension TrackClassifier {
         let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
         let accuracy = point.accuracy ?? options.assumedAccuracy
         let p = anchorPlacement
-        var bits: (kinds: UInt8, flags: UInt8) = (0, lone && been ? PlaceSignature.loneFlag : 0)
-        for (position, level, placement) in [(UInt8(0), RegionLevel.country, p.country), (1, .province, p.province), (2, .city, p.city), (3, .county, p.county)] {
-            let weighed = weigh(level, placement, position: position, visit: visit, accuracy: accuracy, been: been, lone: lone)
+        var bits: (kinds: UInt16, flags: UInt8) = (0, lone && been ? PlaceSignature.loneFlag : 0)
+        for (position, level) in PlaceSignature.levels.enumerated() {
+            let weighed = weigh(level, p.level(level), position: UInt8(position), visit: visit, accuracy: accuracy, been: been, lone: lone)
             bits.kinds |= weighed.kinds
             bits.flags |= weighed.flags
         }
-        let signature = PlaceSignature(regions: (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1),
-                                       kinds: bits.kinds, flags: bits.flags)
+        let signature = PlaceSignature(regions: PlaceSignature.regions(of: p), kinds: bits.kinds, flags: bits.flags)
         let place = position(of: signature)
         useMinute(ofTime: point.time)
         tally.count(place: place)
@@ -203,7 +204,7 @@ extension TrackClassifier {
     /// `weigh(been:lone:)` at one level; returns the level's kind and confirming bit in the place
     /// signature's bits.
     mutating func weigh(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8,
-                        visit: Visit, accuracy: Double, been: Bool, lone: Bool = false) -> (kinds: UInt8, flags: UInt8) {
+                        visit: Visit, accuracy: Double, been: Bool, lone: Bool = false) -> (kinds: UInt16, flags: UInt8) {
         guard let region = placement.region, placement.status != .outside else { return (0, 0) }
         let kind: PlaceSignature.Kind = !been ? .passed : placement.status == .inside ? .inside : .edge
         let key = RegionKey(level: level, index: region)
@@ -211,7 +212,7 @@ extension TrackClassifier {
         // each, the entry added when new.
         let confirms = Self.weigh(placement, visit: visit, accuracy: accuracy, been: been, lone: lone, minimum: options.minimumPointsPerSegment,
                                   key: key, segmentInside: &segmentInside, evidence: &part.regions[key, default: RegionEvidence()])
-        return (kind.rawValue << (2 * position), confirms ? 1 << position : 0)
+        return (UInt16(kind.rawValue) << (2 * UInt16(position)), confirms ? 1 << position : 0)
     }
 
     /// Weighs one point in one region; true when the point confirms it.

@@ -12,8 +12,7 @@ extension TrackClassifier {
     mutating func explore(spot point: TrackPoint) {
         guard let placement = footprintPlacement(point) else { return drop(.invalidCoordinate) }
         record.pointsKept += 1
-        let cell = CellVisit(time: .max, country: placement.country.region ?? -1,
-                             chinaRegion: placement.county.region ?? placement.city.region ?? placement.province.region ?? -1)
+        let cell = CellVisit(time: .max, placement: placement)
         // The exact row coordinate (not the row cache's linearised one): a spot is no leg, and its
         // cell is the one an independent implementation of the grid finds.
         partCells.explore(rows.key(rowCoordinate: ExploredGrid.rowCoordinate(latitude: point.latitude), longitude: point.longitude), cell)
@@ -21,14 +20,13 @@ extension TrackClassifier {
                                    zoom: SlippyTile.storedZoom)
         partTiles.visit(SlippyTile.key(x: tile.x, y: tile.y, zoom: SlippyTile.storedZoom), time: .max)
         let visit = Visit(time: nil, latitude: point.latitude, longitude: point.longitude)
-        var bits: (kinds: UInt8, flags: UInt8) = (0, 0)
-        for (position, level, at) in [(UInt8(0), RegionLevel.country, placement.country), (1, .province, placement.province), (2, .city, placement.city), (3, .county, placement.county)] {
-            let weighed = weighSpot(level, at, position: position, visit: visit)
+        var bits: (kinds: UInt16, flags: UInt8) = (0, 0)
+        for (position, level) in PlaceSignature.levels.enumerated() {
+            let weighed = weighSpot(level, placement.level(level), position: UInt8(position), visit: visit)
             bits.kinds |= weighed.kinds
             bits.flags |= weighed.flags
         }
-        let signature = PlaceSignature(regions: (placement.country.region ?? -1, placement.province.region ?? -1,
-                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: bits.kinds, flags: bits.flags)
+        let signature = PlaceSignature(regions: PlaceSignature.regions(of: placement), kinds: bits.kinds, flags: bits.flags)
         let place = position(of: signature)
         useMinute(ofTime: nil)
         tally.points += 1
@@ -46,7 +44,7 @@ extension TrackClassifier {
         }
         guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
         var levels = 0, allInside = true, clearance = 0.0
-        for level in [placement.country, placement.province, placement.city, placement.county] where level.region != nil {
+        for level in [placement.country, placement.province, placement.city, placement.county, placement.subdivision] where level.region != nil {
             if level.status != .inside { allInside = false }
             let margin = level.marginMetres ?? locator.marginRadius
             if levels == 0 || margin < clearance { clearance = margin }
@@ -67,7 +65,7 @@ extension TrackClassifier {
     /// ``ClassifyOptions/footprintSpotsToConfirm`` of them confirm it (untimed); any other spot
     /// in or at the edge of it is tentative evidence. Returns the level's kind and confirming bit
     /// (the spots from the one that reaches the count on confirm).
-    mutating func weighSpot(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8, visit: Visit) -> (kinds: UInt8, flags: UInt8) {
+    mutating func weighSpot(_ level: RegionLevel, _ placement: LevelPlacement, position: UInt8, visit: Visit) -> (kinds: UInt16, flags: UInt8) {
         guard let region = placement.region, placement.status != .outside else { return (0, 0) }
         let key = RegionKey(level: level, index: region)
         let inside = placement.status == .inside
@@ -86,7 +84,7 @@ extension TrackClassifier {
         }
         part.regions[key] = evidence
         let kind: PlaceSignature.Kind = inside ? .inside : .edge
-        return (kind.rawValue << (2 * position), confirms ? 1 << position : 0)
+        return (UInt16(kind.rawValue) << (2 * UInt16(position)), confirms ? 1 << position : 0)
     }
 }
 
@@ -103,14 +101,13 @@ extension TrackClassifier {
         let visit = Visit(time: point.time, latitude: point.latitude, longitude: point.longitude)
         let accuracy = point.accuracy ?? ClassifyOptions.photoAssumedAccuracy
         segmentInside.removeAll(keepingCapacity: true)
-        var bits: (kinds: UInt8, flags: UInt8) = (0, 0)
-        for (position, level, at) in [(UInt8(0), RegionLevel.country, placement.country), (1, .province, placement.province), (2, .city, placement.city), (3, .county, placement.county)] {
-            let weighed = weigh(level, at, position: position, visit: visit, accuracy: accuracy, been: true)
+        var bits: (kinds: UInt16, flags: UInt8) = (0, 0)
+        for (position, level) in PlaceSignature.levels.enumerated() {
+            let weighed = weigh(level, placement.level(level), position: UInt8(position), visit: visit, accuracy: accuracy, been: true)
             bits.kinds |= weighed.kinds
             bits.flags |= weighed.flags
         }
-        let signature = PlaceSignature(regions: (placement.country.region ?? -1, placement.province.region ?? -1,
-                                                 placement.city.region ?? -1, placement.county.region ?? -1), kinds: bits.kinds, flags: bits.flags)
+        let signature = PlaceSignature(regions: PlaceSignature.regions(of: placement), kinds: bits.kinds, flags: bits.flags)
         let place = position(of: signature)
         useMinute(ofTime: point.time)
         tally.points += 1

@@ -130,11 +130,11 @@ extension TrackClassifier {
 
     mutating func newReusedPlace(been: Bool, lone: Bool) -> Int32 {
         let p = lookupPlacement
-        let regions = (p.country.region ?? -1, p.province.region ?? -1, p.city.region ?? -1, p.county.region ?? -1)
-        var kinds: UInt8 = 0, flags: UInt8 = been && lone ? PlaceSignature.loneFlag : 0
+        let regions = PlaceSignature.regions(of: p)
+        var kinds: UInt16 = 0, flags: UInt8 = been && lone ? PlaceSignature.loneFlag : 0
         let kind = been ? PlaceSignature.Kind.inside : .passed
-        for (position, region) in [regions.0, regions.1, regions.2, regions.3].enumerated() where region >= 0 {
-            kinds |= kind.rawValue << (2 * UInt8(position))
+        for (position, region) in [regions.0, regions.1, regions.2, regions.3, regions.4].enumerated() where region >= 0 {
+            kinds |= UInt16(kind.rawValue) << (2 * UInt16(position))
             if been { flags |= 1 << UInt8(position) }
         }
         let position = position(of: PlaceSignature(regions: regions, kinds: kinds, flags: flags))

@@ -280,9 +280,8 @@ extension TrackClassifier {
         useMinute(ofTime: point.time)
         tally.points += 1
         let second = point.time.map(CellVisit.second(of:)) ?? .max
-        let cell = reused ? CellVisit(time: second, country: lookupCell.country, chinaRegion: lookupCell.chinaRegion)
-                          : CellVisit(time: second, country: anchorPlacement.country.region ?? -1,
-                                      chinaRegion: anchorPlacement.county.region ?? anchorPlacement.city.region ?? anchorPlacement.province.region ?? -1)
+        var cell = reused ? lookupCell : CellVisit(time: .max, placement: anchorPlacement)
+        cell.time = second
         let located = Located(point: point, cell: cell, row: rows.rowCoordinate(latitude: point.latitude),
                               tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
         if breakPending {

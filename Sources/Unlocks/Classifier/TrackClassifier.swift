@@ -74,13 +74,13 @@ public struct TrackClassifier: TrackSink {
     /// The current input's datum (its record's).
     var inputDatum = Datum.wgs84
     /// The last point located afresh, its placement without margins, and its smallest margin,
-    /// when `hasLookup`; `lookupCell` is the placement's part of a ``CellVisit`` (country, finest
-    /// China region).
+    /// when `hasLookup`; `lookupCell` is the placement's ``CellVisit`` (country, finest China
+    /// region, subdivision), untimed.
     var hasLookup = false
     var lookupPoint = TrackPoint(latitude: 0, longitude: 0)
     var lookupPlacement = Placement()
     var lookupClearance = 0.0
-    var lookupCell = (country: Int32(-1), chinaRegion: Int32(-1))
+    var lookupCell = CellVisit(time: .max, country: -1, chinaRegion: -1)
     /// Points that reused the last lookup since it was made, and the earliest of them: their
     /// evidence (inside, confirmed) is added to the ledger in one step when the lookup changes.
     var reuseCount: Int64 = 0

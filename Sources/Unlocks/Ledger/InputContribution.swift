@@ -12,25 +12,34 @@ public struct PlaceSignature: Hashable, Sendable {
         case none = 0, inside = 1, edge = 2, passed = 3
     }
 
-    /// Region indices: the country in the world table, then province, city and county in the
-    /// China table; -1 for none.
-    public var regions: (Int32, Int32, Int32, Int32)
-    /// Two bits per level (country lowest): a ``Kind``.
-    public var kinds: UInt8
-    /// Bits 0–3, one per level (country lowest): the point confirms the level's region (inside
+    /// The levels in the order of ``regions``, ``kinds`` and ``flags``: a level's position.
+    public static let levels: [RegionLevel] = [.country, .province, .city, .county, .subdivision]
+
+    /// Region indices: the country in the world table, province, city and county in the China
+    /// table, then the subdivision in the subdivision table; -1 for none.
+    public var regions: (Int32, Int32, Int32, Int32, Int32)
+    /// Two bits per level (country lowest, in the order of ``levels``): a ``Kind``.
+    public var kinds: UInt16
+    /// Bits 0–4, one per level (country lowest): the point confirms the level's region (inside
     /// with a margin at least its accuracy, the third counting point of its segment there, a
-    /// photo, enough footprint spots). Bit 4 (``loneFlag``): the point was alone in its segment
+    /// photo, enough footprint spots). Bit 5 (``loneFlag``): the point was alone in its segment
     /// (no leg on either side), so its confirmation stands only where no vehicle passed the
     /// region around its moment.
     public var flags: UInt8
 
     /// The bit of ``flags`` that marks a lone point.
-    public static let loneFlag: UInt8 = 1 << 4
+    public static let loneFlag: UInt8 = 1 << 5
 
-    public init(regions: (Int32, Int32, Int32, Int32), kinds: UInt8, flags: UInt8 = 0) {
+    public init(regions: (Int32, Int32, Int32, Int32, Int32), kinds: UInt16, flags: UInt8 = 0) {
         self.regions = regions
         self.kinds = kinds
         self.flags = flags
+    }
+
+    /// The regions of a placement at every level (-1 for none), in the order of ``levels``.
+    public static func regions(of placement: Placement) -> (Int32, Int32, Int32, Int32, Int32) {
+        (placement.country.region ?? -1, placement.province.region ?? -1, placement.city.region ?? -1,
+         placement.county.region ?? -1, placement.subdivision.region ?? -1)
     }
 
     public static func == (a: PlaceSignature, b: PlaceSignature) -> Bool {
@@ -42,6 +51,7 @@ public struct PlaceSignature: Hashable, Sendable {
         hasher.combine(regions.1)
         hasher.combine(regions.2)
         hasher.combine(regions.3)
+        hasher.combine(regions.4)
         hasher.combine(kinds)
         hasher.combine(flags)
     }
@@ -56,11 +66,13 @@ public struct PlaceSignature: Hashable, Sendable {
         public var confirms: Bool
     }
 
+    /// The region index at each level, in the order of ``levels``.
+    public var regionList: [Int32] { [regions.0, regions.1, regions.2, regions.3, regions.4] }
+
     /// The region and kind at each level that has one.
     public var entries: [Entry] {
-        let levels: [(RegionLevel, Int32)] = [(.country, regions.0), (.province, regions.1), (.city, regions.2), (.county, regions.3)]
-        return levels.enumerated().compactMap { position, level in
-            let kind = Kind(rawValue: (kinds >> (2 * UInt8(position))) & 3) ?? .none
+        zip(Self.levels, regionList).enumerated().compactMap { position, level in
+            let kind = Kind(rawValue: UInt8((kinds >> (2 * UInt16(position))) & 3)) ?? .none
             guard level.1 >= 0, kind != .none else { return nil }
             return Entry(key: RegionKey(level: level.0, index: level.1), kind: kind, confirms: flags & (1 << UInt8(position)) != 0)
         }

@@ -84,11 +84,21 @@ public struct CellVisit: Equatable, Sendable {
     public var country: Int32
     /// The finest China region (county, else city, else province), -1 for none.
     public var chinaRegion: Int32
+    /// Index in the subdivision table, -1 for none.
+    public var subdivision: Int32
 
-    public init(time: Int64, country: Int32, chinaRegion: Int32) {
+    public init(time: Int64, country: Int32, chinaRegion: Int32, subdivision: Int32 = -1) {
         self.time = time
         self.country = country
         self.chinaRegion = chinaRegion
+        self.subdivision = subdivision
+    }
+
+    /// A visit at `time` to the regions of a placement.
+    public init(time: Int64, placement: Placement) {
+        self.init(time: time, country: placement.country.region ?? -1,
+                  chinaRegion: placement.county.region ?? placement.city.region ?? placement.province.region ?? -1,
+                  subdivision: placement.subdivision.region ?? -1)
     }
 
     /// `milliseconds` rounded down to the whole second.
@@ -101,7 +111,8 @@ public struct CellVisit: Equatable, Sendable {
     public func isEarlier(than other: CellVisit) -> Bool {
         if time != other.time { return time < other.time }
         if country != other.country { return country < other.country }
-        return chinaRegion < other.chinaRegion
+        if chinaRegion != other.chinaRegion { return chinaRegion < other.chinaRegion }
+        return subdivision < other.subdivision
     }
 }
 

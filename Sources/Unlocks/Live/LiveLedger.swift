@@ -240,7 +240,7 @@ public struct LiveLedger {
             guard let standing = RegionStanding(merging: base, evidence), let first = visits.confirmedBy ?? visits.tentativeBy ?? visits.passedBy else { return }
             guard previous.map({ standing > $0 }) ?? true else { return }
             standings[key] = standing
-            let region = (key.level == .country ? locator.world : locator.china).region(key.index)
+            guard let region = locator.tables.table(of: key.level)?.region(key.index) else { return }
             result.regions.append(RegionChange(key: key, code: region.code, name: region.name, englishName: region.englishName,
                                                standing: standing, previous: previous, evidence: visits, firstVisit: first))
         }

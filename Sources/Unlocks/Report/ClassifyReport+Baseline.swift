@@ -47,7 +47,7 @@ extension ClassifyReport.Baseline {
         var familiar = FamiliarityCounts()
         (familiar.lit, familiar.bright, familiar.gold) = (Int(numbers[4]), Int(numbers[5]), Int(numbers[6]))
         metrics = ClassifyReport.Metrics(totalDistanceKilometers: numbers[2], vehicleDistanceKilometers: 0, flightDistanceKilometers: 0, totalDurationHours: 0,
-                                         recordedDays: Int(numbers[3]), currentStreakDays: 0, longestStreakDays: 0, countryCount: 0, continentCount: 0,
+                                         recordedDays: Int(numbers[3]), currentStreakDays: 0, longestStreakDays: 0, countryCount: 0, continentCount: 0, subdivisionCount: 0,
                                          chinaProvinceCount: 0, cityUnlockCount: 0, countyUnlockCount: 0, chinaAreaKm2: 0,
                                          globalAreaKm2: numbers[0], exploredCellCount: Int(numbers[1]), familiarCells: familiar)
         for row in tileRows {

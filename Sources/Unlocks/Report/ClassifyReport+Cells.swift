@@ -6,6 +6,13 @@ extension ClassifyReport {
     /// the explored area overall, in China and per region; the cells per familiarity level,
     /// overall and per region; and each cell on the day of its first visit (``DaySeries``).
     struct CellFigures {
+        /// A cell's first visitor's regions.
+        struct Visitor: Hashable {
+            var country: Int32
+            var chinaRegion: Int32
+            var subdivision: Int32
+        }
+
         var total = 0.0
         var inChina = 0.0
         var areaByRegion: [RegionKey: Double] = [:]
@@ -15,10 +22,10 @@ extension ClassifyReport {
         init(_ combined: CombinedLedger, tables: TableSet, familiarityLevels: FamiliarityLevels, series: inout DaySeries) {
             let world = tables.world, china = tables.china
             var rowArea: [Int64: Double] = [:]
-            // Cells per familiarity level per first visitor's (country, China region), counted
-            // in runs of cells with the same visitor (cells come in key order: neighbours).
-            var familiarByVisitor: [Int64: FamiliarityCounts] = [:]
-            var run = (visitor: Int64.min, counts: FamiliarityCounts())
+            // Cells per familiarity level per first visitor's regions, counted in runs of cells
+            // with the same visitor (cells come in key order: neighbours).
+            var familiarByVisitor: [Visitor: FamiliarityCounts] = [:]
+            var run: (visitor: Visitor?, counts: FamiliarityCounts) = (nil, FamiliarityCounts())
             var cellIndex = 0
             let chinaCountry = world.regions.first(where: { $0.code == "CHN" })?.index
             var chinaChain: [Int32: [RegionKey]] = [:]
@@ -33,9 +40,9 @@ extension ClassifyReport {
                 let level = familiarityLevels.level(passes: combined.cellPasses[cellIndex])
                 cellIndex += 1
                 if level >= .lit {
-                    let visitor = Int64(visit.country) << 32 | Int64(UInt32(bitPattern: visit.chinaRegion))
+                    let visitor = Visitor(country: visit.country, chinaRegion: visit.chinaRegion, subdivision: visit.subdivision)
                     if visitor != run.visitor {
-                        if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+                        if let last = run.visitor { familiarByVisitor[last, default: FamiliarityCounts()].add(run.counts) }
                         run = (visitor, FamiliarityCounts())
                     }
                     run.counts.add(level)
@@ -45,6 +52,7 @@ extension ClassifyReport {
                     areaByRegion[RegionKey(level: .country, index: visit.country), default: 0] += area
                     if visit.country == chinaCountry { inChina += area }
                 }
+                if visit.subdivision >= 0 { areaByRegion[RegionKey(level: .subdivision, index: visit.subdivision), default: 0] += area }
                 if visit.chinaRegion >= 0 {
                     let chain: [RegionKey]
                     if let known = chinaChain[visit.chinaRegion] { chain = known } else {
@@ -61,12 +69,12 @@ extension ClassifyReport {
                     for key in chain { areaByRegion[key, default: 0] += area }
                 }
             }
-            if run.visitor != .min { familiarByVisitor[run.visitor, default: FamiliarityCounts()].add(run.counts) }
+            if let last = run.visitor { familiarByVisitor[last, default: FamiliarityCounts()].add(run.counts) }
             for (visitor, counts) in familiarByVisitor {
                 familiar.add(counts)
-                let country = Int32(truncatingIfNeeded: visitor >> 32), chinaRegion = Int32(bitPattern: UInt32(truncatingIfNeeded: visitor))
-                if country >= 0 { familiarByRegion[RegionKey(level: .country, index: country), default: FamiliarityCounts()].add(counts) }
-                var index: Int32? = chinaRegion >= 0 ? chinaRegion : nil
+                if visitor.country >= 0 { familiarByRegion[RegionKey(level: .country, index: visitor.country), default: FamiliarityCounts()].add(counts) }
+                if visitor.subdivision >= 0 { familiarByRegion[RegionKey(level: .subdivision, index: visitor.subdivision), default: FamiliarityCounts()].add(counts) }
+                var index: Int32? = visitor.chinaRegion >= 0 ? visitor.chinaRegion : nil
                 while let i = index {
                     let region = china.region(i)
                     familiarByRegion[RegionKey(level: region.level, index: i), default: FamiliarityCounts()].add(counts)

@@ -137,13 +137,11 @@ extension ClassifyReport {
                 && tiles.allSatisfy { $0.visited == 0 && $0.maxSquareFrom == $0.maxSquareTo } && familiarCells == FamiliarityCounts() && (badges ?? []).isEmpty
         }
 
-        static let levelNames: [(String, RegionLevel)] = [("countries", .country), ("provinces", .province), ("cities", .city), ("counties", .county)]
-        static let singular: [RegionLevel: String] = [.country: "country", .province: "province", .city: "city", .county: "county"]
 
         /// The report's `changes` object.
         func json() -> JSONValue {
             func regions(_ lists: [RegionLevel: [Region]]) -> JSONValue {
-                .object(Self.levelNames.map { name, level in
+                .object(RegionLevel.reported.map { name, level in
                     (name, .array((lists[level] ?? []).map { r in
                         var members: [(key: String, value: JSONValue)] = [("code", .string(r.code)), ("name", .string(r.name))]
                         if !r.englishName.isEmpty { members.append(("englishName", .string(r.englishName))) }
@@ -183,9 +181,9 @@ extension ClassifyReport {
             guard !isEmpty else { return out + ", nothing new counted\n\n" }
             out += "\n"
             func names(_ lists: [RegionLevel: [Region]]) -> String {
-                Self.levelNames.compactMap { name, level in
+                RegionLevel.reported.compactMap { name, level in
                     guard let list = lists[level], !list.isEmpty else { return nil }
-                    return "\(list.count) \(list.count == 1 ? Self.singular[level]! : name) ("
+                    return "\(list.count) \(list.count == 1 ? level.singular : name) ("
                         + list.map { $0.englishName.isEmpty || $0.englishName == $0.name ? $0.name : "\($0.name) \($0.englishName)" }.joined(separator: ", ") + ")"
                 }.joined(separator: "; ")
             }

@@ -35,7 +35,7 @@ extension ClassifyReport {
             if let error = input.error { members.append(("error", .string(error))) }
             return .object(members)
         }
-        let levels: [(String, RegionLevel)] = [("countries", .country), ("provinces", .province), ("cities", .city), ("counties", .county)]
+        let levels = RegionLevel.reported
         let zone = options.timeZone
         let unlocksJSON: JSONValue = .object(levels.map { name, level in
             (name, .array((unlocks[level] ?? []).map { u in
@@ -119,6 +119,7 @@ extension ClassifyReport {
             ("longestStreakDays", Double(m.longestStreakDays)),
             ("countryCount", Double(m.countryCount)),
             ("continentCount", Double(m.continentCount)),
+            ("subdivisionCount", Double(m.subdivisionCount)),
             ("chinaProvinceCount", Double(m.chinaProvinceCount)),
             ("cityUnlockCount", Double(m.cityUnlockCount)),
             ("countyUnlockCount", Double(m.countyUnlockCount)),
@@ -199,7 +200,7 @@ extension ClassifyReport {
     }
 
     /// The `progress` object.
-    private func progressJSON(_ levels: [(String, RegionLevel)]) -> JSONValue {
+    private func progressJSON(_ levels: [(plural: String, level: RegionLevel)]) -> JSONValue {
         let p = progress
         func named(_ code: String, _ name: String, _ englishName: String) -> [(key: String, value: JSONValue)] {
             [("code", .string(code)), ("name", .string(name))] + (englishName.isEmpty ? [] : [("englishName", .string(englishName))])

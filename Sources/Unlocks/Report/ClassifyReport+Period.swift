@@ -69,12 +69,10 @@ extension ClassifyReport {
         public func newUnlocks(_ level: RegionLevel) -> Int { days.reduce(0) { $0 + ($1.newUnlocks[level] ?? 0) } }
         public func newTiles(zoom: Int) -> Int { days.reduce(0) { $0 + ($1.newTiles[zoom] ?? 0) } }
 
-        static let levels: [(String, RegionLevel)] = [("countries", .country), ("provinces", .province), ("cities", .city), ("counties", .county)]
-
         /// The period as JSON (docs/report-format.md, "A period").
         public func json() -> JSONValue {
             func date(_ day: Int64?) -> JSONValue { day.map { .string(ClassifyReport.dateText($0)) } ?? .null }
-            let newUnlocks: [(key: String, value: JSONValue)] = Self.levels.map { ($0.0, .number(Double(self.newUnlocks($0.1)))) }
+            let newUnlocks: [(key: String, value: JSONValue)] = RegionLevel.reported.map { ($0.0, .number(Double(self.newUnlocks($0.1)))) }
             let newTiles: [(key: String, value: JSONValue)] = SlippyTile.reportedZooms.map { (String($0), .number(Double(self.newTiles(zoom: $0)))) }
             return .object([
                 ("period", .object([("since", date(since)), ("until", date(until))])),
@@ -85,7 +83,7 @@ extension ClassifyReport {
                 ("newCells", .number(Double(newCells))),
                 ("newKm2", .number(rounded(newSquareMetres / 1e6, 4))),
                 ("newTiles", .object(newTiles)),
-                ("visited", .object(Self.levels.map { name, level in (name, .array((visited[level] ?? []).map(Self.json))) })),
+                ("visited", .object(RegionLevel.reported.map { name, level in (name, .array((visited[level] ?? []).map(Self.json))) })),
                 ("days", .array(days.map(Self.json))),
             ])
         }
@@ -96,7 +94,7 @@ extension ClassifyReport {
         }
 
         static func json(_ d: Day) -> JSONValue {
-            let unlocks: [(key: String, value: JSONValue)] = levels.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) }
+            let unlocks: [(key: String, value: JSONValue)] = RegionLevel.reported.map { name, level in (name, .number(Double(d.newUnlocks[level] ?? 0))) }
             return .object([
                 ("date", .string(ClassifyReport.dateText(d.day))),
                 ("recorded", .bool(d.recorded)),
@@ -114,14 +112,13 @@ extension ClassifyReport {
             let from = since.map(ClassifyReport.dateText) ?? "the first day", to = until.map(ClassifyReport.dateText) ?? "the last day"
             var out = "From \(from) to \(to): \(recordedDays) recorded day\(recordedDays == 1 ? "" : "s")\n"
             out += "Distance: \(fixed(Double(distanceMillimetres) / 1e6, 1)) km on foot or by bike; \(fixed(Double(durationMilliseconds) / 3.6e6, 1)) h recorded\n"
-            let singular: [RegionLevel: String] = [.country: "country", .province: "province", .city: "city", .county: "county"]
-            out += "New: " + Self.levels.map { name, level in "\(newUnlocks(level)) \(newUnlocks(level) == 1 ? singular[level]! : name)" }.joined(separator: ", ")
+            out += "New: " + RegionLevel.reported.map { name, level in "\(newUnlocks(level)) \(newUnlocks(level) == 1 ? level.singular : name)" }.joined(separator: ", ")
                 + "; \(fixed(newSquareMetres / 1e6, 3)) km² explored (\(newCells) cells)\n"
-            for (name, level) in Self.levels {
+            for (name, level) in RegionLevel.reported {
                 guard let list = visited[level] else { continue }
                 out += "\(name.prefix(1).uppercased() + name.dropFirst()) with days in the period:\n"
                 for r in list {
-                    let local = level == .country ? countryNames?.name(of: r.code) : nil
+                    let local = level == .country || level == .subdivision ? countryNames?.name(of: r.code) : nil
                     let label = local ?? (r.englishName.isEmpty || r.englishName == r.name ? r.name : "\(r.name) \(r.englishName)")
                     out += "  \(label): \(r.days) d" + (r.firstVisitInPeriod ? " (new)" : "") + "\n"
                 }

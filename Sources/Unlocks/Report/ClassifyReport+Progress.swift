@@ -51,7 +51,8 @@ extension ClassifyReport {
         public static let rankedPerLevel = 10
         /// Per level, the counted unlocks with the largest explored share, largest first (ties by code).
         public var mostExplored: [RegionLevel: [Ranked]] = [:]
-        /// Each counted unlock with more than one child in the tables (China; its provinces; their cities).
+        /// Each counted unlock with more than one child in the tables (China and its provinces; their
+        /// cities; every other country and its subdivisions).
         public var children: [Children] = []
         /// Where the nearest regions are measured from: the centre of the cell explored last in
         /// China (the timed cell with the latest first visit; ties by cell), else of the cell
@@ -88,15 +89,30 @@ extension ClassifyReport {
                 if unlocked { childCount[parent, default: (0, 0)].unlocked += 1 }
             }
         }
+        // Other countries' children are their subdivisions (states, provinces, prefectures).
+        var subdivisionsOf: [String: (total: Int, unlocked: Int)] = [:]
+        if let table = tables.subdivisions {
+            for region in table.regions where region.level == .province {
+                guard let parent = region.parent else { continue }
+                let country = table.region(parent).code
+                subdivisionsOf[country, default: (0, 0)].total += 1
+                if counted[.subdivision]?.contains(region.code) == true { subdivisionsOf[country, default: (0, 0)].unlocked += 1 }
+            }
+        }
         let indexByCode = Dictionary(china.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
         for level in [RegionLevel.country, .province, .city] {
             for u in unlocks[level] ?? [] where counts(u) {
                 let figures: (total: Int, unlocked: Int)?
-                if level == .country { figures = u.code == "CHN" ? provinces : nil } else { figures = indexByCode[u.code].flatMap { childCount[$0] } }
+                let childLevel: RegionLevel
+                switch level {
+                case .country where u.code == "CHN": (figures, childLevel) = (provinces, .province)
+                case .country: (figures, childLevel) = (subdivisionsOf[u.code], .subdivision)
+                default: (figures, childLevel) = (indexByCode[u.code].flatMap { childCount[$0] }, level == .province ? .city : .county)
+                }
                 // A municipality's one city (itself) says nothing.
                 guard let figures, figures.total > 1 else { continue }
                 progress.children.append(Progress.Children(level: level, code: u.code, name: u.name, englishName: u.englishName,
-                                                           childLevel: RegionLevel(rawValue: level.rawValue + 1)!, unlocked: figures.unlocked, total: figures.total))
+                                                           childLevel: childLevel, unlocked: figures.unlocked, total: figures.total))
             }
         }
 

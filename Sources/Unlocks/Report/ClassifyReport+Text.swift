@@ -6,28 +6,39 @@ import Tracks
 
 extension ClassifyReport {
     /// A summary for a terminal: inputs, points, metrics, and a table of unlocks per level.
-    /// `countryNames` names the countries in a person's language (Unicode CLDR, ``RegionNames``)
-    /// instead of the tables' Chinese and English; China's provinces, cities and counties keep both.
+    /// `countryNames` names the countries and their subdivisions in a person's language (Unicode
+    /// CLDR, ``RegionNames``) instead of the tables' names; China's provinces, cities and counties
+    /// keep Chinese and English.
     public func text(countryNames: LocalizedNames? = nil) -> String {
         guard let countryNames else { return plainText() }
         var named = self
         func local(_ code: String) -> String? { countryNames.name(of: code) }
-        named.unlocks[.country] = unlocks[.country]?.map { u in
-            var u = u
-            if let name = local(u.code) { (u.name, u.englishName) = (name, "") }
-            return u
-        }
-        named.progress.mostExplored[.country] = progress.mostExplored[.country]?.map { r in
-            var r = r
-            if let name = local(r.code) { (r.name, r.englishName) = (name, "") }
-            return r
-        }
-        func renamed(_ lists: [RegionLevel: [Changes.Region]]) -> [RegionLevel: [Changes.Region]] {
-            var lists = lists
-            lists[.country] = lists[.country]?.map { r in
+        let levels: [RegionLevel] = [.country, .subdivision]
+        for level in levels {
+            named.unlocks[level] = unlocks[level]?.map { u in
+                var u = u
+                if let name = local(u.code) { (u.name, u.englishName) = (name, "") }
+                return u
+            }
+            named.progress.mostExplored[level] = progress.mostExplored[level]?.map { r in
                 var r = r
                 if let name = local(r.code) { (r.name, r.englishName) = (name, "") }
                 return r
+            }
+        }
+        named.progress.children = progress.children.map { c in
+            var c = c
+            if c.level == .country, let name = local(c.code) { (c.name, c.englishName) = (name, "") }
+            return c
+        }
+        func renamed(_ lists: [RegionLevel: [Changes.Region]]) -> [RegionLevel: [Changes.Region]] {
+            var lists = lists
+            for level in levels {
+                lists[level] = lists[level]?.map { r in
+                    var r = r
+                    if let name = local(r.code) { (r.name, r.englishName) = (name, "") }
+                    return r
+                }
             }
             return lists
         }
@@ -74,7 +85,8 @@ extension ClassifyReport {
             out += "Streak: \(counted(m.currentStreakDays, "day", "days")) in a row up to the last recorded day, \(Self.dateText(span.last)); longest \(counted(m.longestStreakDays, "day", "days"))\n"
         }
         out += "Worldview: \(worldview.rawValue) (whose borders the countries follow)\n"
-        out += "Unlocked: " + [counted(m.countryCount, "country", "countries"), counted(m.chinaProvinceCount, "province", "provinces"),
+        out += "Unlocked: " + [counted(m.countryCount, "country", "countries"), counted(m.subdivisionCount, "subdivision", "subdivisions"),
+                              counted(m.chinaProvinceCount, "province", "provinces"),
                               counted(m.cityUnlockCount, "city", "cities"), counted(m.countyUnlockCount, "county", "counties")].joined(separator: ", ")
         let included = (lenient ? ["tentative"] : []) + (includePassedThrough ? ["passed through"] : [])
         out += included.isEmpty ? "\n" : " (\(included.joined(separator: " and ")) included)\n"
@@ -87,15 +99,17 @@ extension ClassifyReport {
         }
         out += "Familiar cells: \(m.familiarCells.lit) lit, \(m.familiarCells.bright) bright, \(m.familiarCells.gold) gold\n"
         if !years.isEmpty {
-            out += "\nYear  on foot/bike  days  new countries, provinces, cities, counties    explored\n"
+            let heading = "new " + RegionLevel.reported.map(\.plural).joined(separator: ", ")
+            out += "\nYear  on foot/bike  days  " + heading + "    explored\n"
             for y in years {
-                let new = [RegionLevel.country, .province, .city, .county].map { String(y.newUnlocks[$0] ?? 0) }.joined(separator: ", ")
+                let new = RegionLevel.reported.map { String(y.newUnlocks[$0.level] ?? 0) }.joined(separator: ", ")
                 out += "\(y.year)" + leftPad(fixed(Double(y.distanceMillimetres) / 1e6, 1) + " km", 15) + leftPad("\(y.recordedDays)", 6)
-                out += "  " + new + String(repeating: " ", count: max(0, 42 - new.count)) + leftPad(fixed(y.newSquareMetres / 1e6, 3) + " km²", 12) + "\n"
+                out += "  " + new + String(repeating: " ", count: max(0, heading.count + 4 - new.count)) + leftPad(fixed(y.newSquareMetres / 1e6, 3) + " km²", 12) + "\n"
             }
         }
         out += progressText()
-        for (title, level) in [("Countries", RegionLevel.country), ("Provinces", .province), ("Cities", .city), ("Counties", .county)] {
+        for (plural, level) in RegionLevel.reported {
+            let title = plural.prefix(1).uppercased() + plural.dropFirst()
             let rows = unlocks[level] ?? []
             guard !rows.isEmpty else { continue }
             out += "\n\(title)\n"
@@ -158,17 +172,16 @@ extension ClassifyReport {
     private func progressText() -> String {
         let p = progress
         var out = ""
-        let plural: [RegionLevel: String] = [.country: "countries", .province: "provinces", .city: "cities", .county: "counties"]
         func label(_ name: String, _ english: String) -> String { english.isEmpty || english == name ? name : "\(name) \(english)" }
-        let ranked = RegionLevel.allCases.compactMap { level in
+        let ranked = RegionLevel.reported.map(\.level).compactMap { level in
             p.mostExplored[level].map { list in
-                "  \(plural[level]!): " + list.prefix(3).map { label($0.name, $0.englishName) + " " + percentText($0.exploredPercent) }.joined(separator: ", ")
+                "  \(level.plural): " + list.prefix(3).map { label($0.name, $0.englishName) + " " + percentText($0.exploredPercent) }.joined(separator: ", ")
             }
         }
         if !ranked.isEmpty { out += "\nMost explored\n" + ranked.joined(separator: "\n") + "\n" }
         if !p.children.isEmpty {
             out += "Unlocked within\n"
-            for c in p.children { out += "  \(label(c.name, c.englishName)): \(c.unlocked) of \(c.total) \(plural[c.childLevel]!)\n" }
+            for c in p.children { out += "  \(label(c.name, c.englishName)): \(c.unlocked) of \(c.total) \(c.childLevel.plural)\n" }
         }
         if let from = p.from, !p.nearest.isEmpty {
             out += "Nearest not unlocked, from \(fixed(from.latitude, 5)), \(fixed(from.longitude, 5)) (the newest explored cell, in China if any)\n"

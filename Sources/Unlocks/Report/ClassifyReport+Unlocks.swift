@@ -7,23 +7,25 @@ extension ClassifyReport {
     /// area, and its explorer tiles at z14 (every level) and z17 (cities and counties).
     static func unlocks(_ regions: [RegionKey: RegionEvidence], tables: TableSet, cells: CellFigures,
                         visitedTiles: [Int: TileList], days: [RegionKey: Set<Int64>], lenient: Bool) -> [RegionLevel: [Unlock]] {
-        let world = tables.world, china = tables.china
-        let worldAreas = world.areas(ofRegions: regions.keys.filter { $0.level == .country }.map(\.index))
-        let chinaAreas = china.areas(ofRegions: regions.keys.filter { $0.level != .country }.map(\.index))
-        // Tile centres in each region's polygons (RegionTileCounter); docs/report-format.md says
-        // why not countries' and provinces' z17 tiles.
-        var worldCounter = RegionTileCounter(table: world, visited: visitedTiles), chinaCounter = RegionTileCounter(table: china, visited: visitedTiles)
-        var regionTiles: [Int: (world: [Int32: RegionTileCount], china: [Int32: RegionTileCount])] = [:]
-        for zoom in SlippyTile.reportedZooms {
-            let levels: Set<RegionLevel> = zoom < SlippyTile.storedZoom ? Set(RegionLevel.allCases) : levelsWithFineTiles
-            let wanted = regions.keys.filter { levels.contains($0.level) }
-            regionTiles[zoom] = (worldCounter.counts(ofRegions: wanted.filter { $0.level == .country }.map(\.index), zoom: zoom),
-                                 chinaCounter.counts(ofRegions: wanted.filter { $0.level != .country }.map(\.index), zoom: zoom))
+        // Per table (countries, China's three levels, subdivisions): the regions' whole areas and
+        // the tile centres in their polygons (RegionTileCounter); docs/report-format.md says why
+        // not countries', subdivisions' and provinces' z17 tiles.
+        var areas: [ObjectIdentifier: [Int32: Double]] = [:]
+        var regionTiles: [ObjectIdentifier: [Int: [Int32: RegionTileCount]]] = [:]
+        for (table, levels) in Self.tablesOfLevels(regions.keys, tables: tables) {
+            let id = ObjectIdentifier(table)
+            let mine = regions.keys.filter { levels.contains($0.level) }
+            areas[id] = table.areas(ofRegions: mine.map(\.index))
+            var counter = RegionTileCounter(table: table, visited: visitedTiles)
+            for zoom in SlippyTile.reportedZooms {
+                let wanted = zoom < SlippyTile.storedZoom ? mine : mine.filter { levelsWithFineTiles.contains($0.level) }
+                regionTiles[id, default: [:]][zoom] = counter.counts(ofRegions: wanted.map(\.index), zoom: zoom)
+            }
         }
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in regions {
-            guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy else { continue }
-            let table = key.level == .country ? world : china
+            guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy, let table = tables.table(of: key.level) else { continue }
+            let id = ObjectIdentifier(table)
             let region = table.region(key.index)
             var unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
                                 parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
@@ -31,8 +33,8 @@ extension ClassifyReport {
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
                                 exploredSquareMetres: cells.areaByRegion[key] ?? 0,
-                                areaSquareMetres: (key.level == .country ? worldAreas : chinaAreas)[key.index] ?? 0,
-                                tiles: regionTiles.compactMapValues { (key.level == .country ? $0.world : $0.china)[key.index] })
+                                areaSquareMetres: areas[id]?[key.index] ?? 0,
+                                tiles: (regionTiles[id] ?? [:]).compactMapValues { $0[key.index] })
             unlock.familiarCells = cells.familiarByRegion[key] ?? FamiliarityCounts()
             let own = days[key] ?? []
             unlock.visitDays = own.count
@@ -46,5 +48,16 @@ extension ClassifyReport {
             unlocks[level]!.sort { ($0.firstVisit, $0.code) < ($1.firstVisit, $1.code) }
         }
         return unlocks
+    }
+
+    /// The tables that hold `keys`' regions, each with its levels among them, in a fixed order
+    /// (countries, China's levels, subdivisions).
+    static func tablesOfLevels(_ keys: Dictionary<RegionKey, RegionEvidence>.Keys, tables: TableSet) -> [(RegionTable, Set<RegionLevel>)] {
+        let present = Set(keys.map(\.level))
+        return [([RegionLevel.country]), [.province, .city, .county], [.subdivision]].compactMap { group -> (RegionTable, Set<RegionLevel>)? in
+            let levels = Set(group).intersection(present)
+            guard !levels.isEmpty, let table = tables.table(of: group[0]) else { return nil }
+            return (table, levels)
+        }
     }
 }

@@ -125,6 +125,8 @@ public struct ClassifyReport: Sendable {
         public var countryCount: Int
         /// Continents with a counted country (``ClassifyReport/continents``).
         public var continentCount: Int
+        /// Counted states and provinces of every country (``RegionLevel/subdivision``).
+        public var subdivisionCount: Int
         public var chinaProvinceCount: Int
         public var cityUnlockCount: Int
         public var countyUnlockCount: Int
@@ -259,7 +261,7 @@ public struct ClassifyReport: Sendable {
                                      in: tables.continents)
         recordedSpan = combined.days.min().map { ($0, combined.days.max()!) }
         placesBeen = combined.confirmedVisits.map { v in
-            let region = (v.key.level == .country ? tables.world : tables.china).region(v.key.index)
+            let region = tables.table(of: v.key.level)!.region(v.key.index)
             return PlaceBeen(level: v.key.level, code: region.code, name: region.name, englishName: region.englishName, visit: v.visit)
         }
         metrics = Metrics(totalDistanceKilometers: rounded(Double(combined.humanDistanceMillimetres) / 1e6, 3),
@@ -267,7 +269,8 @@ public struct ClassifyReport: Sendable {
                           flightDistanceKilometers: rounded(Double(combined.flightDistanceMillimetres) / 1e6, 3),
                           totalDurationHours: rounded(Double(combined.durationMilliseconds) / 3.6e6, 3),
                           recordedDays: combined.days.count, currentStreakDays: streaks.current, longestStreakDays: streaks.longest,
-                          countryCount: count(.country), continentCount: continents.count, chinaProvinceCount: count(.province),
+                          countryCount: count(.country), continentCount: continents.count, subdivisionCount: count(.subdivision),
+                          chinaProvinceCount: count(.province),
                           cityUnlockCount: count(.city), countyUnlockCount: count(.county),
                           chinaAreaKm2: rounded(cells.inChina / 1e6, 4), globalAreaKm2: rounded(cells.total / 1e6, 4),
                           exploredCellCount: combined.cells.count, familiarCells: cells.familiar)

@@ -7,23 +7,25 @@ import RegionTables
 /// and one of these per input; a store that keeps each input apart keeps these bytes.
 ///
 /// Layout, varints (LEB128) unless said otherwise, zig-zag where signed:
-/// - the codec's version, one byte: 1;
-/// - its **regions**: count; per region its level (0 country, 1 province, 2 city, 3 county) and
-///   its code (length, UTF-8). Everything below names regions by position in this list;
+/// - the codec's version, one byte: 2 (1: written before subdivisions, read as having none);
+/// - its **regions**: count; per region its level (0 country, 1 province, 2 city, 3 county,
+///   4 subdivision) and its code (length, UTF-8). Everything below names regions by position in
+///   this list;
 /// - its **evidence**, per region sorted by key: the region's position; a mask byte (bits 0–3:
 ///   a confirming, tentative, passed, lone visit follows, in that order; bits 4–7: that visit is
 ///   untimed); per visit its zig-zag time in ms (when timed), then latitude and longitude as
 ///   IEEE 754 doubles, 8 bytes little-endian each (exact);
 /// - its **local days**: count, then ascending: the first zig-zag, each next as the step (≥ 1);
-/// - its **places** (``PlaceSignature``): count; per place the country, province, city and county
-///   as position + 1 (0: none), the kinds byte and the flags byte;
+/// - its **places** (``PlaceSignature``): count; per place the country, province, city, county
+///   and subdivision as position + 1 (0: none), the kinds and the flags (version 1: four levels,
+///   the lone flag in bit 4);
 /// - its **minutes** (``MomentTally``): count; sorted; per minute the zig-zag step from the one
 ///   before; flags (bit 0: in-flight points follow, bit 1: flight distance, bit 2: vehicle
 ///   distance, the rest the number of place counts); points; distance mm; zig-zag of 60,000 minus
 ///   the duration ms; the in-flight points, flight mm, vehicle mm that the flags announce; per
 ///   place count its palette position and points;
-/// - its **cells**: count; a palette of (country + 1, China region + 1) pairs by position (its
-///   count first); the zig-zag second of its earliest timed cell; per cell, sorted by key, the key
+/// - its **cells**: count; a palette of (country + 1, China region + 1, subdivision + 1) by
+///   position (its count first; version 1: pairs, no subdivision); the zig-zag second of its earliest timed cell; per cell, sorted by key, the key
 ///   step, the seconds after that earliest + 1 (0: untimed) and its pair's position;
 /// - its **tiles** (z17, ``SlippyTile``): count; when any, the zig-zag second of the earliest
 ///   timed one, then per tile the key step and the seconds after it + 1 (0: untimed);
@@ -32,7 +34,7 @@ import RegionTables
 ///   3, the count less 3, then each further candidate's seconds after the one before (≥ 1).
 public enum ContributionCodec {
     /// The layout's version, its first byte.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
 
     /// The tables' regions by level and code, for decoding; built once per table set.
     public struct Regions: Sendable {
@@ -40,11 +42,15 @@ public enum ContributionCodec {
         let world: [String: Int32]
         /// China's codes repeat across levels (a municipality is its own city): keyed by level too.
         let china: [String: Int32]
+        /// The subdivision table's states and provinces (empty without one).
+        let subdivisions: [String: Int32]
 
         public init(tables: TableSet) {
             self.tables = tables
             world = Dictionary(tables.world.regions.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
             china = Dictionary(tables.china.regions.map { ("\($0.level.rawValue):\($0.code)", $0.index) }, uniquingKeysWith: { a, _ in a })
+            subdivisions = Dictionary((tables.subdivisions?.regions ?? []).filter { $0.level == .province }.map { ($0.code, $0.index) },
+                                      uniquingKeysWith: { a, _ in a })
         }
     }
 
@@ -81,22 +87,24 @@ public enum ContributionCodec {
         // The regions anything names, sorted by key: its own list.
         var keys = Set(part.regions.keys)
         for place in part.places {
-            for (level, index) in [(RegionLevel.country, place.regions.0), (.province, place.regions.1), (.city, place.regions.2), (.county, place.regions.3)] where index >= 0 {
+            for (level, index) in zip(PlaceSignature.levels, place.regionList) where index >= 0 {
                 keys.insert(RegionKey(level: level, index: index))
             }
         }
-        let pairs = Set(part.cells.visits.map { CellRegions(country: $0.country, chinaRegion: $0.chinaRegion) }).sorted()
+        let pairs = Set(part.cells.visits.map(CellRegions.init)).sorted()
         for pair in pairs {
             if pair.country >= 0 { keys.insert(RegionKey(level: .country, index: pair.country)) }
             if pair.chinaRegion >= 0 { keys.insert(RegionKey(level: tables.china.region(pair.chinaRegion).level, index: pair.chinaRegion)) }
+            if pair.subdivision >= 0 { keys.insert(RegionKey(level: .subdivision, index: pair.subdivision)) }
         }
         let list = keys.sorted()
         let position = Dictionary(uniqueKeysWithValues: list.enumerated().map { ($1, UInt64($0)) })
         func country(_ index: Int32) -> UInt64 { index < 0 ? 0 : position[RegionKey(level: .country, index: index)]! + 1 }
         func china(_ index: Int32) -> UInt64 { index < 0 ? 0 : position[RegionKey(level: tables.china.region(index).level, index: index)]! + 1 }
+        func subdivision(_ index: Int32) -> UInt64 { index < 0 ? 0 : position[RegionKey(level: .subdivision, index: index)]! + 1 }
         varint(UInt64(list.count))
         for key in list {
-            let code = Array((key.level == .country ? tables.world : tables.china).region(key.index).code.utf8)
+            let code = Array(tables.table(of: key.level)!.region(key.index).code.utf8)
             bytes.append(key.level.rawValue)
             varint(UInt64(code.count))
             bytes += code
@@ -134,6 +142,7 @@ public enum ContributionCodec {
             varint(china(place.regions.1))
             varint(china(place.regions.2))
             varint(china(place.regions.3))
+            varint(subdivision(place.regions.4))
             varint(UInt64(place.kinds))
             varint(UInt64(place.flags))
         }
@@ -166,6 +175,7 @@ public enum ContributionCodec {
         for pair in pairs {
             varint(country(pair.country))
             varint(china(pair.chinaRegion))
+            varint(subdivision(pair.subdivision))
         }
         let firstSecond = cells.lazy.filter { $0.time != Int64.max }.map { $0.time / 1000 }.min() ?? 0
         varint(ZigZag.encode(firstSecond))
@@ -173,7 +183,7 @@ public enum ContributionCodec {
         for (key, cell) in zip(cellKeys, cells) {
             varint(UInt64(bitPattern: key &- previousKey))
             varint(cell.time == Int64.max ? 0 : UInt64(bitPattern: cell.time / 1000 &- firstSecond) &+ 1)
-            varint(pairPosition[CellRegions(country: cell.country, chinaRegion: cell.chinaRegion)]!)
+            varint(pairPosition[CellRegions(cell)]!)
             previousKey = key
         }
 
@@ -228,11 +238,37 @@ public enum ContributionCodec {
         return try reader.contribution(regions)
     }
 
+    /// Whether two levels' regions are in one table (China's three levels share one).
+    static func sameTable(_ a: RegionLevel, _ b: RegionLevel) -> Bool {
+        func table(_ level: RegionLevel) -> Int {
+            switch level {
+            case .country: return 0
+            case .province, .city, .county: return 1
+            case .subdivision: return 2
+            }
+        }
+        return table(a) == table(b)
+    }
+
     /// A cell's regions, as the per-input palette lists them.
     struct CellRegions: Hashable, Comparable {
         var country: Int32
         var chinaRegion: Int32
-        static func < (a: CellRegions, b: CellRegions) -> Bool { (a.country, a.chinaRegion) < (b.country, b.chinaRegion) }
+        var subdivision: Int32 = -1
+
+        init(country: Int32, chinaRegion: Int32, subdivision: Int32 = -1) {
+            self.country = country
+            self.chinaRegion = chinaRegion
+            self.subdivision = subdivision
+        }
+
+        init(_ visit: CellVisit) {
+            self.init(country: visit.country, chinaRegion: visit.chinaRegion, subdivision: visit.subdivision)
+        }
+
+        static func < (a: CellRegions, b: CellRegions) -> Bool {
+            (a.country, a.chinaRegion, a.subdivision) < (b.country, b.chinaRegion, b.subdivision)
+        }
     }
 
     /// The bytes being decoded and the offset reached.
@@ -288,7 +324,8 @@ public enum ContributionCodec {
 
         mutating func contribution(_ tables: Regions) throws(Problem) -> InputContribution {
             let layout = try byte("version")
-            guard layout == version else { throw fail("contribution layout \(layout), not \(version)") }
+            guard layout == version || layout == 1 else { throw fail("contribution layout \(layout), not \(version)") }
+            let withSubdivisions = layout >= 2
             var part = InputContribution()
 
             // Regions.
@@ -299,7 +336,12 @@ public enum ContributionCodec {
                 let length = try count("code bytes")
                 let code = String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)]), as: UTF8.self)
                 offset += length
-                let index = regionLevel == .country ? tables.world[code] : tables.china["\(level):\(code)"]
+                let index: Int32?
+                switch regionLevel {
+                case .country: index = tables.world[code]
+                case .subdivision: index = withSubdivisions ? tables.subdivisions[code] : nil
+                case .province, .city, .county: index = tables.china["\(level):\(code)"]
+                }
                 guard let index else {
                     throw Problem(kind: .unknownRegion, reason: "region \(code) is not in the region tables (were they rebuilt from another source?) at byte \(offset)")
                 }
@@ -311,11 +353,14 @@ public enum ContributionCodec {
                 guard value < UInt64(keys.count) else { throw fail("\(what) \(value) names no listed region") }
                 return keys[Int(value)]
             }
-            func optionalRegion(_ what: String, country: Bool) throws(Problem) -> Int32 {
+            /// A region of the table of `level` (province: any China level), or -1.
+            func optionalRegion(_ what: String, _ level: RegionLevel) throws(Problem) -> Int32 {
                 let value = try next(what)
                 guard value > 0 else { return -1 }
                 let key = try region(value - 1, what)
-                guard (key.level == .country) == country else { throw fail("\(what) \(value) names a region of another level") }
+                guard ContributionCodec.sameTable(key.level, level) else {
+                    throw fail("\(what) \(value) names a region of another level")
+                }
                 return key.index
             }
 
@@ -359,11 +404,16 @@ public enum ContributionCodec {
 
             // Places.
             for _ in 0..<(try count("places", bytes: 6)) {
-                let regions = (try optionalRegion("place country", country: true), try optionalRegion("place province", country: false),
-                               try optionalRegion("place city", country: false), try optionalRegion("place county", country: false))
-                let kinds = try next("place kinds"), flags = try next("place flags")
-                guard kinds <= 255, flags <= 0x1F else { throw fail("place kinds \(kinds) or flags \(flags) out of range") }
-                part.places.append(PlaceSignature(regions: regions, kinds: UInt8(kinds), flags: UInt8(flags)))
+                let regions = (try optionalRegion("place country", .country), try optionalRegion("place province", .province),
+                               try optionalRegion("place city", .city), try optionalRegion("place county", .county),
+                               withSubdivisions ? try optionalRegion("place subdivision", .subdivision) : -1)
+                var kinds = try next("place kinds"), flags = try next("place flags")
+                if !withSubdivisions {
+                    guard kinds <= 0xFF, flags <= 0x1F else { throw fail("place kinds \(kinds) or flags \(flags) out of range") }
+                    flags = flags & 0x0F | (flags & 0x10 != 0 ? UInt64(PlaceSignature.loneFlag) : 0)
+                }
+                guard kinds <= 0x3FF, flags <= 0x3F else { throw fail("place kinds \(kinds) or flags \(flags) out of range") }
+                part.places.append(PlaceSignature(regions: regions, kinds: UInt16(kinds), flags: UInt8(flags)))
             }
 
             // Minutes.
@@ -402,7 +452,8 @@ public enum ContributionCodec {
             let cellCount = try count("cells", bytes: 3)
             var pairs: [CellRegions] = []
             for _ in 0..<(try count("cell regions", bytes: 2)) {
-                pairs.append(CellRegions(country: try optionalRegion("cell country", country: true), chinaRegion: try optionalRegion("cell region", country: false)))
+                pairs.append(CellRegions(country: try optionalRegion("cell country", .country), chinaRegion: try optionalRegion("cell region", .province),
+                                         subdivision: withSubdivisions ? try optionalRegion("cell subdivision", .subdivision) : -1))
             }
             let largestSecond = largestNumber / 1000
             let firstSecond = ZigZag.decode(try next("first cell second"))
@@ -429,7 +480,7 @@ public enum ContributionCodec {
                 guard pair < UInt64(pairs.count) else { throw fail("cell region pair \(pair) is not in its palette") }
                 cellKeys.append(key)
                 visits.append(CellVisit(time: second == 0 ? Int64.max : (firstSecond + Int64(second - 1)) * 1000,
-                                        country: pairs[Int(pair)].country, chinaRegion: pairs[Int(pair)].chinaRegion))
+                                        country: pairs[Int(pair)].country, chinaRegion: pairs[Int(pair)].chinaRegion, subdivision: pairs[Int(pair)].subdivision))
             }
             part.cells = CellList(sortedKeys: cellKeys, visits: visits)
 

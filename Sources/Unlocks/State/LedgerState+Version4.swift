@@ -105,7 +105,7 @@ extension LedgerState {
                 let regions = (c == 0 ? -1 : countryMap[c - 1], try china(), try china(), try china())
                 let kinds = try next("place kinds")
                 guard kinds <= 255 else { throw fail("input \(path): place kinds \(kinds) is not a byte") }
-                part.places.append(PlaceSignature(regions: regions, kinds: UInt8(kinds)))
+                part.places.append(PlaceSignature(regions: (regions.0, regions.1, regions.2, regions.3, -1), kinds: UInt16(kinds)))
             }
             var minute: Int64 = 0, first = true
             for _ in 0..<minuteCount {
@@ -255,11 +255,10 @@ extension InputContribution {
         var part = self
         part.places = places.map { place in
             var flags: UInt8 = 0
-            for (position, entry) in [(0, place.regions.0), (1, place.regions.1), (2, place.regions.2), (3, place.regions.3)].enumerated() {
-                let kind = PlaceSignature.Kind(rawValue: (place.kinds >> (2 * UInt8(position))) & 3) ?? .none
+            for (position, entry) in zip(PlaceSignature.levels, place.regionList).enumerated() {
+                let kind = PlaceSignature.Kind(rawValue: UInt8((place.kinds >> (2 * UInt16(position))) & 3)) ?? .none
                 guard entry.1 >= 0, kind == .inside || kind == .edge else { continue }
-                let level = RegionLevel(rawValue: UInt8(position))!
-                if regions[RegionKey(level: level, index: entry.1)]?.confirmedBy != nil { flags |= 1 << UInt8(position) }
+                if regions[RegionKey(level: entry.0, index: entry.1)]?.confirmedBy != nil { flags |= 1 << UInt8(position) }
             }
             return PlaceSignature(regions: place.regions, kinds: place.kinds, flags: flags)
         }
