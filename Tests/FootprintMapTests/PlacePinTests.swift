@@ -44,12 +44,14 @@ final class PlacePinTests: XCTestCase {
         // Paris and Lyon are 390 km apart: two pins, France's first visit (Paris) among them; the
         // Marseille walk has cells, so no pin.
         XCTAssertEqual(footprint.pins.count, 2)
+        // Each is titled by the finest region there: outside China, the department (ISO 3166-2:
+        // Paris FR-75, Lyon's Rhône FR-69).
         let paris = try XCTUnwrap(footprint.pins.first { abs($0.latitude - 48.8584) < 1e-6 })
-        XCTAssertEqual(paris.level, .country)
-        XCTAssertEqual(paris.code, "FRA")
+        XCTAssertEqual(paris.level, .subdivision)
+        XCTAssertEqual(paris.code, "FR-75")
         XCTAssertFalse(footprint.pins.contains { abs($0.latitude - 43.2965) < 0.1 })
         // The page carries them (a section each, drawn by the viewer) and the card draws them.
-        XCTAssertEqual(footprint.views().filter { $0.id.hasPrefix("pin-") }.map(\.title), ["📍 法国 France", "📍 法国 France"])
+        XCTAssertEqual(footprint.views().filter { $0.id.hasPrefix("pin-") }.map(\.title), ["📍 Paris", "📍 Rhône"])
         XCTAssertTrue(FootprintScript.viewer.contains("drawPins(b);"))
         for card in [footprint.card(), footprint.storyCard()] {
             XCTAssertEqual(card.components(separatedBy: "fill=\"#d7263d\" stroke=\"#fff\"").count - 1, 2, "two pins on the card")

@@ -88,6 +88,55 @@ final class CLDRDataTests: XCTestCase {
         }
     }
 
+    /// The subdivision table's units are named in their country's language: of the languages
+    /// official there (CLDR's territoryInfo), the one most people speak that CLDR names
+    /// subdivisions in, read here from the XML; the unit's name is that language's, else
+    /// English's (CLDR's inheritance), and its English name English's. Units CLDR does not name
+    /// keep Natural Earth's.
+    func testSubdivisionsAreNamedInTheirCountrysLanguage() throws {
+        let subdivisions = try XCTUnwrap(BundledTables.tables.subdivisions)
+        let supplemental = try String(contentsOfFile: Self.cldr + "/supplemental/supplementalData.xml", encoding: .utf8)
+        func attribute(_ line: Substring, _ name: String) -> String? {
+            guard let r = line.range(of: " " + name + "=\"") else { return nil }
+            return String(line[r.upperBound...].prefix { $0 != "\"" })
+        }
+        var alpha2: [String: String] = [:], language: [String: String] = [:]
+        var territory: String?, best: (percent: Double, language: String)?
+        let locales = Set(try FileManager.default.contentsOfDirectory(atPath: Self.cldr + "/subdivisions").map { String($0.dropLast(4)) })
+        for line in supplemental.split(separator: "\n") {
+            if line.contains("<territoryCodes "), let type = attribute(line, "type"), let a3 = attribute(line, "alpha3") { alpha2[a3] = type }
+            if line.contains("<territory type=") {
+                territory = attribute(line, "type")
+                best = nil
+            } else if line.contains("<languagePopulation "), let t = territory, let lang = attribute(line, "type"),
+                      ["official", "de_facto_official"].contains(attribute(line, "officialStatus") ?? ""), locales.contains(lang) {
+                let percent = Double(attribute(line, "populationPercent") ?? "0") ?? 0
+                if best == nil || percent > best!.percent || (percent == best!.percent && lang < best!.language) { best = (percent, lang) }
+                language[t] = best!.language
+            } else if line.contains("</territory>") {
+                territory = nil
+            }
+        }
+        XCTAssertEqual(language["JP"], "ja")
+        XCTAssertEqual(language["DE"], "de")
+        let english = try Self.entries(Self.cldr + "/subdivisions/en.xml", element: "subdivision")
+        var own: [String: [String: String]] = [:]
+        func key(_ iso: String) -> String { iso.replacingOccurrences(of: "-", with: "").lowercased() }
+        let units = subdivisions.regions.filter { $0.level == .province && english[key($0.code)] != nil }
+        XCTAssertGreaterThan(units.count, 3_000)
+        var compared = 0
+        for (k, unit) in units.enumerated() where k % 13 == 0 || ["JP-13", "DE-BY", "CN-BJ", "FR-75", "RU-MOW", "IN-MH"].contains(unit.code) {
+            let country = subdivisions.region(try XCTUnwrap(unit.parent)).code
+            XCTAssertEqual(unit.englishName, english[key(unit.code)], unit.code)
+            guard let a2 = alpha2[country], let lang = language[a2] else { continue }
+            if own[lang] == nil { own[lang] = try Self.entries(Self.cldr + "/subdivisions/\(lang).xml", element: "subdivision") }
+            XCTAssertEqual(unit.name, own[lang]![key(unit.code)] ?? english[key(unit.code)], "\(unit.code) in \(lang)")
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 200)
+        XCTAssertEqual(subdivisions.regions.first { $0.code == "JP-13" }?.name, "東京都")
+    }
+
     /// Every country of the file against CLDR's territory containment: its sub-region is the
     /// M.49 group listing it, its continent the group listing that one (the Americas as North and
     /// South America: CLDR's groupings 003 and 005).

@@ -24,6 +24,8 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         case pointsDropped(DropReason)
         case inputs(InputRecord.Status)
         case inputsSuperseded, pins
+        /// How many regions of a set are unlocked (a badge's `"regions"`).
+        case regions(RegionSet)
     }
 
     enum TileFigure: String, CaseIterable, Hashable, Sendable {
@@ -61,6 +63,12 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
     /// The report's top-level members: a path whose first name is none of them names a member
     /// of `metrics`.
     static let topLevelMembers: Set<String> = ["report", "version", "options", "inputs", "points", "unlocks", "metrics", "explorer", "days", "badges"]
+
+    /// The count of a set's regions that are unlocked.
+    public init(regions: RegionSet) {
+        figure = .regions(regions)
+        description = "regions: \(regions)"
+    }
 
     /// Parses and resolves a path; nil when it is not one (``steps(of:)``) or names no figure.
     public init?(_ path: String) {
@@ -146,6 +154,7 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         case let .inputs(status): return Double(report.count(status))
         case .inputsSuperseded: return Double(report.supersededCount)
         case .pins: return Double(report.inputTotals.pins)
+        case let .regions(set): return Double(set.count(in: report))
         }
     }
 }

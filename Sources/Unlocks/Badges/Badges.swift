@@ -37,7 +37,8 @@ public struct BadgeCatalogError: Error, CustomStringConvertible, Equatable {
 }
 
 /// The badges of a `--badges` file (docs/badges.md):
-/// `{"badges": [{"id": "…", "track": "exploration", "metric": "globalAreaKm2", "target": 1}, …]}`.
+/// `{"badges": [{"id": "…", "track": "exploration", "metric": "globalAreaKm2", "target": 1}, …]}`;
+/// a badge on a set of regions gives `"regions"` (``RegionSet``) instead of `"metric"`.
 /// Other members of a badge (a title, an icon) are the app's and are passed over. Every metric
 /// is checked when the file is read: a name that is no number of the report is an error then,
 /// before any input is read.
@@ -69,12 +70,33 @@ public struct BadgeCatalog: Equatable, Sendable {
             guard let track = Badge.Track(rawValue: trackName) else {
                 throw fail("\(label): unknown track \"\(trackName)\" (one of \(Badge.Track.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
-            guard let metricPath = entry["metric"]?.stringValue else { throw fail("\(label): no \"metric\" string") }
-            guard let steps = BadgeMetric.steps(of: metricPath) else { throw fail("\(label): \"\(metricPath)\" is not a metric path (name.name, [zoom] for a list by zoom)") }
-            guard let metric = BadgeMetric(steps: steps, path: metricPath) else {
-                throw fail("\(label): \"\(metricPath)\" names no number in the report (docs/badges.md lists the metrics)")
+            let metric: BadgeMetric
+            var defaultTarget: Double?
+            switch (entry["metric"], entry["regions"]) {
+            case let (nil, regions?):
+                switch RegionSet.parse(regions) {
+                case let .success(set):
+                    metric = BadgeMetric(regions: set)
+                    defaultTarget = set.codes.map { Double($0.count) }
+                case let .failure(problem):
+                    throw fail("\(label): \(problem.reason)")
+                }
+            case let (path?, nil):
+                guard let metricPath = path.stringValue else { throw fail("\(label): \"metric\" is not a string") }
+                guard let steps = BadgeMetric.steps(of: metricPath) else { throw fail("\(label): \"\(metricPath)\" is not a metric path (name.name, [zoom] for a list by zoom)") }
+                guard let resolved = BadgeMetric(steps: steps, path: metricPath) else {
+                    throw fail("\(label): \"\(metricPath)\" names no number in the report (docs/badges.md lists the metrics)")
+                }
+                metric = resolved
+            case (nil, nil):
+                throw fail("\(label): no \"metric\" string (or \"regions\" set)")
+            case (_?, _?):
+                throw fail("\(label): give \"metric\" or \"regions\", not both")
             }
-            guard let target = entry["target"]?.numberValue, target.isFinite, target > 0 else { throw fail("\(label): \"target\" must be a number above 0") }
+            // A set listing its regions asks for all of them unless the badge says how many.
+            guard let target = entry["target"]?.numberValue ?? defaultTarget, target.isFinite, target > 0 else {
+                throw fail("\(label): \"target\" must be a number above 0" + (entry["regions"] != nil ? " (a set \"within\" a parent needs one)" : ""))
+            }
             badges.append(Badge(id: id, track: track, metric: metric, target: target))
         }
         self.badges = badges
