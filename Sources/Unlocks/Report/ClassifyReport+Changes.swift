@@ -141,7 +141,7 @@ extension ClassifyReport {
         static let singular: [RegionLevel: String] = [.country: "country", .province: "province", .city: "city", .county: "county"]
 
         /// The report's `changes` object.
-        func json() -> JSONValue {
+        package func json() -> JSONValue {
             func regions(_ lists: [RegionLevel: [Region]]) -> JSONValue {
                 .object(Self.levelNames.map { name, level in
                     (name, .array((lists[level] ?? []).map { r in
