@@ -58,7 +58,9 @@ class Logbook:
     refused). The rules of a new logbook: ``time_zone`` (an IANA name) or ``utc_offset``
     ('+08:00' or a timedelta), default the system's; ``include_plans``;
     ``explore_max_speed_kmh``; ``familiarity_levels`` (lit, bright, gold). An existing logbook
-    keeps its own rules: those given must be the same (else RULES_DIFFER). ``key``: the HMAC
+    keeps its own rules: those given must be the same (else RULES_DIFFER). ``datum``: the datum
+    :meth:`import_sources` reads inputs in by default, which reports name (as ``--datum`` with
+    ``--state``; each input keeps the datum it was read in). ``key``: the HMAC
     signing key (bytes, or a str encoded as UTF-8): a signed logbook is refused without it
     (KEY_REQUIRED) or changed by someone without it (SIGNATURE_MISMATCH). ``read_only``: nothing
     is written. ``tables``: a folder of tables instead of the package's.
@@ -69,13 +71,13 @@ class Logbook:
     processes at once (SQLite orders their writes). Close it (or use ``with``) to release the file.
     """
 
-    def __init__(self, path: PathLike, *, worldview: Worldview = "china", key: bytes | str | None = None,
+    def __init__(self, path: PathLike, *, worldview: Worldview = "china", key: bytes | str | None = None, datum: Datum = "wgs84",
                  time_zone: str | None = None, utc_offset: str | datetime.timedelta | None = None,
                  include_plans: bool | None = None, explore_max_speed_kmh: float | None = None,
                  familiarity_levels: tuple[int, int, int] | None = None, read_only: bool = False, create: bool = True,
                  tables: PathLike | Tables | None = None) -> None:
         self._tables = tables if isinstance(tables, Tables) else open_tables(worldview, tables)
-        options: dict[str, object] = {"readOnly": bool(read_only), "create": bool(create) and not read_only}
+        options: dict[str, object] = {"readOnly": bool(read_only), "create": bool(create) and not read_only, "datum": datum}
         if time_zone is not None:
             options["timeZone"] = time_zone
         if utc_offset is not None:
@@ -93,6 +95,7 @@ class Logbook:
         _native.check(code, error)
         self._handle: ctypes.c_void_p | None = handle
         self._lock = threading.Lock()
+        self._datum = datum
         info = self.info()
         #: The store's path (links resolved), and the worldview its countries follow.
         self.path: str = info["path"]
@@ -140,17 +143,18 @@ class Logbook:
         return self.info()["recordingId"]
 
     # Importing.
-    def import_sources(self, inputs: Inputs, *, datum: Datum = "wgs84", datum_for: dict[str, str] | list[str] | None = None,
+    def import_sources(self, inputs: Inputs, *, datum: Datum | None = None, datum_for: dict[str, str] | list[str] | None = None,
                        include_virtual: bool = False, jobs: int = 1, lenient: bool = False,
                        include_passed_through: bool = False, badges: PathLike | None = None) -> dict:
         """Imports histories as ``unlocks classify INPUTS --state FILE`` does: paths (files,
         folders, archives, export bundles) or bytes, as :func:`adminunlocks.classify` takes them.
         Each new input is classified and kept; one the logbook has (by content) is passed over;
         one forgotten is skipped. Returns the report of the whole logbook afterwards (a dict,
-        docs/report-format.md) with ``changes``: what this import added. ``datum``,
+        docs/report-format.md) with ``changes``: what this import added. ``datum`` (default: the
+        logbook's),
         ``datum_for`` ({glob: datum}), ``include_virtual`` and ``jobs`` say how the inputs are
         read; ``lenient``, ``include_passed_through`` and ``badges`` shape the report."""
-        options: dict[str, object] = {"datum": datum, "includeVirtual": include_virtual, "jobs": jobs,
+        options: dict[str, object] = {"datum": datum or self._datum, "includeVirtual": include_virtual, "jobs": jobs,
                                       **_report_options(lenient, include_passed_through, badges)}
         if datum_for:
             options["datumFor"] = [f"{g}={d}" for g, d in datum_for.items()] if isinstance(datum_for, dict) else list(datum_for)

@@ -8,16 +8,22 @@ enum LogbookRequest {
     /// own, as with `--state`) and how it is opened.
     struct Open {
         var given: JSONValue = .object([])
+        /// The datum the reports name as the run's (`--datum` with `--state`); each input keeps its own.
+        var datum = Datum.wgs84
         var readOnly = false
         var create = true
 
-        static let keys: Set<String> = ["timeZone", "utcOffsetMinutes", "includePlans", "exploreMaxSpeedKmh", "familiarityLevels", "readOnly", "create"]
+        static let keys: Set<String> = ["timeZone", "utcOffsetMinutes", "includePlans", "exploreMaxSpeedKmh", "familiarityLevels", "datum", "readOnly", "create"]
 
         init(json text: String?) throws {
             guard let text else { return }
             given = try ClassifyRequest.object(text, keys: Self.keys)
             readOnly = try ClassifyRequest.bool(given, "readOnly") ?? false
             create = try ClassifyRequest.bool(given, "create") ?? !readOnly
+            if let name = try ClassifyRequest.string(given, "datum") {
+                guard let value = Datum(rawValue: name) else { throw ArgumentError("options: datum '\(name)': expected wgs84, gcj02 or bd09") }
+                datum = value
+            }
             // Checked now, so that a bad value is an argument error whether or not the store exists.
             var rules = ClassifyOptions()
             try ClassifyRequest.applyRules(given, to: &rules)
@@ -27,7 +33,7 @@ enum LogbookRequest {
         /// `unlocks classify --state` takes them.
         func rules(over stored: ClassifyOptions?) throws -> ClassifyOptions {
             var rules = stored ?? ClassifyOptions()
-            rules.inputDatum = .wgs84
+            rules.inputDatum = datum
             try ClassifyRequest.applyRules(given, to: &rules)
             return rules
         }

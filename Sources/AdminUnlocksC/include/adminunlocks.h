@@ -178,6 +178,8 @@ au_code au_classify(const au_tables *tables, const au_input *inputs, size_t coun
      must be its own (AU_ERROR_RULES_DIFFER), those not given are its own:
        "timeZone": "Asia/Shanghai" | "utcOffsetMinutes": 480   default: the system's zone
        "includePlans": false  "exploreMaxSpeedKmh": 30  "familiarityLevels": [1, 5, 20]
+     "datum": "wgs84" (default) | "gcj02" | "bd09": the datum reports name as the inputs' (give
+       au_logbook_import the same; each input keeps the datum it was read in);
      "readOnly": true (nothing written); "create": false (a missing logbook is AU_ERROR_NOT_A_LOGBOOK;
      default true unless readOnly).
    `key`, `key_length`: the HMAC signing key (1 byte to 1 MiB; NULL and 0 for an unsigned logbook). */
