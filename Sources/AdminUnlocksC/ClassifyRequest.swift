@@ -19,10 +19,7 @@ struct ClassifyRequest {
         let value = try Self.object(text, keys: Self.keys)
         var rules = ClassifyOptions()
         try Self.applyRules(value, to: &rules)
-        if let name = try Self.string(value, "datum") {
-            guard let datum = Datum(rawValue: name) else { throw ArgumentError("options: datum '\(name)': expected wgs84, gcj02 or bd09") }
-            rules.inputDatum = datum
-        }
+        if let datum = try Self.datum(value, "datum") { rules.inputDatum = datum }
         rules.since = try Self.integer(value, "since").map(Int64.init)
         rules.until = try Self.integer(value, "until").map(Int64.init)
         if let since = rules.since, let until = rules.until, since > until { throw ArgumentError("options: since (\(since)) is after until (\(until))") }
@@ -82,6 +79,16 @@ struct ClassifyRequest {
         let data = try handle.read(upToCount: (4 << 20) + 1) ?? Data()
         guard data.count <= 4 << 20 else { throw BadgeCatalogError(path: path, reason: "over 4 MiB; a badge catalog is at most 4 MiB") }
         return try BadgeCatalog(json: [UInt8](data), path: path)
+    }
+
+    /// A datum by its name (wgs84, gcj02, bd09).
+    static func datum(named name: String, _ what: String) throws -> Datum {
+        guard let datum = Datum(rawValue: name) else { throw ArgumentError("\(what) '\(name)': expected wgs84, gcj02 or bd09") }
+        return datum
+    }
+
+    static func datum(_ object: JSONValue, _ key: String) throws -> Datum? {
+        try string(object, key).map { try datum(named: $0, "options: \(key)") }
     }
 
     static func string(_ object: JSONValue, _ key: String) throws -> String? {

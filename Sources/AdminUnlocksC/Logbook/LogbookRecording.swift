@@ -8,8 +8,7 @@ public func au_logbook_begin_recording(_ logbook: OpaquePointer?, _ id: UnsafePo
         let logbook = try LogbookHandle.from(logbook).logbook
         let id = try required(id, "id")
         let name = name.map { String(cString: $0) }, activityType = activityType.map { String(cString: $0) }
-        let datumName = datum.map { String(cString: $0) } ?? Datum.wgs84.rawValue
-        guard let datum = Datum(rawValue: datumName) else { throw ArgumentError("datum '\(datumName)': expected wgs84, gcj02 or bd09") }
+        let datum = try datum.map { try ClassifyRequest.datum(named: String(cString: $0), "datum") } ?? .wgs84
         try awaitBlocking { try await logbook.beginRecording(id: id, name: name, activityType: activityType, datum: datum) }
     }
 }

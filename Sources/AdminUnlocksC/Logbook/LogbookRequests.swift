@@ -20,10 +20,7 @@ enum LogbookRequest {
             given = try ClassifyRequest.object(text, keys: Self.keys)
             readOnly = try ClassifyRequest.bool(given, "readOnly") ?? false
             create = try ClassifyRequest.bool(given, "create") ?? !readOnly
-            if let name = try ClassifyRequest.string(given, "datum") {
-                guard let value = Datum(rawValue: name) else { throw ArgumentError("options: datum '\(name)': expected wgs84, gcj02 or bd09") }
-                datum = value
-            }
+            datum = try ClassifyRequest.datum(given, "datum") ?? .wgs84
             // Checked now, so that a bad value is an argument error whether or not the store exists.
             var rules = ClassifyOptions()
             try ClassifyRequest.applyRules(given, to: &rules)
@@ -58,10 +55,7 @@ enum LogbookRequest {
         guard let text else { return (ImportOptions(), ReportOptions()) }
         let value = try ClassifyRequest.object(text, keys: reportKeys.union(["datum", "datumFor", "includeVirtual", "jobs"]))
         var options = ImportOptions()
-        if let name = try ClassifyRequest.string(value, "datum") {
-            guard let datum = Datum(rawValue: name) else { throw ArgumentError("options: datum '\(name)': expected wgs84, gcj02 or bd09") }
-            options.datum = datum
-        }
+        options.datum = try ClassifyRequest.datum(value, "datum") ?? .wgs84
         if let globs = try ClassifyRequest.strings(value, "datumFor") { options.datums = try DatumRules(globs, fallback: options.datum) }
         options.includeVirtual = try ClassifyRequest.bool(value, "includeVirtual") ?? false
         if let jobs = try ClassifyRequest.integer(value, "jobs") {

@@ -143,11 +143,13 @@ au_code au_region_info(const au_tables *tables, int32_t level, int32_t index, co
 
 /* Places `count` points (latitudes[i], longitudes[i]; WGS-84 unless AU_LOCATE_GCJ02) at every
    level, as `unlocks locate` does: each output array, when not NULL, gets `count` values: the
-   region's index at that level (-1 for none) and the status of the finest level placed
-   (au_placement_status). Safe to call from many threads at once on one handle. */
+   region's index at that level (-1 for none), the status of the finest of country, province,
+   city and county placed (au_placement_status), and `subdivision`, the index of the country's
+   state or province in the subdivisions' table (AU_LEVEL_SUBDIVISION). Safe to call from many
+   threads at once on one handle. */
 au_code au_locate(const au_tables *tables, size_t count, const double *latitudes, const double *longitudes,
                   uint32_t flags, int32_t *country, int32_t *province, int32_t *city, int32_t *county,
-                  uint8_t *status, au_error **error);
+                  int32_t *subdivision, uint8_t *status, au_error **error);
 
 /* Classifies `count` inputs as one person's history, as `unlocks classify` does, into the report
    (docs/report-format.md) as JSON: `*report` (its byte length in `*length` when not NULL), freed
