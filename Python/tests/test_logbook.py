@@ -72,6 +72,8 @@ def test_import_gives_the_clis_report(in_repository: Path, tmp_path: Path, logbo
         assert book.is_new and book.worldview == "china"
         got = book.import_sources(SAMPLES)
         later = book.report()
+    # Closed, the store is one file (its WAL checkpointed into it): what a job may copy at once.
+    assert not Path(f"{logbook_path}-wal").exists() and logbook_path.read_bytes()[68:72] == b"AULB"
     assert got["unlocks"] == expected["unlocks"]
     assert got["metrics"] == expected["metrics"]
     assert got["changes"] == expected["changes"]

@@ -32,25 +32,37 @@ final class LogbookHandle: @unchecked Sendable {
 /// The one way to deadlock would be a caller that *is* one of those threads, blocking it while the
 /// task waits for it: a call made from inside a Swift task is therefore refused (a Swift caller
 /// awaits the actor directly). The semaphore orders the task's write of the result before the
-/// caller's read of it.
+/// caller's read of it, and the task lets go of the work (and the logbook it captured) before it
+/// signals, so that `au_logbook_close` right after a call releases the last reference and the
+/// store is closed then, its WAL checkpointed into the file, not whenever the task ends.
 func awaitBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     guard !withUnsafeCurrentTask(body: { $0 != nil }) else {
         throw ArgumentError("a logbook call of the C ABI was made from a Swift task; from Swift, await the Logbook actor itself")
     }
-    let outcome = BlockingOutcome<T>()
+    let call = BlockingCall(work)
     let done = DispatchSemaphore(value: 0)
     Task.detached {
-        do { outcome.result = .success(try await work()) } catch { outcome.result = .failure(error) }
+        await call.run()
         done.signal()
     }
     done.wait()
-    return try outcome.result!.get()
+    return try call.result!.get()
 }
 
-/// The result of ``awaitBlocking(_:)``'s task: written once by the task before it signals,
-/// read by the caller after the wait.
-private final class BlockingOutcome<T>: @unchecked Sendable {
+/// ``awaitBlocking(_:)``'s work and its result: the work taken and released by the task, the
+/// result written once by the task before it signals and read by the caller after the wait.
+private final class BlockingCall<T: Sendable>: @unchecked Sendable {
+    private var work: (@Sendable () async throws -> T)?
     var result: Result<T, any Error>?
+
+    init(_ work: @escaping @Sendable () async throws -> T) { self.work = work }
+
+    /// Runs the work; what it captured is released when this returns.
+    func run() async {
+        guard let job = work else { return }
+        work = nil
+        do { result = .success(try await job()) } catch { result = .failure(error) }
+    }
 }
 
 /// Text handed to the caller through `char **text` (and its byte length through `size_t *length`
