@@ -7,6 +7,8 @@ library's C ABI (the region tables ship inside the package; no Swift needed).
 array(['110101'], dtype='<U6')
 >>> report = adminunlocks.classify("Data/samples", time_zone="Asia/Shanghai")
 >>> report["metrics"]["countyUnlockCount"]
+>>> with adminunlocks.Logbook("alice.logbook", time_zone="Asia/Shanghai") as book:   # a user's store
+...     book.import_sources("Data/samples")["changes"]
 
 The docs: docs/python.md in the repository.
 """
@@ -20,15 +22,17 @@ import numpy.typing as npt
 
 from ._classify import Datum, Input, Inputs
 from ._errors import (AdminUnlocksError, ArgumentError, BadgeCatalogError, CannotListError, CoordinateError, ErrorKind,
-                      InputNotFoundError, InternalError, LedgerOverflowError, TableError)
+                      InputNotFoundError, InternalError, LedgerOverflowError, LogbookError, TableError)
+from ._logbook import FAMILIARITY, Cells, Logbook, Moment
 from ._native import lib as _lib
 from ._tables import (LEVELS, Level, LocateDatum, PlacementIndices, Placements, Region, Tables, Worldview, bundled_directory,
                       open_tables)
 from ._version import __version__
 
 __all__ = [
-    "AdminUnlocksError", "ArgumentError", "BadgeCatalogError", "CannotListError", "CoordinateError", "Datum", "ErrorKind",
-    "Input", "InputNotFoundError", "Inputs", "InternalError", "LEVELS", "LedgerOverflowError", "Level", "LocateDatum",
+    "AdminUnlocksError", "ArgumentError", "BadgeCatalogError", "CannotListError", "Cells", "CoordinateError", "Datum", "ErrorKind",
+    "FAMILIARITY", "Input", "InputNotFoundError", "Inputs", "InternalError", "LEVELS", "LedgerOverflowError", "Level", "LocateDatum",
+    "Logbook", "LogbookError", "Moment",
     "PlacementIndices", "Placements", "Region", "TableError", "Tables", "Worldview", "__version__", "bundled_directory",
     "classify", "classify_json", "library_version", "locate", "open_tables",
 ]
@@ -44,8 +48,9 @@ def locate(latitudes: npt.ArrayLike, longitudes: npt.ArrayLike, *, worldview: Wo
            tables: str | os.PathLike[str] | None = None) -> Placements:
     """Places each point (WGS-84 degrees, or GCJ-02 with ``datum="gcj02"``) at every level and
     returns the codes exactly as ``unlocks locate`` prints them: a dict of string arrays
-    ``country``, ``province``, ``city``, ``county`` ('' where none) and ``status`` (of the finest
-    level placed: 'inside', 'edge', 'outside'), each of the inputs' shape (``pandas.DataFrame``
+    ``country``, ``province``, ``city``, ``county`` ('' where none), ``status`` (of the finest
+    of those placed: 'inside', 'edge', 'outside') and ``subdivision`` (the country's state or
+    province: ISO 3166-2 where one exists), each of the inputs' shape (``pandas.DataFrame``
     takes it as is).
 
     ``worldview``: whose borders the countries follow: 'china' (China's official view, the

@@ -14,6 +14,21 @@ class ErrorKind(enum.Enum):
     CANNOT_LIST = 5
     BADGES = 6
     OVERFLOW = 7
+    # A logbook's (LogbookError.Kind in the library), raised as LogbookError.
+    NOT_A_LOGBOOK = 10
+    NEWER_FORMAT = 11
+    UNMIGRATABLE_STATE = 12
+    DAMAGED = 13
+    RULES_DIFFER = 14
+    WORLDVIEW_DIFFERS = 15
+    UNKNOWN_REGION = 16
+    SIGNATURE_MISMATCH = 17
+    KEY_REQUIRED = 18
+    NOT_SIGNED = 19
+    NOTHING_MATCHED = 20
+    MERGE_CONFLICT = 21
+    RECORDING = 22
+    STORAGE = 23
     INTERNAL = 99
 
 
@@ -78,6 +93,18 @@ class LedgerOverflowError(AdminUnlocksError, OverflowError):
     kind = ErrorKind.OVERFLOW
 
 
+class LogbookError(AdminUnlocksError):
+    """A logbook cannot be opened, changed or read: ``kind`` says why (NOT_A_LOGBOOK,
+    NEWER_FORMAT, UNMIGRATABLE_STATE, DAMAGED, RULES_DIFFER, WORLDVIEW_DIFFERS, UNKNOWN_REGION,
+    SIGNATURE_MISMATCH, KEY_REQUIRED, NOT_SIGNED, NOTHING_MATCHED, MERGE_CONFLICT, RECORDING,
+    STORAGE); the message names the store."""
+
+    kind = ErrorKind.STORAGE
+
+
+LOGBOOK_KINDS = frozenset(kind for kind in ErrorKind if 10 <= kind.value < 99)
+
+
 class InternalError(AdminUnlocksError):
     """Anything else: a bug in the library (please report it with the message)."""
 
@@ -97,4 +124,6 @@ def error_for(code: int, message: str) -> AdminUnlocksError:
         kind = ErrorKind(code)
     except ValueError:
         return InternalError(f"error code {code}: {message}")
+    if kind in LOGBOOK_KINDS:
+        return LogbookError(message, kind)
     return _BY_KIND[kind](message)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ._errors import error_for
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 PACKAGE_DIRECTORY = Path(__file__).resolve().parent
 LIBRARY_NAME = "libAdminUnlocksC.dylib" if sys.platform == "darwin" else "libAdminUnlocksC.so"
 
@@ -24,7 +24,10 @@ class _Input(ctypes.Structure):
 _int32_p = ctypes.POINTER(ctypes.c_int32)
 _uint8_p = ctypes.POINTER(ctypes.c_uint8)
 _double_p = ctypes.POINTER(ctypes.c_double)
+_int64_p = ctypes.POINTER(ctypes.c_int64)
 _error_pp = ctypes.POINTER(ctypes.c_void_p)
+_pointer_p = ctypes.POINTER(ctypes.c_void_p)
+_size_p = ctypes.POINTER(ctypes.c_size_t)
 
 
 def library_path() -> Path:
@@ -54,10 +57,34 @@ def _load() -> ctypes.CDLL:
         "au_region_count": ([ctypes.c_void_p, ctypes.c_int32], ctypes.c_int32),
         "au_region_info": ([ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
                             ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), _int32_p, _error_pp], ctypes.c_int32),
+        "au_buffer_free": ([ctypes.c_void_p], None),
         "au_locate": ([ctypes.c_void_p, ctypes.c_size_t, _double_p, _double_p, ctypes.c_uint32,
-                       _int32_p, _int32_p, _int32_p, _int32_p, _uint8_p, _error_pp], ctypes.c_int32),
+                       _int32_p, _int32_p, _int32_p, _int32_p, _int32_p, _uint8_p, _error_pp], ctypes.c_int32),
         "au_classify": ([ctypes.c_void_p, ctypes.POINTER(_Input), ctypes.c_size_t, ctypes.c_char_p,
                          ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), _error_pp], ctypes.c_int32),
+        # The logbook (JSON results through `char **` and a length).
+        "au_logbook_open": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                             _pointer_p, _error_pp], ctypes.c_int32),
+        "au_logbook_close": ([ctypes.c_void_p], None),
+        "au_logbook_info": ([ctypes.c_void_p, _pointer_p, _size_p, _error_pp], ctypes.c_int32),
+        "au_logbook_import": ([ctypes.c_void_p, ctypes.POINTER(_Input), ctypes.c_size_t, ctypes.c_char_p, _pointer_p, _size_p,
+                               _error_pp], ctypes.c_int32),
+        "au_logbook_begin_recording": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                        _error_pp], ctypes.c_int32),
+        "au_logbook_record": ([ctypes.c_void_p, ctypes.c_size_t, _double_p, _double_p, _int64_p, _double_p, _pointer_p, _size_p,
+                               _error_pp], ctypes.c_int32),
+        "au_logbook_break_segment": ([ctypes.c_void_p, _error_pp], ctypes.c_int32),
+        "au_logbook_end_recording": ([ctypes.c_void_p, _pointer_p, _size_p, _error_pp], ctypes.c_int32),
+        "au_logbook_report": ([ctypes.c_void_p, ctypes.c_char_p, _pointer_p, _size_p, _error_pp], ctypes.c_int32),
+        "au_logbook_changes": ([ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p, _pointer_p, _size_p, _error_pp], ctypes.c_int32),
+        "au_logbook_cells": ([ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double, _size_p,
+                              _pointer_p, _pointer_p, _pointer_p, _error_pp], ctypes.c_int32),
+        "au_logbook_forget": ([ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_char_p, _pointer_p,
+                               _size_p, _error_pp], ctypes.c_int32),
+        "au_logbook_unforget": ([ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_char_p, _pointer_p,
+                                 _size_p, _error_pp], ctypes.c_int32),
+        "au_logbook_merge": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, _pointer_p,
+                              _size_p, _error_pp], ctypes.c_int32),
     }
     for name, (arguments, result) in signatures.items():
         function = getattr(lib, name)
@@ -92,5 +119,14 @@ def take_string(pointer: ctypes.c_void_p, length: int) -> str:
         lib.au_string_free(pointer)
 
 
+def json_call(function: object, *arguments: object) -> str:
+    """Calls a function whose last three parameters are `char **text, size_t *length, au_error
+    **error`, and returns the text (raising the error of its kind)."""
+    text, length, error = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_void_p()
+    code = function(*arguments, ctypes.byref(text), ctypes.byref(length), ctypes.byref(error))  # type: ignore[operator]
+    check(code, error)
+    return take_string(text, length.value)
+
+
 Input = _Input
-int32_p, uint8_p, double_p = _int32_p, _uint8_p, _double_p
+int32_p, uint8_p, double_p, int64_p = _int32_p, _uint8_p, _double_p, _int64_p

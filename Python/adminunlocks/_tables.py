@@ -19,9 +19,12 @@ from ._errors import ArgumentError
 
 Worldview = Literal["china", "international"]
 LocateDatum = Literal["wgs84", "gcj02"]
-Level = Literal["country", "province", "city", "county"]
+Level = Literal["country", "province", "city", "county", "subdivision"]
 
+#: The administrative levels (the report's); :func:`locate` also gives each point's
+#: ``subdivision`` (the world's states and provinces), as ``unlocks locate`` does.
 LEVELS: tuple[Level, ...] = ("country", "province", "city", "county")
+_LOCATED: tuple[Level, ...] = LEVELS + ("subdivision",)
 STATUSES: tuple[str, ...] = ("outside", "inside", "edge", "invalid")
 _STATUS_NAMES = np.array(STATUSES)
 _FLAG_GCJ02, _FLAG_STRICT = 1, 2
@@ -29,14 +32,17 @@ _FLAG_GCJ02, _FLAG_STRICT = 1, 2
 
 class Placements(TypedDict):
     """Codes of each point at every level, as ``unlocks locate`` prints them ('' where none),
-    and the status of the finest level placed ('inside', 'edge', 'outside'; 'invalid' for a
-    point that is not a coordinate, with ``invalid="mark"``)."""
+    the status of the finest of country, province, city and county placed ('inside', 'edge',
+    'outside'; 'invalid' for a point that is not a coordinate, with ``invalid="mark"``), and the
+    state or province of the country (``subdivision``: ISO 3166-2 where one exists, else Natural
+    Earth's code; in China's view China's are its provinces, CN-BJ…CN-TW, CN-HK, CN-MO)."""
 
     country: npt.NDArray[np.str_]
     province: npt.NDArray[np.str_]
     city: npt.NDArray[np.str_]
     county: npt.NDArray[np.str_]
     status: npt.NDArray[np.str_]
+    subdivision: npt.NDArray[np.str_]
 
 
 class PlacementIndices(TypedDict):
@@ -48,6 +54,7 @@ class PlacementIndices(TypedDict):
     city: npt.NDArray[np.int32]
     county: npt.NDArray[np.int32]
     status: npt.NDArray[np.uint8]
+    subdivision: npt.NDArray[np.int32]
 
 
 @dataclass(frozen=True)
@@ -124,9 +131,10 @@ class Tables:
     # Regions.
     def regions(self, level: Level) -> list[Region]:
         """Every region of the level's table. Province, city and county share one table
-        (china.bin) and so one numbering: the list holds all three levels' regions."""
+        (china.bin) and so one numbering: the list holds all three levels' regions. Subdivisions
+        have a table of their own (subdivisions.bin; empty when the folder lacks it)."""
         number = _level_number(level)
-        count = _native.lib.au_region_count(self.handle, number)
+        count = max(0, _native.lib.au_region_count(self.handle, number))
         regions = []
         code, name, english = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
         parent, error = ctypes.c_int32(), ctypes.c_void_p()
@@ -142,7 +150,7 @@ class Tables:
         """The codes of the level's table by region index, with '' appended, so that
         ``codes(level)[indices]`` maps the index -1 (none) to ''."""
         number = _level_number(level)
-        table = 0 if number == 0 else 1
+        table = 0 if number == 0 else 2 if number == 4 else 1
         with self._lock:
             if table not in self._codes:
                 self._codes[table] = np.array([r.code for r in self.regions(level)] + [""])
@@ -167,13 +175,13 @@ class Tables:
         flags = (_FLAG_GCJ02 if datum == "gcj02" else 0) | (_FLAG_STRICT if invalid == "raise" else 0)
         flat_lat, flat_lon = lat.reshape(-1), lon.reshape(-1)
         n = flat_lat.size
-        out = {level: np.empty(n, dtype=np.int32) for level in LEVELS}
+        out = {level: np.empty(n, dtype=np.int32) for level in _LOCATED}
         status = np.empty(n, dtype=np.uint8)
         handle = self.handle
 
         def run(start: int, stop: int) -> None:
             error = ctypes.c_void_p()
-            pointers = [out[level][start:].ctypes.data_as(_native.int32_p) for level in LEVELS]
+            pointers = [out[level][start:].ctypes.data_as(_native.int32_p) for level in _LOCATED]
             code = _native.lib.au_locate(handle, stop - start, flat_lat[start:].ctypes.data_as(_native.double_p),
                                          flat_lon[start:].ctypes.data_as(_native.double_p), flags, *pointers,
                                          status[start:].ctypes.data_as(_native.uint8_p), ctypes.byref(error))
@@ -193,6 +201,7 @@ class Tables:
                     job.result()
         result = {level: out[level].reshape(lat.shape) for level in LEVELS}
         result["status"] = status.reshape(lat.shape)
+        result["subdivision"] = out["subdivision"].reshape(lat.shape)
         return result  # type: ignore[return-value]
 
     def locate(self, latitudes: npt.ArrayLike, longitudes: npt.ArrayLike, *, datum: LocateDatum = "wgs84",
@@ -205,6 +214,7 @@ class Tables:
         # np.take, not fancy indexing: a third faster on the string tables.
         result = {level: np.take(self.codes(level), found[level]) for level in LEVELS}
         result["status"] = np.take(_STATUS_NAMES, found["status"])
+        result["subdivision"] = np.take(self.codes("subdivision"), found["subdivision"])
         return result  # type: ignore[return-value]
 
     # Classifying.
@@ -232,9 +242,9 @@ class Tables:
 
 def _level_number(level: str) -> int:
     try:
-        return LEVELS.index(level)  # type: ignore[arg-type]
+        return _LOCATED.index(level)  # type: ignore[arg-type]
     except ValueError:
-        raise ArgumentError(f"level {level!r}: expected one of {', '.join(LEVELS)}") from None
+        raise ArgumentError(f"level {level!r}: expected one of {', '.join(_LOCATED)}") from None
 
 
 def _shift_point_index(message: str, offset: int) -> str:

@@ -5,15 +5,18 @@
                  [--include-plans] [--include-passed-through] [--partitions N]
 
 Each subfolder of USERS is one user's history (files, folders, archives, export bundles, as
-`unlocks classify` reads them). Each is classified by one task on an executor through the
-`adminunlocks` package, into OUT/<user>.json: the report of
+`unlocks classify` reads them). Each is imported by one task on an executor through the
+`adminunlocks` package into the user's store, OUT/<user>.logbook (the logbook an app keeps, the
+file `unlocks classify --state` makes: later histories are added to it, `unlocks show` reads it),
+and its report written to OUT/<user>.json: the report of
 `unlocks classify USERS/<user> --format json --jobs 1` (the paths in it are absolute, as the
 job hands them to the executors). OUT/summary.json counts the users per region at every level
 of the reports (countries, provinces, cities, counties, and any level the reports gain).
 
 USERS must be at the same path on the driver and every executor (a local folder on a local
 cluster; a shared file system, NFS, EFS or a FUSE mount of object storage, on a real one); OUT is
-written by the driver, each file atomically, the reports streamed to it a partition at a time.
+written by the driver, each file atomically, the reports and stores streamed to it a partition at
+a time (an executor makes a user's store in a temporary folder of its own and sends its bytes).
 Every executor needs the package (docs/python.md: a wheel installed on the nodes, or a venv
 shipped with --archives).
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -52,16 +56,26 @@ def users_of(folder: str) -> list[str]:
     return sorted(names, key=os.fsencode)
 
 
-def classify_partition(users: Iterator[str], folder: str, options: dict) -> Iterator[tuple[str, str]]:
-    """On an executor: each user's report as JSON text. The tables are opened once per Python
-    worker (adminunlocks.open_tables caches them) and reused by every user it classifies.
-
-    Issue 31's footprint store slots in here: once the package opens a user's store, import the
-    same folder into OUT/<user>.sqlite beside the report (the report then comes from the store)."""
+def classify_partition(users: Iterator[str], folder: str, options: dict) -> Iterator[tuple[str, str, bytes]]:
+    """On an executor: each user's report as JSON text and their store's bytes. The user's
+    history is imported into a new logbook in a temporary folder (closed before its bytes are
+    read, so they are the whole store); the report is the logbook's. The tables are opened once
+    per Python worker (adminunlocks.open_tables caches them) and reused by every user."""
     import adminunlocks
 
+    rules = {key: options[key] for key in ("worldview", "datum", "include_plans", "time_zone", "utc_offset") if key in options}
+    shaping = {"lenient": options["lenient"], "include_passed_through": options["include_passed_through"]}
     for user in users:
-        yield user, adminunlocks.classify_json(os.path.join(folder, user), **options)
+        scratch = tempfile.mkdtemp(prefix="adminunlocks-user-")
+        try:
+            store = os.path.join(scratch, "store.logbook")
+            with adminunlocks.Logbook(store, **rules) as logbook:
+                logbook.import_sources(os.path.join(folder, user), jobs=1)
+                report = logbook.report_json(**shaping)
+            with open(store, "rb") as file:
+                yield user, report, file.read()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def counted(unlock: dict, options: dict) -> bool:
@@ -104,13 +118,13 @@ class Summary:
                 "options": options, "points": self.points, "failedInputs": self.failed_inputs, "usersByRegion": levels}
 
 
-def write_atomically(path: str, text: str) -> None:
-    """`text` to `path` through a temporary file in the same folder, renamed over it."""
+def write_atomically(path: str, content: str | bytes) -> None:
+    """`content` to `path` through a temporary file in the same folder, renamed over it."""
     folder = os.path.dirname(path) or "."
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(content.encode() if isinstance(content, str) else content)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
@@ -141,7 +155,8 @@ def main(arguments: list[str]) -> int:
         reports = context.parallelize(users, partitions).mapPartitions(lambda part: classify_partition(part, folder, options))
         summary = Summary()
         started = time.perf_counter()
-        for user, text in reports.toLocalIterator():
+        for user, text, store in reports.toLocalIterator():
+            write_atomically(os.path.join(args.out, user + ".logbook"), store)
             write_atomically(os.path.join(args.out, user + ".json"), text + "\n")
             summary.add(json.loads(text))
         seconds = time.perf_counter() - started

@@ -38,9 +38,8 @@ def cli_locate(lats: list[str], lons: list[str], *options: str) -> list[list[str
     text = "lat,lon\n" + "".join(f"{a},{o}\n" for a, o in zip(lats, lons))
     done = run_unlocks("locate", *options, stdin=text.encode())
     rows = done.stdout.decode().splitlines()
-    # The package answers the four levels and the status; the CLI adds each point's subdivision.
     assert rows[0] == "lat,lon,country,province,city,county,status,subdivision"
-    return [row.split(",")[2:7] for row in rows[1:]]
+    return [row.split(",")[2:8] for row in rows[1:]]
 
 
 @pytest.mark.parametrize("worldview", ["china", "international"])
@@ -49,13 +48,14 @@ def test_codes_are_the_clis(worldview: str, datum: str) -> None:
     lats, lons = points(seed=34 + len(worldview) + len(datum))
     expected = cli_locate(lats, lons, "--worldview", worldview, "--datum", datum)
     placed = au.locate(np.array(lats, dtype=float), np.array(lons, dtype=float), worldview=worldview, datum=datum)
-    got = np.stack([placed[level] for level in LEVELS] + [placed["status"]], axis=1).tolist()
+    got = np.stack([placed[level] for level in LEVELS] + [placed["status"], placed["subdivision"]], axis=1).tolist()
     assert len(got) == len(expected)
     mismatches = [(k, lats[k], lons[k], got[k], expected[k]) for k in range(len(got)) if got[k] != expected[k]]
     assert not mismatches, f"{len(mismatches)} points differ from unlocks locate, e.g. {mismatches[:5]}"
     # The points reach every level and every status, so the comparison covers them.
     assert {"inside", "edge", "outside"} <= set(placed["status"].tolist())
     assert (placed["county"] != "").sum() > 1000
+    assert len(set(placed["subdivision"].tolist())) > 100  # states and provinces over the world
 
 
 def test_worldviews_differ_where_they_should() -> None:

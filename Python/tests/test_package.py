@@ -99,12 +99,13 @@ int main(int argc, char **argv) {
     if (au_abi_version() != AU_ABI_VERSION) return 10;
     if (au_tables_open(argv[1], "china", &tables, &error) != AU_OK) { printf("open: %s\n", au_error_message(error)); return 11; }
     double lat[2] = {39.9163, 95}, lon[2] = {116.3972, 0};
-    int32_t country[2], province[2], city[2], county[2]; uint8_t status[2];
-    if (au_locate(tables, 2, lat, lon, 0, country, province, city, county, status, NULL) != AU_OK) return 12;
-    const char *code = NULL, *name = NULL, *english = NULL; int32_t parent = -2;
+    int32_t country[2], province[2], city[2], county[2], subdivision[2]; uint8_t status[2];
+    if (au_locate(tables, 2, lat, lon, 0, country, province, city, county, subdivision, status, NULL) != AU_OK) return 12;
+    const char *code = NULL, *name = NULL, *english = NULL, *division = NULL; int32_t parent = -2;
     if (au_region_info(tables, AU_LEVEL_COUNTY, county[0], &code, &name, &english, &parent, NULL) != AU_OK) return 13;
-    printf("%s %s %d %d %d\n", code, english, status[0], status[1], county[1]);
-    if (au_locate(tables, 2, lat, lon, AU_LOCATE_STRICT, country, NULL, NULL, NULL, NULL, &error) != AU_ERROR_COORDINATE) return 14;
+    if (au_region_info(tables, AU_LEVEL_SUBDIVISION, subdivision[0], &division, NULL, NULL, NULL, NULL) != AU_OK) return 13;
+    printf("%s %s %d %d %d %s\n", code, english, status[0], status[1], county[1], division);
+    if (au_locate(tables, 2, lat, lon, AU_LOCATE_STRICT, country, NULL, NULL, NULL, NULL, NULL, &error) != AU_ERROR_COORDINATE) return 14;
     printf("%d %s\n", au_error_code(error), au_error_message(error)); au_error_free(error);
     au_input input = {"/no/such/path", NULL, NULL, 0}; char *report = NULL; size_t length = 0;
     au_code code2 = au_classify(tables, &input, 1, NULL, &report, &length, &error);
@@ -118,6 +119,25 @@ int main(int argc, char **argv) {
     au_string_free(report);
     if (au_classify(tables, &bytes, 1, "{\"timezone\": \"UTC\"}", &report, &length, &error) != AU_ERROR_ARGUMENT) return 16;
     au_error_free(error);
+    /* A logbook: the walk imported, three live points recorded, its cells read back. */
+    au_logbook *logbook = NULL;
+    if (au_logbook_open(tables, argv[2], "{\"timeZone\": \"UTC\"}", NULL, 0, &logbook, &error) != AU_OK) { printf("logbook: %s\n", au_error_message(error)); return 17; }
+    if (au_logbook_import(logbook, &bytes, 1, NULL, &report, &length, NULL) != AU_OK) return 18;
+    au_string_free(report);
+    if (au_logbook_begin_recording(logbook, "live/1", NULL, NULL, NULL, NULL) != AU_OK) return 19;
+    double rlat[3] = {31.2304, 31.2306, 31.2308}, rlon[3] = {121.4737, 121.4739, 121.4741};
+    int64_t times[3] = {1714525200000, 1714525210000, 1714525220000};
+    if (au_logbook_record(logbook, 3, rlat, rlon, times, NULL, &report, &length, NULL) != AU_OK) return 20;
+    au_string_free(report);
+    if (au_logbook_end_recording(logbook, NULL, NULL, NULL) != AU_OK) return 21;
+    size_t cells = 0; int64_t *keys = NULL; double *bounds = NULL; uint8_t *levels = NULL;
+    if (au_logbook_cells(logbook, -90, -180, 90, 180, &cells, &keys, &bounds, &levels, NULL) != AU_OK) return 22;
+    printf("%d %d\n", cells > 0, bounds[0] <= bounds[2]);
+    au_buffer_free(keys); au_buffer_free(bounds); au_buffer_free(levels);
+    const char *nothing[1] = {"no/such/input.gpx"};
+    if (au_logbook_forget(logbook, nothing, 1, NULL, NULL, NULL, &error) != AU_ERROR_NOTHING_MATCHED) return 23;
+    au_error_free(error);
+    au_logbook_close(logbook);
     au_tables_close(tables);
     return 0;
 }
@@ -125,10 +145,12 @@ int main(int argc, char **argv) {
     binary = tmp_path / "check"
     subprocess.run([compiler, "-std=c11", "-Wall", "-Werror", "-I", str(PACKAGE), str(source), "-o", str(binary),
                     str(PACKAGE / "libAdminUnlocksC.so"), f"-Wl,-rpath,{PACKAGE}"], check=True)
-    done = bare_run([str(binary), str(au.bundled_directory())])
+    done = bare_run([str(binary), str(au.bundled_directory()), str(tmp_path / "user.logbook")])
     assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
     lines = done.stdout.decode().splitlines()
-    assert lines[0] == "110101 Dongcheng District 1 3 -1"
+    assert lines[0] == "110101 Dongcheng District 1 3 -1 CN-BJ"
     assert lines[1].startswith("3 point 1: latitude 95.0")
     assert lines[2] == "4 4"
     assert lines[3].endswith(" 1")
+    assert lines[4] == "1 1"
+    assert (tmp_path / "user.logbook").read_bytes()[68:72] == b"AULB"  # the logbook's SQLite application id

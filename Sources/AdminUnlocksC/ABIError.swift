@@ -1,4 +1,5 @@
 import Intake
+import LogbookStore
 import RegionTables
 import TextFormats
 import Unlocks
@@ -21,7 +22,43 @@ enum ABICode: Int32 {
     case cannotList = 5
     case badges = 6
     case overflow = 7
+    // A logbook's errors (LogbookError.Kind), one code each; its overflow is `overflow`.
+    case notALogbook = 10
+    case newerFormat = 11
+    case unmigratableState = 12
+    case damaged = 13
+    case rulesDiffer = 14
+    case worldviewDiffers = 15
+    case unknownRegion = 16
+    case signatureMismatch = 17
+    case keyRequired = 18
+    case notSigned = 19
+    case nothingMatched = 20
+    case mergeConflict = 21
+    case recording = 22
+    case storage = 23
     case internalError = 99
+
+    /// The code of a logbook's error kind.
+    init(_ kind: LogbookError.Kind) {
+        switch kind {
+        case .notALogbook: self = .notALogbook
+        case .newerFormat: self = .newerFormat
+        case .unmigratableState: self = .unmigratableState
+        case .damaged: self = .damaged
+        case .rulesDiffer: self = .rulesDiffer
+        case .worldviewDiffers: self = .worldviewDiffers
+        case .unknownRegion: self = .unknownRegion
+        case .signatureMismatch: self = .signatureMismatch
+        case .keyRequired: self = .keyRequired
+        case .notSigned: self = .notSigned
+        case .nothingMatched: self = .nothingMatched
+        case .mergeConflict: self = .mergeConflict
+        case .recording: self = .recording
+        case .overflow: self = .overflow
+        case .storage: self = .storage
+        }
+    }
 }
 
 /// An `au_error`: a code and a message, owned by the caller until `au_error_free`.
@@ -58,6 +95,7 @@ extension ABICode {
             }
         case let error as BadgeCatalogError: return (.badges, error.description)
         case let error as LedgerOverflow: return (.overflow, error.description)
+        case let error as LogbookError: return (ABICode(error.kind), error.description)
         case let error as DatumRules.Problem: return (.argument, error.message)
         case let error as JSONError: return (.argument, "options: not JSON: \(error.description)")
         default: return (.internalError, String(describing: error))

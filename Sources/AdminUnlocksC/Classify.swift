@@ -17,12 +17,7 @@ public func au_classify(_ tables: OpaquePointer?, _ inputs: UnsafeRawPointer?, _
         guard count >= 0, count == 0 || inputs != nil else { throw ArgumentError("inputs is NULL or count is negative") }
         let request = try ClassifyRequest(json: options.map { String(cString: $0) })
         let sources = try (0..<count).map { k in try source(InputRecord(inputs!, k), index: k) }
-        let bytes = try classify(sources, request: request, locator: handle.classifyLocator)
-        guard let text = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else { throw ArgumentError("out of memory for the report") }
-        bytes.withUnsafeBufferPointer { UnsafeMutableRawPointer(text).copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-        text[bytes.count] = 0
-        report.pointee = text
-        length?.pointee = bytes.count
+        try handOver(try classify(sources, request: request, locator: handle.classifyLocator), to: report, length: length)
     }
 }
 

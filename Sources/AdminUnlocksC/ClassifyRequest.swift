@@ -16,42 +16,13 @@ struct ClassifyRequest {
 
     init(json text: String?) throws {
         guard let text else { return }
-        let value = try JSONParser.parse(Array(text.utf8))
-        guard case let .object(members) = value else { throw ArgumentError("options: expected a JSON object") }
-        for member in members where !Self.keys.contains(member.key) {
-            throw ArgumentError("options: unknown key '\(member.key)' (expected one of \(Self.keys.sorted().joined(separator: ", ")))")
-        }
+        let value = try Self.object(text, keys: Self.keys)
         var rules = ClassifyOptions()
-        if value["timeZone"] != nil, value["utcOffsetMinutes"] != nil { throw ArgumentError("options: give timeZone or utcOffsetMinutes, not both") }
-        if let name = try Self.string(value, "timeZone") {
-            guard let zone = LocalTimeZone(identifier: name) else {
-                throw ArgumentError("options: timeZone '\(name)' is not a time zone of the tz database (an IANA name such as Europe/Berlin)")
-            }
-            rules.timeZone = zone
-        }
-        if let minutes = try Self.integer(value, "utcOffsetMinutes") {
-            guard abs(minutes) <= 14 * 60 else { throw ArgumentError("options: utcOffsetMinutes \(minutes) is beyond ±14 hours") }
-            rules.timeZone = .fixed(minutesEast: minutes)
-        }
-        if let name = try Self.string(value, "datum") {
-            guard let datum = Datum(rawValue: name) else { throw ArgumentError("options: datum '\(name)': expected wgs84, gcj02 or bd09") }
-            rules.inputDatum = datum
-        }
+        try Self.applyRules(value, to: &rules)
+        if let datum = try Self.datum(value, "datum") { rules.inputDatum = datum }
         rules.since = try Self.integer(value, "since").map(Int64.init)
         rules.until = try Self.integer(value, "until").map(Int64.init)
         if let since = rules.since, let until = rules.until, since > until { throw ArgumentError("options: since (\(since)) is after until (\(until))") }
-        rules.includePlans = try Self.bool(value, "includePlans") ?? false
-        if let kmh = try Self.number(value, "exploreMaxSpeedKmh") {
-            guard kmh > 0, kmh <= 1000 else { throw ArgumentError("options: exploreMaxSpeedKmh \(kmh) is not a speed in km/h between 0 and 1000") }
-            rules.exploreMaxSpeed = kmh / 3.6
-        }
-        if let levels = value["familiarityLevels"] {
-            guard let parts = levels.arrayValue?.compactMap({ $0.numberValue }), parts.count == 3, parts.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }),
-                  let familiarity = FamiliarityLevels(lit: Int32(parts[0]), bright: Int32(parts[1]), gold: Int32(parts[2])) else {
-                throw ArgumentError("options: familiarityLevels is not three whole numbers [lit, bright, gold] with 1 ≤ lit ≤ bright ≤ gold")
-            }
-            rules.familiarityLevels = familiarity
-        }
         intake = IntakeOptions(classify: rules, datums: try DatumRules(try Self.strings(value, "datumFor") ?? [], fallback: rules.inputDatum))
         intake.includeVirtual = try Self.bool(value, "includeVirtual") ?? false
         if let jobs = try Self.integer(value, "jobs") {
@@ -63,6 +34,44 @@ struct ClassifyRequest {
         if let path = try Self.string(value, "badges") { badges = try Self.badgeCatalog(path) }
     }
 
+    /// The JSON object of `text`, its keys checked against `keys`.
+    static func object(_ text: String, keys: Set<String>) throws -> JSONValue {
+        let value = try JSONParser.parse(Array(text.utf8))
+        guard case let .object(members) = value else { throw ArgumentError("options: expected a JSON object") }
+        for member in members where !keys.contains(member.key) {
+            throw ArgumentError("options: unknown key '\(member.key)' (expected one of \(keys.sorted().joined(separator: ", ")))")
+        }
+        return value
+    }
+
+    /// The rules a ledger is classified by (what a logbook keeps), those given in `value` over
+    /// `rules`: timeZone or utcOffsetMinutes, includePlans, exploreMaxSpeedKmh, familiarityLevels.
+    static func applyRules(_ value: JSONValue, to rules: inout ClassifyOptions) throws {
+        if value["timeZone"] != nil, value["utcOffsetMinutes"] != nil { throw ArgumentError("options: give timeZone or utcOffsetMinutes, not both") }
+        if let name = try string(value, "timeZone") {
+            guard let zone = LocalTimeZone(identifier: name) else {
+                throw ArgumentError("options: timeZone '\(name)' is not a time zone of the tz database (an IANA name such as Europe/Berlin)")
+            }
+            rules.timeZone = zone
+        }
+        if let minutes = try integer(value, "utcOffsetMinutes") {
+            guard abs(minutes) <= 14 * 60 else { throw ArgumentError("options: utcOffsetMinutes \(minutes) is beyond ±14 hours") }
+            rules.timeZone = .fixed(minutesEast: minutes)
+        }
+        if let plans = try bool(value, "includePlans") { rules.includePlans = plans }
+        if let kmh = try number(value, "exploreMaxSpeedKmh") {
+            guard kmh > 0, kmh <= 1000 else { throw ArgumentError("options: exploreMaxSpeedKmh \(kmh) is not a speed in km/h between 0 and 1000") }
+            rules.exploreMaxSpeed = kmh / 3.6
+        }
+        if let levels = value["familiarityLevels"], levels != .null {
+            guard let parts = levels.arrayValue?.compactMap({ $0.numberValue }), parts.count == 3, parts.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }),
+                  let familiarity = FamiliarityLevels(lit: Int32(parts[0]), bright: Int32(parts[1]), gold: Int32(parts[2])) else {
+                throw ArgumentError("options: familiarityLevels is not three whole numbers [lit, bright, gold] with 1 ≤ lit ≤ bright ≤ gold")
+            }
+            rules.familiarityLevels = familiarity
+        }
+    }
+
     /// A badge catalog file (at most 4 MiB, as `--badges` reads it).
     static func badgeCatalog(_ path: String) throws -> BadgeCatalog {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw BadgeCatalogError(path: path, reason: "cannot open the file") }
@@ -70,6 +79,16 @@ struct ClassifyRequest {
         let data = try handle.read(upToCount: (4 << 20) + 1) ?? Data()
         guard data.count <= 4 << 20 else { throw BadgeCatalogError(path: path, reason: "over 4 MiB; a badge catalog is at most 4 MiB") }
         return try BadgeCatalog(json: [UInt8](data), path: path)
+    }
+
+    /// A datum by its name (wgs84, gcj02, bd09).
+    static func datum(named name: String, _ what: String) throws -> Datum {
+        guard let datum = Datum(rawValue: name) else { throw ArgumentError("\(what) '\(name)': expected wgs84, gcj02 or bd09") }
+        return datum
+    }
+
+    static func datum(_ object: JSONValue, _ key: String) throws -> Datum? {
+        try string(object, key).map { try datum(named: $0, "options: \(key)") }
     }
 
     static func string(_ object: JSONValue, _ key: String) throws -> String? {

@@ -23,7 +23,8 @@ enum ABIPlacementStatus: UInt8 {
 @_cdecl("au_locate")
 public func au_locate(_ tables: OpaquePointer?, _ count: Int, _ latitudes: UnsafePointer<Double>?, _ longitudes: UnsafePointer<Double>?,
                       _ flags: UInt32, _ country: UnsafeMutablePointer<Int32>?, _ province: UnsafeMutablePointer<Int32>?,
-                      _ city: UnsafeMutablePointer<Int32>?, _ county: UnsafeMutablePointer<Int32>?, _ status: UnsafeMutablePointer<UInt8>?,
+                      _ city: UnsafeMutablePointer<Int32>?, _ county: UnsafeMutablePointer<Int32>?, _ subdivision: UnsafeMutablePointer<Int32>?,
+                      _ status: UnsafeMutablePointer<UInt8>?,
                       _ error: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     abiCall(error) {
         let locator = try TablesHandle.from(tables).locator
@@ -44,7 +45,7 @@ public func au_locate(_ tables: OpaquePointer?, _ count: Int, _ latitudes: Unsaf
                 placement = try locator.locate(latitude: latitude, longitude: longitude)
             } catch let problem as LocatorError {
                 if flags.contains(.strict) { throw PointError(index: k, reason: problem.reason) }
-                country?[k] = -1; province?[k] = -1; city?[k] = -1; county?[k] = -1
+                country?[k] = -1; province?[k] = -1; city?[k] = -1; county?[k] = -1; subdivision?[k] = -1
                 status?[k] = ABIPlacementStatus.invalid.rawValue
                 continue
             }
@@ -52,6 +53,7 @@ public func au_locate(_ tables: OpaquePointer?, _ count: Int, _ latitudes: Unsaf
             province?[k] = placement.province.region ?? -1
             city?[k] = placement.city.region ?? -1
             county?[k] = placement.county.region ?? -1
+            subdivision?[k] = placement.subdivision.region ?? -1
             status?[k] = ABIPlacementStatus(finestStatus(placement)).rawValue
         }
     }

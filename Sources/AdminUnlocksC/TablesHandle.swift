@@ -17,7 +17,7 @@ final class TablesHandle: @unchecked Sendable {
     let classifyLocator: RegionLocator
     let directory: UnsafeMutablePointer<CChar>
     let worldview: UnsafeMutablePointer<CChar>
-    /// Per table (world, China), per region: its code, name and English name as C strings.
+    /// Per table (world, China, subdivisions when the folder has them), per region: its code, name and English name as C strings.
     let strings: [[(code: UnsafeMutablePointer<CChar>, name: UnsafeMutablePointer<CChar>, englishName: UnsafeMutablePointer<CChar>)]]
 
     init(directory: String, worldview: Worldview) throws {
@@ -26,7 +26,7 @@ final class TablesHandle: @unchecked Sendable {
         classifyLocator = try RegionLocator(tables: tables, marginRadius: 120)
         self.directory = strdup(directory)!
         self.worldview = strdup(worldview.rawValue)!
-        strings = [tables.world, tables.china].map { table in
+        strings = ([tables.world, tables.china] + (tables.subdivisions.map { [$0] } ?? [])).map { table in
             table.regions.map { (strdup($0.code)!, strdup($0.name)!, strdup($0.englishName)!) }
         }
     }
@@ -39,14 +39,19 @@ final class TablesHandle: @unchecked Sendable {
         }
     }
 
-    /// The table of a level (`au_level`): the world table for countries, china.bin for the rest.
+    /// The table of a level (`au_level`): the world table for countries, china.bin for
+    /// provinces, cities and counties, subdivisions.bin for the world's states and provinces.
     func table(ofLevel level: Int32) -> RegionTable? {
         switch level {
         case 0: return tables.world
         case 1, 2, 3: return tables.china
+        case 4: return tables.subdivisions
         default: return nil
         }
     }
+
+    /// The index in ``strings`` of a level's table.
+    static func stringTable(ofLevel level: Int32) -> Int { level == 0 ? 0 : level == 4 ? 2 : 1 }
 
     static func from(_ pointer: OpaquePointer?) throws -> TablesHandle {
         guard let pointer else { throw ArgumentError("tables is NULL") }
@@ -71,7 +76,7 @@ nonisolated(unsafe) private let versionText: UnsafePointer<CChar> = UnsafePointe
 public func au_version() -> UnsafePointer<CChar>? { versionText }
 
 @_cdecl("au_abi_version")
-public func au_abi_version() -> Int32 { 1 }
+public func au_abi_version() -> Int32 { 2 }
 
 @_cdecl("au_tables_open")
 public func au_tables_open(_ directory: UnsafePointer<CChar>?, _ worldview: UnsafePointer<CChar>?,
@@ -118,11 +123,12 @@ public func au_region_info(_ tables: OpaquePointer?, _ level: Int32, _ index: In
                            _ error: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     abiCall(error) {
         let handle = try TablesHandle.from(tables)
-        guard let table = handle.table(ofLevel: level) else { throw ArgumentError("level \(level): expected 0 (country) to 3 (county)") }
+        guard (0...4).contains(level) else { throw ArgumentError("level \(level): expected 0 (country) to 4 (subdivision)") }
+        guard let table = handle.table(ofLevel: level) else { throw ArgumentError("level \(level): the tables have no subdivisions.bin") }
         guard index >= 0, Int(index) < table.regions.count else {
             throw ArgumentError("region \(index) at level \(level): the table has \(table.regions.count) regions")
         }
-        let strings = handle.strings[level == 0 ? 0 : 1][Int(index)]
+        let strings = handle.strings[TablesHandle.stringTable(ofLevel: level)][Int(index)]
         code?.pointee = UnsafePointer(strings.code)
         name?.pointee = UnsafePointer(strings.name)
         englishName?.pointee = UnsafePointer(strings.englishName)

@@ -1,5 +1,6 @@
 """The Spark jobs against the CLI: Scripts/cluster-classify (a local cluster of two worker
-processes) giving reports equal to `unlocks classify USER --format json --jobs 1`, its summary
+processes) giving reports equal to `unlocks classify USER --format json --jobs 1` and stores that
+`unlocks show` reads as the same, its summary
 counted here from the CLI's reports; locate_points.py's Parquet equal to `unlocks locate` on the
 same points."""
 from __future__ import annotations
@@ -48,7 +49,7 @@ def test_cluster_classify_gives_each_user_the_clis_report(tmp_path: Path) -> Non
     done = subprocess.run([str(REPOSITORY / "Scripts/cluster-classify"), str(users_folder), str(out), "--workers", "2",
                            "--time-zone", "Asia/Shanghai"], capture_output=True, timeout=900)
     assert done.returncode == 0, (done.stdout + done.stderr).decode(errors="replace")[-3000:]
-    assert sorted(p.name for p in out.iterdir()) == sorted([f"{u}.json" for u in users] + ["summary.json"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{u}.json" for u in users] + [f"{u}.logbook" for u in users] + ["summary.json"])
 
     expected_users: dict[str, dict[str, int]] = {}
     for user in users:
@@ -56,6 +57,9 @@ def test_cluster_classify_gives_each_user_the_clis_report(tmp_path: Path) -> Non
                           expect=(0, 3)).stdout
         assert (out / f"{user}.json").read_bytes() == cli, user
         report = json.loads(cli)
+        # The user's store: the CLI reads it as the logbook of the same history.
+        shown = json.loads(run_unlocks("show", str(out / f"{user}.logbook"), "--format", "json").stdout)
+        assert shown["unlocks"] == report["unlocks"] and shown["metrics"] == report["metrics"], user
         for level, unlocks in report["unlocks"].items():
             # Counted as the metrics count them: the rule checked against the report's own figure.
             counted = [u["code"] for u in unlocks if u["evidence"] == "confirmed"]

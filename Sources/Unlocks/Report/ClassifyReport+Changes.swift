@@ -139,7 +139,7 @@ extension ClassifyReport {
 
 
         /// The report's `changes` object.
-        func json() -> JSONValue {
+        package func json() -> JSONValue {
             func regions(_ lists: [RegionLevel: [Region]]) -> JSONValue {
                 .object(RegionLevel.reported.map { name, level in
                     (name, .array((lists[level] ?? []).map { r in
