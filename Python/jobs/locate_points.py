@@ -4,10 +4,11 @@
                  [--worldview china|international] [--datum wgs84|gcj02] [--overwrite]
 
 IN is Parquet (a file or a folder of parts, any URL Spark reads: file:, hdfs:, s3a:) with a
-latitude and a longitude column (degrees, default `lat` and `lon`); OUT gets every row with five
+latitude and a longitude column (degrees, default `lat` and `lon`); OUT gets every row with six
 columns added: country, province, city, county (the codes `unlocks locate` prints; null where
-none) and status (of the finest level placed: inside, edge, outside, or invalid for a point that
-is not a coordinate, null coordinates included). Each Arrow batch is located by one call into
+none), status (of the finest level placed: inside, edge, outside, or invalid for a point that
+is not a coordinate, null coordinates included) and subdivision (the country's state or
+province, ISO 3166-2 where one exists; null where none). Each Arrow batch is located by one call into
 the `adminunlocks` package on an executor; rows keep their order within each part.
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 
-COLUMNS = ("country", "province", "city", "county", "status")
+COLUMNS = ("country", "province", "city", "county", "status", "subdivision")
 
 
 def parse(arguments: list[str]) -> argparse.Namespace:
@@ -32,7 +33,7 @@ def parse(arguments: list[str]) -> argparse.Namespace:
 
 
 def locate_batches(batches: Iterator, lat: str, lon: str, worldview: str, datum: str) -> Iterator:
-    """On an executor: each Arrow record batch with the five columns appended."""
+    """On an executor: each Arrow record batch with the six columns appended."""
     import numpy as np
     import pyarrow as pa
 

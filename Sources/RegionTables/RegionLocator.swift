@@ -311,8 +311,8 @@ public final class RegionLocator: @unchecked Sendable {
     /// view, China's is its province in the China table; elsewhere the subdivision table's unit at
     /// the point when it is the answered country's, else the answered country's subdivision
     /// nearest the point (the two tables draw a border differently, or the view assigns the land
-    /// to another country than Natural Earth's admin-1 does); none when the country has none near.
-    /// Its status never says more than the country's: `edge` where the country is.
+    /// to another country than Natural Earth's admin-1 does), at a margin of 0 m; none when the
+    /// country has none near. Its status never says more than the country's: `edge` where the country is.
     private func subdivide(_ placement: inout Placement, x: Int64, y: Int64) {
         guard let view = subdivisionView, let country = placement.country.region else { return }
         if country == chinaCountry, tables.worldview == .china {
@@ -333,7 +333,10 @@ public final class RegionLocator: @unchecked Sendable {
             let unit = nearestUnit(view, x: x, y: y, country: country, metres: Self.subdivisionSearch.near)
                 ?? nearestUnit(view, x: x, y: y, country: country, metres: Self.subdivisionSearch.far)
             guard let unit else { return }
-            answer = LevelPlacement(region: subdivisionOfUnit[Int(unit)], status: placement.country.status, marginMetres: nil)
+            // Outside every unit of the country: no margin can be measured, and a step may enter
+            // another unit, so it says it is at the border (0 m: a lookup there is never reused,
+            // and a point confirms it only as the third of its segment).
+            answer = LevelPlacement(region: subdivisionOfUnit[Int(unit)], status: placement.country.status, marginMetres: 0)
         }
         if placement.country.status != .inside, answer.status == .inside {
             answer.status = placement.country.status

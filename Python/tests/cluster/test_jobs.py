@@ -100,15 +100,15 @@ def test_locate_points_job_gives_the_clis_codes(tmp_path: Path) -> None:
     assert done.returncode == 0, (done.stdout + done.stderr).decode(errors="replace")[-3000:]
     located = pq.read_table(out).sort_by("id")
     assert located.num_rows == n + 2
-    assert located.column_names == ["id", "latitude", "longitude", "note", "country", "province", "city", "county", "status"]
+    assert located.column_names == ["id", "latitude", "longitude", "note", "country", "province", "city", "county", "status", "subdivision"]
     assert located.column("note").to_pylist() == [f"p{k}" for k in range(n + 2)]
 
     cli = run_unlocks("locate", stdin=("lat,lon\n" + "".join(f"{a},{o}\n" for a, o in zip(text_lat, text_lon))).encode())
-    # The job writes the four levels and the status; the CLI adds each point's subdivision.
-    expected = [row.split(",")[2:7] for row in cli.stdout.decode().splitlines()[1:]]
-    columns = [located.column(name).to_pylist()[:n] for name in ("country", "province", "city", "county", "status")]
+    # The job writes the columns the CLI prints: the four levels, the status and the subdivision.
+    expected = [row.split(",")[2:8] for row in cli.stdout.decode().splitlines()[1:]]
+    columns = [located.column(name).to_pylist()[:n] for name in ("country", "province", "city", "county", "status", "subdivision")]
     got = [[value if value is not None else "" for value in row] for row in zip(*columns)]
     assert got == expected
-    for name in ("country", "province", "city", "county"):
+    for name in ("country", "province", "city", "county", "subdivision"):
         assert located.column(name).to_pylist()[n:] == [None, None]
     assert located.column("status").to_pylist()[n:] == ["invalid", "invalid"]
