@@ -120,6 +120,7 @@ extension Logbook {
         let (read, unreadable) = try await Self.offActor { Self.readAgain(wanted, options: reading, locator: locator) }
         try Task.checkCancellation()
         if !unreadable.isEmpty, policy == .refuse {
+            let changing = after.filter { !exclusions.contains($0) } + exclusions.filter { !after.contains($0) }
             let names = unreadable.map { input -> String in
                 switch input.problem {
                 case .noOrigin: return "\(input.path) (imported as bytes or recorded: nothing to read it from)"
@@ -128,7 +129,7 @@ extension Logbook {
                 }
             }
             throw LogbookError(.unreadableInputs(unreadable), path: path,
-                               reason: "cannot read again \(unreadable.count == 1 ? "an input" : "\(unreadable.count) inputs") that may hold points of \(describe(after == exclusions ? exclusions : after.filter { !exclusions.contains($0) } + exclusions.filter { !after.contains($0) })): \(names.joined(separator: ", ")); nothing was changed. Put the files back, or keep those inputs as they are")
+                               reason: "cannot read again \(unreadable.count == 1 ? "an input" : "\(unreadable.count) inputs") that may hold points of \(describe(changing)): \(names.joined(separator: ", ")); nothing was changed")
         }
         let snapshot = Dictionary(uniqueKeysWithValues: wanted.map { ($0.0.fingerprint, $0.0) })
         var rereadRecords: [InputRecord] = []
@@ -216,8 +217,8 @@ extension Logbook {
         return nil
     }
 
-    /// Exclusions as a person reads them, in the logbook's zone.
-    nonisolated func describe(_ exclusions: [PointExclusion]) -> String {
+    /// Areas and periods as a person reads them (moments in the logbook's zone).
+    public nonisolated func describe(_ exclusions: [PointExclusion]) -> String {
         Self.describe(exclusions, zone: rules.timeZone)
     }
 
