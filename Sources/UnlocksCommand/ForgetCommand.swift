@@ -73,15 +73,20 @@ enum ForgetCommand {
         }
         if !forgetsPoints, arguments.flags.contains("keep-unreadable") { throw UsageError(message: "--keep-unreadable goes with --area or --since/--until") }
         guard let statePath = arguments.value("state") else { throw UsageError(message: "give the logbook to edit with --state FILE") }
+        let points = forgetsPoints ? try PointsToForget(arguments) : nil
         let format = try ReportFiles.format(arguments)
         try ReportFiles.refuseSameFile(state: statePath, out: arguments.value("out"))
         try ReportFiles.refuseInputs([("--out", arguments.value("out"))], named: arguments.positionals)
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
-        let logbook = try LogbookAccess.open(statePath, arguments, locator: locator, create: false)
+        // Here --since/--until name what to forget, not the moments a run selects.
+        var rules = arguments
+        rules.values["since"] = nil
+        rules.values["until"] = nil
+        let logbook = try LogbookAccess.open(statePath, rules, locator: locator, create: false)
         let options = ReportOptions(lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let undo = arguments.flags.contains("undo")
-        if forgetsPoints {
-            return try await forgetPoints(arguments, logbook: logbook, options: options, undo: undo, format: format)
+        if let points {
+            return try await forget(points, arguments, logbook: logbook, options: options, undo: undo, format: format)
         }
         let targets = arguments.positionals.map(ForgetTarget.path)
         let result = undo ? try await logbook.unforget(targets, report: options) : try await logbook.forget(targets, report: options)
@@ -96,22 +101,34 @@ enum ForgetCommand {
         return .success
     }
 
-    /// `--area` and `--since/--until`: the library reads the inputs again; this reports it.
-    static func forgetPoints(_ arguments: ParsedArguments, logbook: Logbook, options: ReportOptions, undo: Bool, format: ReportFiles.Format) async throws -> ExitCode {
-        var exclusions: [PointExclusion] = []
-        if let text = arguments.value("area") {
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 3, let latitude = parts[0], let longitude = parts[1], let radius = parts[2],
-                  PointExclusion.area(latitude: latitude, longitude: longitude, radiusMetres: radius).isValid else {
-                throw UsageError(message: "--area '\(text)' is not LAT,LON,RADIUS_M (degrees WGS-84 and metres above 0, e.g. 31.2304,121.4737,300)")
+    /// `--area` and `--since/--until` as given (the days become a period in the logbook's zone).
+    struct PointsToForget {
+        var area: PointExclusion?
+        var since: Int64?
+        var until: Int64?
+
+        init(_ arguments: ParsedArguments) throws {
+            if let text = arguments.value("area") {
+                let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard parts.count == 3, let latitude = parts[0], let longitude = parts[1], let radius = parts[2],
+                      PointExclusion.area(latitude: latitude, longitude: longitude, radiusMetres: radius).isValid else {
+                    throw UsageError(message: "--area '\(text)' is not LAT,LON,RADIUS_M (degrees WGS-84 and metres above 0, e.g. 31.2304,121.4737,300)")
+                }
+                area = .area(latitude: latitude, longitude: longitude, radiusMetres: radius)
             }
-            exclusions.append(.area(latitude: latitude, longitude: longitude, radiusMetres: radius))
+            since = try RuleOptions.day(arguments, "since")
+            until = try RuleOptions.day(arguments, "until")
+            if let since, let until, since > until {
+                throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
+            }
         }
-        let since = try RuleOptions.day(arguments, "since"), until = try RuleOptions.day(arguments, "until")
-        if let since, let until, since > until {
-            throw UsageError(message: "--since \(arguments.value("since")!) is after --until \(arguments.value("until")!)")
-        }
-        if since != nil || until != nil { exclusions.append(.days(since: since, until: until, in: logbook.rules.timeZone)) }
+    }
+
+    /// `--area` and `--since/--until`: the library reads the inputs again; this reports it.
+    static func forget(_ points: PointsToForget, _ arguments: ParsedArguments, logbook: Logbook, options: ReportOptions, undo: Bool,
+                       format: ReportFiles.Format) async throws -> ExitCode {
+        var exclusions = points.area.map { [$0] } ?? []
+        if points.since != nil || points.until != nil { exclusions.append(.days(since: points.since, until: points.until, in: logbook.rules.timeZone)) }
         let unreadable: UnreadableInputs = arguments.flags.contains("keep-unreadable") ? .keepAsTheyAre : .refuse
         let result = undo ? try await logbook.unforget(points: exclusions, unreadable: unreadable, report: options)
                           : try await logbook.forget(points: exclusions, unreadable: unreadable, report: options)
