@@ -24,6 +24,11 @@ public struct LogbookError: Error, CustomStringConvertible, Equatable, Sendable 
         case notSigned
         /// Nothing matched what was named (forget, undo).
         case nothingMatched
+        /// An area or period to forget that is not one (a latitude beyond ±90, a radius not above 0, a period ending before it begins).
+        case invalidExclusion
+        /// Inputs that a forget of an area or a period had to read again could not be (their
+        /// files gone or changed, or nothing kept to read them from); nothing was changed.
+        case unreadableInputs([UnreadableInput])
         /// Two logbooks read the same path differently: merging them would count a file twice.
         case mergeConflict
         /// A recording call out of turn (``LiveRecordingError`` says which).

@@ -66,6 +66,7 @@ extension LogbookAccess {
         case .keyRequired: "give its key with --state-key FILE"
         case .notSigned: "run without --state-key, or classify its tracks into a new --state with --state-key"
         case .nothingMatched: "unlocks show FILE lists its inputs"
+        case .unreadableInputs: "put the files back, or add --keep-unreadable to keep those inputs as they are"
         default: nil
         }
     }

@@ -51,7 +51,7 @@ extension Logbook {
                     figures.badges = ledger.reportedBadgePercents
                     try store.addRevision(figures.json().compactRendered(), at: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
                 }
-                try LogbookWriter.sign(store, signer: signer, rules: LogbookLoader.rulesText(rules, worldview: worldview), macs: rows.macs,
+                try LogbookWriter.sign(store, signer: signer, rules: StoredExclusions.signedRules(LogbookLoader.rulesText(rules, worldview: worldview), next.options.exclusions), macs: rows.macs,
                                        forgotten: ledger.forgotten, badges: ledger.reportedBadgePercents, recording: recording, lastBatch: chain)
                 return Outcome(live: next, rows: rows, derived: derived, recording: recording, chain: chain)
             }

@@ -63,7 +63,7 @@ extension Logbook {
     public func importFiles(_ files: [WalkedFile], options: ImportOptions = ImportOptions(), report reportOptions: ReportOptions = ReportOptions(),
                             events: (@Sendable (ImportEvent) -> Void)? = nil) async throws -> ImportResult {
         let snapshot = live.finished
-        var intakeOptions = IntakeOptions(classify: rules, datums: options.datums ?? DatumRules(fallback: options.datum))
+        var intakeOptions = IntakeOptions(classify: live.options, datums: options.datums ?? DatumRules(fallback: options.datum))
         intakeOptions.classify.inputDatum = options.datum
         intakeOptions.includeVirtual = options.includeVirtual
         intakeOptions.jobs = max(1, options.jobs)

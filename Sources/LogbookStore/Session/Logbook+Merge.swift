@@ -10,10 +10,14 @@ extension Logbook {
     /// differently (another datum) the result would depend on the order, so it is refused
     /// (``LogbookError/Kind/mergeConflict``), naming both; copies at two paths follow the copies
     /// rule (the path first in byte order is read). The other must have been made with this
-    /// logbook's rules. Returns the report with its ``ClassifyReport/changes``.
+    /// logbook's rules and have forgotten the same areas and periods (``exclusions``): its inputs
+    /// were read without the points it forgot. Returns the report with its ``ClassifyReport/changes``.
     @discardableResult
     public func merge(contentsOf other: URL, key: [UInt8]? = nil, report options: ReportOptions = ReportOptions()) throws -> ClassifyReport {
-        let (ledger, origins) = try Self.storedLedger(at: other, locator: locator, rules: rules, key: key)
+        let (ledger, origins, forgottenPoints) = try Self.storedLedger(at: other, locator: locator, rules: rules, key: key)
+        guard Set(forgottenPoints) == Set(exclusions) else {
+            throw LogbookError(.rulesDiffer, path: other.path, reason: "it forgot other areas or periods than \(path) (\(describe(forgottenPoints)) there, \(describe(exclusions)) here): forget the same in both, then merge")
+        }
         let before = try baseline(options)
         let committed = try commit { next in
             let current = next.finished
@@ -38,14 +42,14 @@ extension Logbook {
     }
 
     /// The ledger (and inputs' origins) of a logbook or a state file at `url`, read without changing it.
-    static func storedLedger(at url: URL, locator: RegionLocator, rules: ClassifyOptions, key: [UInt8]?) throws -> (UnlockLedger, [String: String]) {
+    static func storedLedger(at url: URL, locator: RegionLocator, rules: ClassifyOptions, key: [UInt8]?) throws -> (UnlockLedger, [String: String], [PointExclusion]) {
         let path = url.path
         if let legacy = try StateMigration.legacyState(at: path) {
-            return (try StateMigration.ledger(of: legacy, path: path, locator: locator, rules: rules).0, [:])
+            return (try StateMigration.ledger(of: legacy, path: path, locator: locator, rules: rules).0, [:], [])
         }
         guard FileManager.default.fileExists(atPath: path) else { throw LogbookError(.notALogbook, path: path, reason: "no such logbook") }
         let store = try LogbookStore.open(path: path, create: false, readOnly: true)
         let loaded = try LogbookLoader.load(store, locator: locator, rules: rules, signer: key.map(LogbookSigner.init(key:)), readOnly: true)
-        return (loaded.live.ledger, loaded.origins)
+        return (loaded.live.ledger, loaded.origins, loaded.live.options.exclusions)
     }
 }

@@ -84,7 +84,7 @@ extension Logbook {
                 let mac = signer?.mac(ofBatch: bytes, after: batchChain)
                 try store.appendBatch(bytes, mac: mac)
                 if let mac {
-                    try LogbookWriter.sign(store, signer: signer, rules: LogbookLoader.rulesText(rules, worldview: worldview), macs: macs,
+                    try LogbookWriter.sign(store, signer: signer, rules: StoredExclusions.signedRules(LogbookLoader.rulesText(rules, worldview: worldview), live.options.exclusions), macs: macs,
                                            forgotten: live.finished.forgotten, badges: live.finished.reportedBadgePercents, recording: recordingRow, lastBatch: mac)
                 }
                 return mac

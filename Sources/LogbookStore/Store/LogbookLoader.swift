@@ -69,6 +69,9 @@ enum LogbookLoader {
                     macs[record.fingerprint] = mac
                 }
             }
+            guard let exclusions = try store.metaText(StoredExclusions.metaKey).map(StoredExclusions.parse) ?? [] else {
+                throw LogbookError(.damaged, path: path, reason: "the areas and periods it forgot are damaged")
+            }
             ledger.forgotten = try store.forgotten()
             ledger.reportedBadgePercents = try store.badgesReported()
             let recording = try store.recording()
@@ -83,7 +86,7 @@ enum LogbookLoader {
                     guard let mac = batch.mac, macsEqual(mac, signer.mac(ofBatch: batch.points, after: chain)) else { throw tampered(path, "the recording in progress") }
                     chain = mac
                 }
-                let expected = signer.signature(rules: storedRules, inputMACs: macs, forgotten: ledger.forgotten,
+                let expected = signer.signature(rules: StoredExclusions.signedRules(storedRules, exclusions), inputMACs: macs, forgotten: ledger.forgotten,
                                                 badges: ledger.reportedBadgePercents, recording: recording, lastBatch: chain)
                 guard macsEqual(signature, expected) else { throw tampered(path, "its key figures") }
             } else if try store.metaBlob("signature") != nil {
@@ -95,31 +98,36 @@ enum LogbookLoader {
                 throw LogbookError(.overflow, path: path, reason: "\(error)")
             }
 
-            var live = LiveLedger(locator: locator, options: rules, ledger: ledger)
-            if let recording {
-                do {
-                    try live.beginRecording(id: recording.id, name: recording.name, activityType: recording.activityType, datum: recording.datum)
-                    for batch in batches {
-                        guard let events = RecordingBatch.decode(batch.points) else { throw LogbookError(.damaged, path: path, reason: "a batch of the recording in progress is damaged") }
-                        for event in events {
-                            switch event {
-                            case let .point(point): _ = try live.feed(point)
-                            case .segmentBreak: try live.breakSegment()
-                            }
-                        }
-                    }
-                } catch let error as LogbookError {
-                    throw error
-                } catch {
-                    throw LogbookError(.damaged, path: path, reason: "the recording in progress cannot be replayed: \(error)")
-                }
-            }
+            var classifying = rules
+            classifying.exclusions = exclusions
+            var live = LiveLedger(locator: locator, options: classifying, ledger: ledger)
+            if let recording { try replay(recording, batches.map(\.points), into: &live, path: path) }
             return Loaded(rules: rules, isNew: false, blocks: try store.cellBlocks(), macs: macs, origins: origins,
                           recording: recording, batchChain: chain, live: live)
         } catch let error as LogbookError {
             throw error
         } catch let error as SQLiteError {
             throw store.failure(error)
+        }
+    }
+
+    /// Feeds the recording in progress, as its batches keep it, into `live`.
+    static func replay(_ recording: LogbookStore.RecordingRow, _ batches: [[UInt8]], into live: inout LiveLedger, path: String) throws {
+        do {
+            try live.beginRecording(id: recording.id, name: recording.name, activityType: recording.activityType, datum: recording.datum)
+            for batch in batches {
+                guard let events = RecordingBatch.decode(batch) else { throw LogbookError(.damaged, path: path, reason: "a batch of the recording in progress is damaged") }
+                for event in events {
+                    switch event {
+                    case let .point(point): _ = try live.feed(point)
+                    case .segmentBreak: try live.breakSegment()
+                    }
+                }
+            }
+        } catch let error as LogbookError {
+            throw error
+        } catch {
+            throw LogbookError(.damaged, path: path, reason: "the recording in progress cannot be replayed: \(error)")
         }
     }
 

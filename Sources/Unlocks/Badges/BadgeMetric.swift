@@ -55,8 +55,9 @@ public struct BadgeMetric: Hashable, Sendable, CustomStringConvertible {
         for zoom in SlippyTile.reportedZooms {
             for figure in TileFigure.allCases { table["explorer.tiles[\(zoom)].\(figure.rawValue)"] = .tiles(zoom: zoom, figure) }
         }
-        // Not outsideDates: only a run that selects days has it, and a badge follows the whole history.
-        for reason in DropReason.allCases where reason != .outsideDates { table["points.dropped.\(reason.rawValue)"] = .pointsDropped(reason) }
+        // Not outsideDates: only a run that selects days has it, and a badge follows the whole history;
+        // nor forgotten: what a person asked to forget is no achievement.
+        for reason in DropReason.allCases where reason != .outsideDates && reason != .forgotten { table["points.dropped.\(reason.rawValue)"] = .pointsDropped(reason) }
         return table
     }()
 

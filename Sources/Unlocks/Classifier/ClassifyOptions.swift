@@ -29,6 +29,9 @@ public struct ClassifyOptions: Equatable, Sendable {
     public var until: Int64?
     /// Whether `--since` or `--until` selects days.
     public var selectsDates: Bool { since != nil || until != nil }
+    /// Areas and periods a logbook forgot: points inside are dropped as ``DropReason/forgotten``.
+    /// Kept by the logbook beside its rules (not one of them: forgetting does not change them).
+    public var exclusions: [PointExclusion] = []
     /// The datum of the input coordinates, unless an input's record names its own
     /// (``InputRecord/datum``, from `--datum-for`).
     public var inputDatum: Datum = .wgs84

@@ -71,6 +71,7 @@ extension TrackClassifier {
             point.latitude = c.latitude
             point.longitude = c.longitude
         }
+        if !options.exclusions.isEmpty, options.exclusions.contains(where: { $0.contains(point) }) { return drop(.forgotten) }
         if footprint { return explore(spot: point) }
         if snapshot { return visit(photo: point) }
         if movement == .flight, !inRoute { return inFlight(point) }

@@ -132,6 +132,8 @@ public enum DropReason: String, CaseIterable, Sendable {
     case implausibleSpeed
     /// Outside the local days `--since`/`--until` select, or untimed while they select (no day).
     case outsideDates
+    /// Inside an area or a period the logbook forgot (``ClassifyOptions/exclusions``).
+    case forgotten
 }
 
 /// How one input fared: every file a run meets gets a record, the ones it reads and the ones it

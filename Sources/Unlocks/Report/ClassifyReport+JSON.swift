@@ -100,8 +100,9 @@ extension ClassifyReport {
             ("pins", .number(Double(inputTotals.pins))),
             ("files", .array(inputsJSON)),
         ])
-        // `outsideDates` only when --since/--until select days (no other run drops any).
-        let dropped: [(key: String, value: JSONValue)] = DropReason.allCases.filter { $0 != .outsideDates || self.options.selectsDates }.map { ($0.rawValue, .number(Double(totals.dropped[$0] ?? 0))) }
+        // `outsideDates` only when --since/--until select days (no other run drops any);
+        // `forgotten` only when a point was (in an area or a period a logbook forgot).
+        let dropped: [(key: String, value: JSONValue)] = DropReason.allCases.filter { ($0 != .outsideDates || self.options.selectsDates) && ($0 != .forgotten || totals.dropped[.forgotten] != nil) }.map { ($0.rawValue, .number(Double(totals.dropped[$0] ?? 0))) }
         let points: JSONValue = .object([
             ("read", .number(Double(totals.read))),
             ("kept", .number(Double(totals.kept))),
