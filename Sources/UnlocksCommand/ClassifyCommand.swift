@@ -84,6 +84,12 @@ enum ClassifyCommand {
         let logbook = try LogbookAccess.open(statePath, arguments, locator: locator)
         let reportOptions = ReportOptions(lenient: arguments.flags.contains("lenient"),
                                           includePassedThrough: arguments.flags.contains("include-passed-through"), badges: badges)
+        // A logbook or state of an earlier release: its inputs read again, so their states and provinces unlock.
+        if statePath != nil, let upgraded = try await logbook.readAgainRecordedBeforeSubdivisions(report: reportOptions), !upgraded.reread.isEmpty {
+            let added = upgraded.report.changes?.unlocked[.subdivision]?.count ?? 0
+            reportError("read again \(upgraded.reread.count) input\(upgraded.reread.count == 1 ? "" : "s") recorded before states and provinces were unlocked: "
+                        + "\(added) subdivision\(added == 1 ? "" : "s") unlocked" + (upgraded.keptAsTheyWere.isEmpty ? "" : "; \(upgraded.keptAsTheyWere.count) could not be read again and keep none"))
+        }
         let result = try await CommandIntake.take(files, into: logbook, arguments: arguments, report: reportOptions)
         var report = result.report
         // `changes` is what a run through a state added; a run without one adds to nothing.

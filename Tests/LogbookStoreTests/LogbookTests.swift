@@ -352,4 +352,37 @@ final class StateMigrationTests: XCTestCase {
         let reopened = try Logbook(at: URL(fileURLWithPath: store), locator: LogbookTests.locator)
         XCTAssertNil(reopened.migratedFrom)
     }
+
+    /// The previous release located no subdivisions: its inputs, met again, are read again, so the
+    /// migrated logbook unlocks the states and provinces a fresh logbook of the same files does
+    /// (the same forgotten walk left out), and a later import adds nothing.
+    func testInputsRecordedBeforeSubdivisionsAreReadAgain() async throws {
+        let fixtures = Repository.fixtures("LogbookStoreTests")
+        let folder = try temporaryDirectory()
+        let store = folder + "/samples.state"
+        try FileManager.default.copyItem(atPath: fixtures + "/previous-release.state", toPath: store)
+        let migrated = try Logbook(at: URL(fileURLWithPath: store), locator: LogbookTests.locator)
+        let before = try await migrated.report()
+        XCTAssertEqual(before.unlocks[.subdivision] ?? [], [], "recorded before subdivisions")
+        XCTAssertFalse((before.unlocks[.province] ?? []).isEmpty)
+
+        // The state's files but its archive (the previous release keyed an archive's members
+        // otherwise: met again, a member is another input, a limit of migrated archives).
+        let files = ["2024-05-01-beijing-walk.gpx", "2024-05-02-hebei-tianjin.csv.gz", "2024-05-03-hongkong-shenzhen.backup.json", "takeout/Records.json"]
+        let sources = files.map { IntakeSource.path(Repository.samples + "/" + $0) }
+        let upgraded = try await migrated.importSources(sources)
+        let fresh = try Logbook(at: URL(fileURLWithPath: folder + "/fresh.logbook"), locator: LogbookTests.locator,
+                                configuration: Logbook.Configuration(rules: migrated.rules))
+        let expected = try await fresh.importSources(sources).report
+        let codes = Set((upgraded.report.unlocks[.subdivision] ?? []).map(\.code))
+        XCTAssertTrue(codes.isSuperset(of: ["CN-BJ", "CN-TJ", "CN-HK"]), "\(codes)")
+        XCTAssertEqual(codes, Set((expected.unlocks[.subdivision] ?? []).map(\.code)))
+        XCTAssertEqual(upgraded.report.metrics.subdivisionCount, expected.metrics.subdivisionCount)
+        XCTAssertEqual(Set((upgraded.report.changes?.unlocked[.subdivision] ?? []).map(\.code)),
+                       Set((expected.unlocks[.subdivision] ?? []).filter(\.confirmed).map(\.code)), "the changes name the counted ones")
+        let again = try await migrated.importSources(sources)
+        XCTAssertEqual(again.report.changes?.isEmpty, true)
+        let check = try await migrated.integrityCheck()
+        XCTAssertEqual(check, ["ok"])
+    }
 }

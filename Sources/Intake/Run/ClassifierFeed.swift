@@ -40,11 +40,16 @@ struct ClassifierFeed {
     private var known: [String: String]
     /// The fingerprints the state has forgotten for good (``UnlockLedger/forgotten``).
     let forgotten: Set<String>
+    /// Inputs of the state recorded before subdivisions were located
+    /// (``InputContribution/recordedBeforeSubdivisions``): met again, they are read again.
+    private(set) var recordedBeforeSubdivisions: Set<String>
     static let batchSize = 4096
 
     init(_ classifier: TrackClassifier, threaded: Bool) {
         known = classifier.ledger.inputs.filter { $0.value.status != .skipped }.mapValues(\.path)
         forgotten = Set(classifier.ledger.forgotten.keys)
+        recordedBeforeSubdivisions = classifier.locator.tables.subdivisions == nil ? [] :
+            Set(classifier.ledger.contributions.filter { $0.value.recordedBeforeSubdivisions && !$0.value.isEmpty }.keys)
         guard threaded else {
             direct = classifier
             return
@@ -115,6 +120,7 @@ struct ClassifierFeed {
     /// Removes an input from the ledger: another copy of it is read in its place.
     mutating func forgetInput(_ fingerprint: String) {
         known[fingerprint] = nil
+        recordedBeforeSubdivisions.remove(fingerprint)
         send(.forget(fingerprint))
     }
 

@@ -150,8 +150,9 @@ extension IntakeRun {
     /// The copies rule (docs/report-format.md, "Copies"): of byte-identical inputs, the one whose
     /// path comes first in byte order is read and the others are its duplicates, whatever the
     /// order they are met in (arguments, runs through a state, shards). An input met again at the
-    /// path the ledger has it by is "already in the state". Content the state has forgotten for
-    /// good is skipped as forgotten, whatever its path.
+    /// path the ledger has it by is "already in the state", unless the state recorded it before
+    /// subdivisions were located: then it is read again in its place. Content the state has
+    /// forgotten for good is skipped as forgotten, whatever its path.
     mutating func admit(_ path: String, _ fingerprint: String) -> Admission {
         if sink.classifier.forgotten.contains(fingerprint) {
             skip(path, .forgotten)
@@ -159,6 +160,11 @@ extension IntakeRun {
         }
         guard let known = sink.classifier.knownPath(fingerprint) else { return .read(replacing: nil) }
         if known == path {
+            // Recorded by an earlier release, before subdivisions: read again in its place.
+            if sink.classifier.recordedBeforeSubdivisions.contains(fingerprint) {
+                sink.classifier.forgetInput(fingerprint)
+                return .read(replacing: nil)
+            }
             alreadyCounted += 1
             return .passedOver
         }

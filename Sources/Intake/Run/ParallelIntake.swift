@@ -37,7 +37,9 @@ extension IntakeRun {
     mutating func take(_ found: [WalkedFile], jobs: Int, locator: RegionLocator) {
         // Forgotten content goes to the workers as known at "" (before every path): they pass it
         // over unread, and its turn here skips it as forgotten.
-        let state = sink.classifier.knownPaths.merging(sink.classifier.forgotten.map { ($0, "") }) { _, forgotten in forgotten }
+        // Workers pass over what the state has (but what it recorded before subdivisions: read again).
+        let state = sink.classifier.knownPaths.filter { !sink.classifier.recordedBeforeSubdivisions.contains($0.key) }
+            .merging(sink.classifier.forgotten.map { ($0, "") }) { _, forgotten in forgotten }
         let shown = PointsInFlight()
         let options = options
         let workers = OrderedWorkers<InputJob, InputOutcome>(name: "classify", count: jobs) { job in

@@ -88,6 +88,10 @@ extension Logbook {
         let committed = try commit { next in
             var delta = Delta()
             for (key, record) in outcome.ledger.inputs where snapshot.inputs[key] != record { delta.changed.insert(key) }
+            // Inputs recorded before subdivisions and read again (the same record, a new share).
+            for (key, part) in snapshot.contributions where part.recordedBeforeSubdivisions && outcome.ledger.contributions[key]?.recordedBeforeSubdivisions == false {
+                delta.changed.insert(key)
+            }
             delta.removed = Set(snapshot.inputs.keys.filter { outcome.ledger.inputs[$0] == nil })
             if next.finished == snapshot {
                 try next.updateFinished { $0 = outcome.ledger }

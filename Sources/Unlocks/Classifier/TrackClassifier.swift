@@ -43,7 +43,7 @@ import Tracks
 ///    points better than ``ClassifyOptions/passAccuracyLimit`` gives a pass candidate for every
 ///    cell it enters, at the moment it enters it (``PassCandidates``); counted in the combined view.
 public struct TrackClassifier: TrackSink {
-    let locator: RegionLocator
+    package let locator: RegionLocator
     let options: ClassifyOptions
     public internal(set) var ledger: UnlockLedger
     /// The input being read.

@@ -147,6 +147,10 @@ public struct InputContribution: Equatable, Sendable {
     public var moments: [Int64: MomentTally] = [:]
     /// The places its minutes count points in, by palette position.
     public var places: [PlaceSignature] = []
+    /// Recorded before subdivisions were located (a state or logbook of an earlier release: its
+    /// places and cells name none). Kept as it was through a store (layout 1 of
+    /// ``ContributionCodec``) until its input is read again.
+    public var recordedBeforeSubdivisions = false
 
     public init() {}
 

@@ -7,7 +7,8 @@ import RegionTables
 /// and one of these per input; a store that keeps each input apart keeps these bytes.
 ///
 /// Layout, varints (LEB128) unless said otherwise, zig-zag where signed:
-/// - the codec's version, one byte: 2 (1: written before subdivisions, read as having none);
+/// - the codec's version, one byte: 2; 1 for a contribution recorded before subdivisions
+///   (``InputContribution/recordedBeforeSubdivisions``: written as it was read, without them);
 /// - its **regions**: count; per region its level (0 country, 1 province, 2 city, 3 county,
 ///   4 subdivision) and its code (length, UTF-8). Everything below names regions by position in
 ///   this list;
@@ -79,7 +80,9 @@ public enum ContributionCodec {
 
     /// The contribution as bytes.
     public static func encode(_ part: InputContribution, tables: TableSet) -> [UInt8] {
-        var bytes: [UInt8] = [version]
+        // Recorded before subdivisions: layout 1, as it was (it has none to write).
+        let withSubdivisions = !part.recordedBeforeSubdivisions
+        var bytes: [UInt8] = [withSubdivisions ? version : 1]
         func varint(_ value: UInt64) { UnsignedVarint.append(value, to: &bytes) }
         func count(_ value: Int64) { varint(UInt64(max(0, value))) }
         func double(_ value: Double) { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } }
@@ -142,9 +145,14 @@ public enum ContributionCodec {
             varint(china(place.regions.1))
             varint(china(place.regions.2))
             varint(china(place.regions.3))
-            varint(subdivision(place.regions.4))
-            varint(UInt64(place.kinds))
-            varint(UInt64(place.flags))
+            if withSubdivisions {
+                varint(subdivision(place.regions.4))
+                varint(UInt64(place.kinds))
+                varint(UInt64(place.flags))
+            } else {
+                varint(UInt64(place.kinds & 0xFF))
+                varint(UInt64(place.flags & 0x0F | (place.isLone ? 0x10 : 0)))
+            }
         }
 
         // Minutes.
@@ -175,7 +183,7 @@ public enum ContributionCodec {
         for pair in pairs {
             varint(country(pair.country))
             varint(china(pair.chinaRegion))
-            varint(subdivision(pair.subdivision))
+            if withSubdivisions { varint(subdivision(pair.subdivision)) }
         }
         let firstSecond = cells.lazy.filter { $0.time != Int64.max }.map { $0.time / 1000 }.min() ?? 0
         varint(ZigZag.encode(firstSecond))
@@ -327,6 +335,7 @@ public enum ContributionCodec {
             guard layout == version || layout == 1 else { throw fail("contribution layout \(layout), not \(version)") }
             let withSubdivisions = layout >= 2
             var part = InputContribution()
+            part.recordedBeforeSubdivisions = !withSubdivisions
 
             // Regions.
             var keys: [RegionKey] = [], seen = Set<RegionKey>()

@@ -253,6 +253,7 @@ extension InputContribution {
     /// otherwise (untimed legs, at most 200 m each, are human-powered).
     public func upgradedFromVersion4(exploreMaxSpeed: Double) -> InputContribution {
         var part = self
+        part.recordedBeforeSubdivisions = true
         part.places = places.map { place in
             var flags: UInt8 = 0
             for (position, entry) in zip(PlaceSignature.levels, place.regionList).enumerated() {
