@@ -23,6 +23,9 @@ public struct Footprint: Sendable {
     public let china: RegionTable
     /// The world's states and provinces, when the tables have them: shaded beneath China's table.
     public let subdivisions: RegionTable?
+    /// Countries' and subdivisions' names in a person's language on the page and the card
+    /// (`--language`); nil: the tables' (China's levels keep Chinese and English either way).
+    public let names: LocalizedNames?
     /// Explored cell keys per place, each sorted.
     public let cellsByPlace: [Place: [Int64]]
     /// The familiarity level of each cell of ``cellsByPlace``, aligned with its keys.
@@ -56,12 +59,13 @@ public struct Footprint: Sendable {
     /// `cells`: the archive's explored cells (``CombinedLedger/cells`` of the ledger the report is
     /// of); `cellPasses`: their effective passes (``CombinedLedger/cellPasses``), leveled by the
     /// report's ``ClassifyOptions/familiarityLevels``.
-    public init(report: ClassifyReport, cells: CellList, cellPasses: [Int32], tables: TableSet) {
+    public init(report: ClassifyReport, cells: CellList, cellPasses: [Int32], tables: TableSet, names: LocalizedNames? = nil) {
         let world = tables.world, china = tables.china
         self.report = report
         self.world = world
         self.china = china
         subdivisions = tables.subdivisions
+        self.names = names
         var groups: [Place: [(key: Int64, level: FamiliarityLevel)]] = [:]
         let levels = report.options.familiarityLevels
         var keys: [Int64] = [], cellLevels: [FamiliarityLevel] = []
@@ -88,11 +92,11 @@ public struct Footprint: Sendable {
         levelsByPlace = groups.mapValues { $0.map(\.level) }
         growth = report.days.filter { $0.newCells > 0 }
         clusters = Cluster.clusters(cellsByPlace)
-        pins = Self.pins(report: report, outside: clusters)
+        pins = Self.pins(report: report, outside: clusters, names: names)
     }
 
     /// The pins of `report`'s places been that no cluster covers (``Pin``).
-    static func pins(report: ClassifyReport, outside clusters: [Cluster]) -> [Pin] {
+    static func pins(report: ClassifyReport, outside clusters: [Cluster], names: LocalizedNames?) -> [Pin] {
         let margin = 0.01  // about a kilometre, in degrees
         var pins: [Pin] = [], tiles = Set<Int64>()
         var clock = LocalDayClock(zone: report.options.timeZone)
@@ -106,11 +110,18 @@ public struct Footprint: Sendable {
             let tile = SlippyTile.tile(latitude: latitude, longitude: longitude, zoom: Cluster.joinZoom)
             guard !covered, tiles.insert(SlippyTile.key(x: tile.x, y: tile.y, zoom: Cluster.joinZoom)).inserted else { continue }
             pins.append(Pin(latitude: latitude, longitude: longitude, level: place.level, code: place.code,
-                            title: place.englishName.isEmpty || place.englishName == place.name ? place.name : "\(place.name) \(place.englishName)",
+                            title: Self.label(level: place.level, code: place.code, name: place.name, englishName: place.englishName, names: names),
                             day: place.visit.time.map { clock.day(of: $0) }))
         }
         // In the order of the visits.
         return pins.sorted { ($0.day ?? .max, $0.latitude, $0.longitude) < ($1.day ?? .max, $1.latitude, $1.longitude) }
+    }
+
+    /// A region's name as the page shows it: in the person's language for a country or a
+    /// subdivision when `names` has one, else the name and the English name when they differ.
+    static func label(level: RegionLevel, code: String, name: String, englishName: String, names: LocalizedNames?) -> String {
+        if level == .country || level == .subdivision, let local = names?.name(of: code) { return local }
+        return englishName.isEmpty || englishName == name ? name : "\(name) \(englishName)"
     }
 
     /// The table of a level (a ``Place`` has none of ``RegionLevel/subdivision``, so only outlines ask for it).

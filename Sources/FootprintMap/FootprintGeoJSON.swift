@@ -9,7 +9,7 @@ extension Footprint {
     public static func outlineTolerance(_ level: RegionLevel) -> Double {
         switch level {
         case .country: return 0.01
-        case .province: return 0.002
+        case .province, .subdivision: return 0.002
         case .city: return 0.001
         default: return 0.0005
         }
@@ -53,12 +53,15 @@ extension Footprint {
                         CellPolygons.polygons(of: keys))
             }
         }
-        let worldUnits = Self.units(of: world), chinaUnits = Self.units(of: china)
-        for level in RegionLevel.allCases {
+        let worldUnits = Self.units(of: world), chinaUnits = Self.units(of: china), subdivisionUnits = subdivisions.map(Self.units(of:)) ?? [:]
+        for level in RegionLevel.reported.map(\.level) {
+            // The subdivision table holds its units as provinces under their countries.
+            let stored: RegionLevel = level == .subdivision ? .province : level
+            let units = level == .country ? worldUnits : level == .subdivision ? subdivisionUnits : chinaUnits
             for unlock in report.unlocks[level] ?? [] {
                 let table = self.table(level)
-                guard let index = table.regions.first(where: { $0.level == level && $0.code == unlock.code })?.index else { continue }
-                let pieces = ((level == .country ? worldUnits : chinaUnits)[index] ?? []).flatMap { outline(table, unit: $0, tolerance: Self.outlineTolerance(level)) }
+                guard let index = table.regions.first(where: { $0.level == stored && $0.code == unlock.code })?.index else { continue }
+                let pieces = (units[index] ?? []).flatMap { outline(table, unit: $0, tolerance: Self.outlineTolerance(level)) }
                 feature([("kind", .string("outline"))] + properties(level, index), pieces)
             }
         }

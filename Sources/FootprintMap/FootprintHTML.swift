@@ -118,13 +118,14 @@ extension Footprint {
 
     func regionTables() -> String {
         var out = ""
-        for (level, title) in [(RegionLevel.country, "Countries 国家"), (.province, "Provinces 省"), (.city, "Cities 市"), (.county, "Counties 县")] {
+        for (level, title) in [(RegionLevel.country, "Countries 国家"), (.subdivision, "States and provinces 州省"), (.province, "Provinces 省"), (.city, "Cities 市"), (.county, "Counties 县")] {
             let rows = report.unlocks[level] ?? []
             guard !rows.isEmpty else { continue }
             out += "<h2>\(title)</h2>\n<div class=\"scroll\"><table><tr><th>Code</th><th>名称</th><th>Name</th><th>Evidence</th><th>First visit</th><th>Explored km²</th><th>Area km²</th><th>Explored</th><th>Cells lit / bright / gold</th></tr>\n"
             for u in rows {
                 let time = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: report.options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
-                out += "<tr><td>\(Self.escaped(u.code))</td><td>\(Self.escaped(u.name))</td><td>\(Self.escaped(u.englishName))</td><td>\(u.evidence)</td><td>\(time)</td>"
+                let local = level == .country || level == .subdivision ? names?.name(of: u.code) : nil
+                out += "<tr><td>\(Self.escaped(u.code))</td><td>\(Self.escaped(local ?? u.name))</td><td>\(Self.escaped(local == nil ? u.englishName : ""))</td><td>\(u.evidence)</td><td>\(time)</td>"
                 out += "<td class=\"n\">\(fixedText(u.exploredSquareMetres / 1e6, 4))</td><td class=\"n\">\(fixedText(u.areaSquareMetres / 1e6, 1))</td>"
                 out += "<td class=\"n\">\(u.exploredPercent.map { fixedText($0, 4) + "%" } ?? "–")</td>"
                 out += "<td class=\"n\">\(u.familiarCells.lit) / \(u.familiarCells.bright) / \(u.familiarCells.gold)</td></tr>\n"

@@ -100,7 +100,7 @@ extension Footprint {
     func regionName(_ place: Place) -> String {
         guard let level = place.level else { return "at sea 海上" }
         let r = table(level).region(place.index)
-        return r.englishName.isEmpty || r.englishName == r.name ? r.name : "\(r.name) \(r.englishName)"
+        return Self.label(level: level, code: r.code, name: r.name, englishName: r.englishName, names: names)
     }
 
     func title(of cluster: Cluster) -> String {
@@ -206,8 +206,10 @@ extension Footprint {
         let named: Set<Int32>? = isSubdivisions ? Set(shownSubdivisions.compactMap { table.region(ofUnit: $0, at: .province) }) : nil
         let regions: [JSONValue] = table.regions.map { r in
             let hidden = r.level == .province && named.map { !$0.contains(r.index) } == true
+            // Countries and subdivisions in the person's language, when asked for.
+            let level = reported(r.level), local = level == .country || level == .subdivision ? names?.name(of: r.code) : nil
             var row: [JSONValue] = [.number(Double(table.levels.firstIndex(of: r.level) ?? 0)), .number(Double(r.parent ?? -1)),
-                                    .string(hidden ? "" : r.code), .string(hidden ? "" : r.name), .string(hidden ? "" : r.englishName)]
+                                    .string(hidden ? "" : r.code), .string(hidden ? "" : local ?? r.name), .string(hidden || local != nil ? "" : r.englishName)]
             if let u = unlocks["\(r.level.rawValue)/\(r.code)"] {
                 row += [.number(u.confirmed ? 1 : u.passedThrough ? 3 : 2), u.exploredPercent.map { .number(Double(fixedText($0, 6))!) } ?? .null,
                         .number(Double(fixedText(u.exploredSquareMetres / 1e6, 4))!), .string(firstVisitText(u))]

@@ -19,10 +19,11 @@ enum MapCommand {
     static let spec = CommandSpec(
         name: "map",
         abstract: "Draw the footprint: explored cells and unlocked regions as GeoJSON and a self-contained HTML map.",
-        usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--worldview NAME] [--jobs N]",
+        usage: "[PATH...] --out DIR [--state FILE] [--lenient] [--include-virtual] [--include-plans] [--include-passed-through] [--explore-max-speed KMH] [--familiarity-levels L,B,G] [--time-zone NAME | --utc-offset ±HH:MM] [--since DATE] [--until DATE] [--datum wgs84|gcj02|bd09] [--datum-for GLOB=DATUM]... [--tables DIR] [--worldview NAME] [--jobs N] [--language CODE]",
         options: [.value("out", "DIR", "Folder for footprint.geojson, footprint.html, footprint-card.svg and .png and the tile files (created if missing; all replaced together)."),
                   .value("state", "FILE", "Draw the logbook FILE made by classify --state (read, never written): alone when no PATH is given, else with PATH's inputs added for this map only."),
-                  LogbookAccess.keyOption]
+                  LogbookAccess.keyOption,
+                  .value("language", "CODE", "Name the countries and their states and provinces on the page and the card in this language (a BCP 47 or CLDR locale: ja, de, fr, zh-Hant), from Unicode CLDR, else in English; China's provinces, cities and counties keep Chinese and English, and footprint.geojson keeps the tables' names.")]
             + RuleOptions.classifyOptionSpecs.filter { classifyOptions.contains($0.name) },
         discussion: """
         Reads PATH exactly as classify does, with the same options; with --state FILE and no
@@ -62,7 +63,7 @@ enum MapCommand {
         if let statePath { try await logbook.merge(contentsOf: URL(fileURLWithPath: statePath), key: try LogbookAccess.key(arguments)) }
         let reportOptions = ReportOptions(lenient: arguments.flags.contains("lenient"), includePassedThrough: arguments.flags.contains("include-passed-through"))
         let result = try await CommandIntake.take(files, into: logbook, arguments: arguments, report: reportOptions)
-        let footprint = try await logbook.mapFootprint(reportOptions)
+        let footprint = try await logbook.mapFootprint(reportOptions, names: try ReportFiles.countryNames(arguments))
         let report = footprint.report
         let geoJSON = Array(footprint.geoJSON().utf8), html = Array(footprint.html().utf8), card = Array(footprint.card().utf8)
         let png = try CardImage.png(svg: footprint.storyCard(), width: Footprint.storyWidth, height: Footprint.storyHeight)

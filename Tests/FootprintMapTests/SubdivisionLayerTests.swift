@@ -9,7 +9,7 @@ import UnlocksTestSupport
 /// Issue 33: the map shows the states and provinces of the countries a person has been in,
 /// beneath China's table, and carries no others (Japan has 47 prefectures, Germany 16 Länder).
 final class SubdivisionLayerTests: XCTestCase {
-    func footprint() throws -> Footprint {
+    func footprint(names: LocalizedNames? = nil) throws -> Footprint {
         let tables = BundledTables.tables
         var classifier = TrackClassifier(locator: BundledTables.locator(marginRadius: 120), options: ClassifyOptions())
         let may1: Int64 = 1_714_521_600_000
@@ -25,7 +25,7 @@ final class SubdivisionLayerTests: XCTestCase {
         let ledger = classifier.takeLedger()
         let combined = try ledger.combined()
         let report = try ClassifyReport(ledger: ledger, combined: combined, tables: tables, options: ClassifyOptions(), lenient: false)
-        return Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: tables)
+        return Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: tables, names: names)
     }
 
     func testThePageShadesTheVisitedCountriesSubdivisions() throws {
@@ -47,5 +47,25 @@ final class SubdivisionLayerTests: XCTestCase {
         }
         XCTAssertTrue(footprint.views().contains { $0.id == "world-subdivision" && $0.level == "province" })
         XCTAssertTrue(footprint.cardFigures().contains { $0 == ("2 · 2", "countries · states and provinces") })
+    }
+
+    /// `--language`: the page names countries and subdivisions in the person's language (the
+    /// CLDR names the tables carry, checked against CLDR's XML in CLDRDataTests); China keeps its own.
+    func testThePageNamesCountriesAndSubdivisionsInThePersonsLanguage() throws {
+        let names = try RegionNames(contentsOf: Repository.tables + "/" + RegionNames.fileName).localized("fr")
+        let footprint = try footprint(names: names)
+        for table in footprint.shadedTables {
+            let rows = try XCTUnwrap(footprint.tableJSON(table.table, name: table.name, shownSubdivisions: footprint.shownSubdivisions)["regions"]?.arrayValue?.compactMap(\.arrayValue))
+            for code in ["DEU", "JPN", "DE-BY", "JP-13"] where table.name != "china" {
+                guard let row = rows.first(where: { $0[2].stringValue == code }) else { continue }
+                XCTAssertEqual(row[3].stringValue, names.name(of: code), "\(table.name) \(code)")
+                XCTAssertEqual(row[4].stringValue, "", "\(table.name) \(code)")
+            }
+        }
+        XCTAssertEqual(names.name(of: "DE-BY"), "Bavière")
+        XCTAssertTrue(footprint.regionTables().contains("<td>DE-BY</td><td>Bavière</td><td></td>"))
+        XCTAssertTrue(footprint.regionTables().contains("States and provinces"))
+        let outlines = footprint.geoJSON()
+        XCTAssertTrue(outlines.contains(#""level":"subdivision","code":"DE-BY""#), "the GeoJSON outlines the unlocked subdivisions")
     }
 }

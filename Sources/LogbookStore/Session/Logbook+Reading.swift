@@ -118,12 +118,13 @@ extension Logbook {
         }
     }
 
-    /// The map's data (the page, the card, the GeoJSON: ``Footprint``) of the whole logbook.
-    public func mapFootprint(_ options: ReportOptions = ReportOptions()) throws -> Footprint {
+    /// The map's data (the page, the card, the GeoJSON: ``Footprint``) of the whole logbook;
+    /// `names` names its countries and subdivisions in a person's language on the page and card.
+    public func mapFootprint(_ options: ReportOptions = ReportOptions(), names: LocalizedNames? = nil) throws -> Footprint {
         let ledger = live.ledger
         let combined: CombinedLedger
         do { combined = try ledger.combined() } catch { throw LogbookError(.overflow, path: path, reason: "\(error)") }
         let report = try makeReport(ledger, options, combined: combined)
-        return Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables)
+        return Footprint(report: report, cells: combined.cells, cellPasses: combined.cellPasses, tables: locator.tables, names: names)
     }
 }
