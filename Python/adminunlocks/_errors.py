@@ -29,6 +29,8 @@ class ErrorKind(enum.Enum):
     MERGE_CONFLICT = 21
     RECORDING = 22
     STORAGE = 23
+    INVALID_EXCLUSION = 24
+    UNREADABLE_INPUTS = 25
     INTERNAL = 99
 
 

@@ -37,6 +37,8 @@ enum ABICode: Int32 {
     case mergeConflict = 21
     case recording = 22
     case storage = 23
+    case invalidExclusion = 24
+    case unreadableInputs = 25
     case internalError = 99
 
     /// The code of a logbook's error kind.
@@ -57,6 +59,8 @@ enum ABICode: Int32 {
         case .recording: self = .recording
         case .overflow: self = .overflow
         case .storage: self = .storage
+        case .invalidExclusion: self = .invalidExclusion
+        case .unreadableInputs: self = .unreadableInputs
         }
     }
 }

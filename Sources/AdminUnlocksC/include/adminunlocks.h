@@ -65,6 +65,8 @@ typedef enum au_code {
     AU_ERROR_MERGE_CONFLICT = 21,      /* merge: an input both read differently */
     AU_ERROR_RECORDING = 22,           /* a recording call out of turn (none begun, one in progress, an id used) */
     AU_ERROR_STORAGE = 23,             /* reading or writing the file failed; a change to a read-only logbook */
+    AU_ERROR_INVALID_EXCLUSION = 24,   /* forget of an area or period: a bad area or period (no C call takes one yet) */
+    AU_ERROR_UNREADABLE_INPUTS = 25,   /* forget of an area or period: inputs that cannot be read again (no C call yet) */
     /* Anything else (a bug: the message says what). */
     AU_ERROR_INTERNAL = 99
 } au_code;
