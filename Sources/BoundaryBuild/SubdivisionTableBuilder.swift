@@ -49,7 +49,7 @@ public struct SubdivisionTableBuilder {
             parents.regionsWithoutUnits.append((SourceRegion(level: .province, code: code, parentCode: "CHN", name: province.name,
                                                              englishName: province.englishName, path: province.path, polygons: []), china))
         }
-        let builder = WorldTableBuilder(tolerance: tolerance, coastTolerance: coastTolerance, buffer: buffer, preTolerance: 0)
+        let builder = WorldTableBuilder(tolerance: tolerance, coastTolerance: coastTolerance, buffer: buffer, preTolerance: 0, cutsSliversWithinReach: true)
         let built = try builder.build(countries: source.units, seamCountry: nil, name: "subdivisions", sourceSHA256: sourceSHA256, parents: parents, log: log)
         var report = built.report
         report.notes.append("units without an ISO 3166-2 code in \(SubdivisionSource.supersetRelease) (Natural Earth's adm1_code kept): "

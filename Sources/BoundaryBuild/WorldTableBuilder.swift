@@ -33,6 +33,13 @@ public struct WorldTableBuilder: Sendable {
     /// point on surface: a band of Sudan 9–29 km from Sudan's outline). Natural Earth's borders
     /// share their vertices and its 0.55 M vertices node in seconds, so its view takes none.
     public let preTolerance: Double
+    /// Whether a sliver goes only where it lies wholly within the land tolerance of the outline it
+    /// goes to: shared by several claimants, cut into triangles each given so (those within reach
+    /// of none left in no unit); of one claimant, given to it only so (else left in no unit). The subdivision table's: its slivers run along whole borders (the 49th parallel,
+    /// a few metres wide and 2,000 km long, its triangles spanning several units), and a triangle
+    /// given to the unit nearest its centroid put a strip of Alberta in Saskatchewan. The
+    /// country tables' (and China's seam, with its own reach) are cut by nearest outline.
+    public let cutsSliversWithinReach: Bool
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are not seas: they stay
     /// in the coverage (given to a neighbour, or as a unit of no country).
     public let sliverWidth = 2_000.0
@@ -55,9 +62,10 @@ public struct WorldTableBuilder: Sendable {
     /// they were; taken from the tolerances like the quantisation error).
     public static let coordinateStep: Int32 = 8
 
-    public init(tolerance: Double, coastTolerance: Double, buffer: Double, preTolerance: Double = 20) {
+    public init(tolerance: Double, coastTolerance: Double, buffer: Double, preTolerance: Double = 20, cutsSliversWithinReach: Bool = false) {
         self.tolerance = tolerance
         self.preTolerance = preTolerance
+        self.cutsSliversWithinReach = cutsSliversWithinReach
         self.coastTolerance = coastTolerance
         self.buffer = buffer
     }
@@ -318,15 +326,18 @@ public struct WorldTableBuilder: Sendable {
                 ? try near.filter { try $0 != chinaIndex && preparedOutlines[$0].distance(to: face) < touchingDistance } : []
             // A seam gap with one neighbour goes to it only when every point of it is within the
             // seam's tolerance of that neighbour's own outline, not merely of China's.
+            // So does a sliver of one claimant in a table that cuts slivers within reach (the land tolerance).
             let tooFar = onSeam && bordering.count <= 1 && best >= 0 && radius <= seamRadius
-                ? try !Self.lies(face, within: seamRadius, of: preparedOutlines[best], touching: touchingDistance, context: context) : false
+                ? try !Self.lies(face, within: seamRadius, of: preparedOutlines[best], touching: touchingDistance, context: context)
+                : cutsSliversWithinReach && !onSeam && bordering.count <= 1 && best >= 0 && radius <= sliverRadius
+                ? try !Self.lies(face, within: sliverRadius, of: preparedOutlines[best], touching: touchingDistance, context: context) : false
             if tooFar { seamGapsTooFar += 1 }
             if best >= 0, radius <= (onSeam ? seamRadius : sliverRadius), !tooFar {
                 slivers += 1
                 if bordering.count > 1 {
                     if onSeam { tripointGaps += 1 } else { sharedSlivers += 1 }
                     if let parts = try Self.splitAmongNeighbours(face, neighbours: bordering, outlines: preparedOutlines,
-                                                                  reach: onSeam ? seamRadius : nil, context: context) {
+                                                                  reach: onSeam ? seamRadius : cutsSliversWithinReach ? sliverRadius : nil, context: context) {
                         for part in parts where part.owner >= 0 {
                             faces.append(part.triangle)
                             owner.append(part.owner)
@@ -377,6 +388,9 @@ public struct WorldTableBuilder: Sendable {
         lap(report.notes.last!)
         if chinaIndex != nil {
             report.notes.append("seam gaps with one neighbour kept in no country, some point of them more than the seam's tolerance from that neighbour's outline: \(seamGapsTooFar)")
+            lap(report.notes.last!)
+        } else if cutsSliversWithinReach {
+            report.notes.append("slivers with one neighbour kept in no unit, some point of them more than the land tolerance from that neighbour's outline: \(seamGapsTooFar)")
             lap(report.notes.last!)
         }
 

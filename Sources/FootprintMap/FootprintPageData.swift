@@ -31,12 +31,6 @@ extension Footprint {
         let m = report.metrics
         views.append(View(id: "world", title: "World by country 世界", facts: "\(plural(m.countryCount, "country", "countries")) · \(fixedText(m.globalAreaKm2, 3)) km² explored",
                           box: Self.box(west: -180, south: -60, east: 180, north: 80), level: "country", weight: cellKeys.count, fineness: 0))
-        // States and provinces abroad (China's are its own views' provinces).
-        if subdivisions != nil, (report.unlocks[.subdivision] ?? []).contains(where: { $0.parentCode != "CHN" }) {
-            views.append(View(id: "world-subdivision", title: "World by state and province 州省",
-                              facts: "\(plural(m.subdivisionCount, "state or province", "states and provinces")) · \(fixedText(m.globalAreaKm2, 3)) km² explored",
-                              box: Self.box(west: -180, south: -60, east: 180, north: 80), level: "province", weight: cellKeys.count, fineness: 1))
-        }
         if !(report.unlocks[.province] ?? []).isEmpty || chinaCells > 0 {
             for (k, (level, title, count, name)) in [(RegionLevel.province, "China by province 省", m.chinaProvinceCount, ("province", "provinces")),
                                                      (.city, "China by city 市", m.cityUnlockCount, ("city", "cities")),

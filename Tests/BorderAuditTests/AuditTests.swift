@@ -67,7 +67,7 @@ final class AuditTests: XCTestCase {
         let placement = try! Self.locator.locate(latitude: point.latitude, longitude: point.longitude)
         var flags: [RegionLevel: Set<AuditCategory>] = [:]
         let accuracy = point.accuracy ?? 30
-        for level in RegionLevel.allCases {
+        for level in RegionLevel.tableLevels {
             let found = placement.level(level)
             var set = Set<AuditCategory>()
             if found.region != nil, let m = found.marginMetres {
@@ -91,7 +91,7 @@ final class AuditTests: XCTestCase {
 
     /// Every audited point's categories at China levels match the direct lookup's, and every
     /// point the lookup flags is in an episode.
-    func assertMatchesLookups(_ run: Run, _ points: [TrackPoint], levels: [RegionLevel] = RegionLevel.allCases, file: StaticString = #filePath, line: UInt = #line) {
+    func assertMatchesLookups(_ run: Run, _ points: [TrackPoint], levels: [RegionLevel] = RegionLevel.tableLevels, file: StaticString = #filePath, line: UInt = #line) {
         var audited: [Int64: AuditedPoint] = [:]
         for episode in run.episodes { for p in episode.points { audited[p.point.time!] = p } }
         for point in points {
@@ -259,7 +259,7 @@ final class AuditTests: XCTestCase {
                 XCTAssertEqual(row[1].numberValue, rounded(p.point.latitude, 7))
                 XCTAssertEqual(row[2].numberValue, rounded(p.point.longitude, 7))
                 XCTAssertEqual(row[4].numberValue, Double(p.flags))
-                for level in RegionLevel.allCases {
+                for level in RegionLevel.tableLevels {
                     let found = p.placement.level(level)
                     let cell = try XCTUnwrap(row[5 + Int(level.rawValue)].arrayValue)
                     let listed = written["regions"]?[level.name]?.arrayValue ?? []

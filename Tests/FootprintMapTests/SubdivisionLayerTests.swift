@@ -45,7 +45,6 @@ final class SubdivisionLayerTests: XCTestCase {
             XCTAssertEqual(row.count, 9, code)
             XCTAssertEqual(row[5].numberValue, 1, code)
         }
-        XCTAssertTrue(footprint.views().contains { $0.id == "world-subdivision" && $0.level == "province" })
         XCTAssertTrue(footprint.cardFigures().contains { $0 == ("2 · 2", "countries · states and provinces") })
     }
 

@@ -84,7 +84,7 @@ final class MapCommandTests: XCTestCase {
         XCTAssertEqual(area / Double(cells), 625, accuracy: 625 * 0.005)
         // One outline per unlock, styled with the report's properties.
         let unlocks = try XCTUnwrap(report["unlocks"] as? [String: [[String: Any]]])
-        let expected = [("countries", "country"), ("provinces", "province"), ("cities", "city"), ("counties", "county")].flatMap { key, level in
+        let expected = [("countries", "country"), ("subdivisions", "subdivision"), ("provinces", "province"), ("cities", "city"), ("counties", "county")].flatMap { key, level in
             (unlocks[key] ?? []).map { "\(level)/\($0["code"]!)" }
         }
         XCTAssertEqual(outlines, expected)

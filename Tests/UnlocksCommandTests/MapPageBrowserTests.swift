@@ -167,7 +167,9 @@ final class MapPageBrowserTests: XCTestCase {
         let south = Self.mercator(latitude: 43.29, longitude: 2.29), north = Self.mercator(latitude: 48.87, longitude: 5.38)
         XCTAssertTrue((south.x...north.x).contains(view["x"] as? Double ?? 0) && (north.y...south.y).contains(view["y"] as? Double ?? 0), "\(view)")
         let paris = try tap(page, latitude: 48.8566, longitude: 2.3522, zoom: 13, level: "auto")
-        XCTAssertTrue(paris.hasPrefix("法国 France (country: confirmed"), paris)
+        // The finest region first: Paris, the department FR-75 (ISO 3166-2), then France.
+        XCTAssertTrue(paris.hasPrefix("Paris (subdivision: confirmed"), paris)
+        XCTAssertTrue(paris.contains(" · 法国 France (country: confirmed"), paris)
         XCTAssertEqual(try page.horizontalOverflow(), [])
         XCTAssertEqual(page.requests, ["file://" + file])
         XCTAssertEqual(page.messages, [])

@@ -132,7 +132,7 @@ final class RoughEdgesTests: XCTestCase {
             .write(toFile: dir + "/square.csv", atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["classify", dir + "/square.csv", "--tables", Self.tables, "--format", "text"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("Unlocked: 1 country, 1 province, 1 city, 1 county\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("Unlocked: 1 country, 1 subdivision, 1 province, 1 city, 1 county\n"), result.stdout)
         XCTAssertTrue(result.stdout.contains(" over 1 day ("), result.stdout)
         XCTAssertTrue(result.stdout.contains("(1 cell)"), result.stdout)
         XCTAssertTrue(result.stdout.contains(", 1 cluster tile,") || result.stdout.contains(", 0 cluster tiles,"), result.stdout)

@@ -22,19 +22,24 @@ extension ClassifyReport {
                 regionTiles[id, default: [:]][zoom] = counter.counts(ofRegions: wanted.map(\.index), zoom: zoom)
             }
         }
+        // In China's view China's subdivisions are its provinces (the China table's outlines, CN-TW,
+        // CN-HK and CN-MO among them, which the subdivision table holds without area): their whole
+        // area and tiles are the province's.
+        let provinceOfSubdivision = Self.chinaProvincesOfSubdivisions(tables)
         var unlocks: [RegionLevel: [Unlock]] = [:]
         for (key, evidence) in regions {
             guard let first = evidence.confirmedBy ?? evidence.tentativeBy ?? evidence.passedBy, let table = tables.table(of: key.level) else { continue }
-            let id = ObjectIdentifier(table)
             let region = table.region(key.index)
+            let (id, index) = key.level == .subdivision ? provinceOfSubdivision[key.index].map { (ObjectIdentifier(tables.china), $0) } ?? (ObjectIdentifier(table), key.index)
+                                                        : (ObjectIdentifier(table), key.index)
             var unlock = Unlock(level: key.level, code: region.code, name: region.name, englishName: region.englishName,
                                 parentCode: region.parent.map { table.region($0).code }, confirmed: evidence.isConfirmed,
                                 passedThrough: evidence.isPassedThroughOnly,
                                 firstVisit: lenient ? min(first, evidence.tentativeBy ?? first) : first,
                                 insidePoints: evidence.insidePoints, edgePoints: evidence.edgePoints, passedPoints: evidence.passedPoints,
                                 exploredSquareMetres: cells.areaByRegion[key] ?? 0,
-                                areaSquareMetres: areas[id]?[key.index] ?? 0,
-                                tiles: (regionTiles[id] ?? [:]).compactMapValues { $0[key.index] })
+                                areaSquareMetres: areas[id]?[index] ?? 0,
+                                tiles: (regionTiles[id] ?? [:]).compactMapValues { $0[index] })
             unlock.familiarCells = cells.familiarByRegion[key] ?? FamiliarityCounts()
             let own = days[key] ?? []
             unlock.visitDays = own.count
@@ -48,6 +53,18 @@ extension ClassifyReport {
             unlocks[level]!.sort { ($0.firstVisit, $0.code) < ($1.firstVisit, $1.code) }
         }
         return unlocks
+    }
+
+    /// In China's view, each subdivision of China (by index in the subdivision table) and the
+    /// China table's province it is (``RegionLocator/chinaProvinceISOCodes``); empty otherwise.
+    static func chinaProvincesOfSubdivisions(_ tables: TableSet) -> [Int32: Int32] {
+        guard tables.worldview == .china, let subdivisions = tables.subdivisions else { return [:] }
+        let byCode = Dictionary(subdivisions.regions.filter { $0.level == .province }.map { ($0.code, $0.index) }, uniquingKeysWith: { a, _ in a })
+        var result: [Int32: Int32] = [:]
+        for province in tables.china.regions where province.level == .province {
+            if let iso = RegionLocator.chinaProvinceISOCodes[province.code], let subdivision = byCode[iso] { result[subdivision] = province.index }
+        }
+        return result
     }
 
     /// The tables that hold `keys`' regions, each with its levels among them, in a fixed order
