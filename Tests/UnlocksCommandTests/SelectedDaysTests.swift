@@ -82,8 +82,9 @@ final class SelectedDaysTests: XCTestCase {
             if year == 2023 {
                 XCTAssertEqual(try XCTUnwrap(row["newKm2"] as? Double), m["globalAreaKm2"]!, accuracy: 2 * 625e-6 + 1e-4)
                 let newUnlocks = try XCTUnwrap(row["newUnlocks"] as? [String: Int])
-                XCTAssertEqual(newUnlocks, ["countries": Int(m["countryCount"]!), "provinces": Int(m["chinaProvinceCount"]!),
-                                            "cities": Int(m["cityUnlockCount"]!), "counties": Int(m["countyUnlockCount"]!)])
+                XCTAssertEqual(newUnlocks, ["countries": Int(m["countryCount"]!), "subdivisions": Int(m["subdivisionCount"]!),
+                                            "provinces": Int(m["chinaProvinceCount"]!), "cities": Int(m["cityUnlockCount"]!),
+                                            "counties": Int(m["countyUnlockCount"]!)])
             }
         }
         let byLevel = years.map { $0["newUnlocks"] as! [String: Int] }
