@@ -20,7 +20,7 @@ import pytest
 from unlocks_cli import REPOSITORY, run_unlocks
 
 SAMPLES = REPOSITORY / "Data/samples"
-METRIC_OF_LEVEL = {"countries": "countryCount", "provinces": "chinaProvinceCount", "cities": "cityUnlockCount",
+METRIC_OF_LEVEL = {"countries": "countryCount", "subdivisions": "subdivisionCount", "provinces": "chinaProvinceCount", "cities": "cityUnlockCount",
                    "counties": "countyUnlockCount"}
 
 
