@@ -38,6 +38,10 @@ public struct TableSet: Sendable {
         self.continents = continents
     }
 
+    /// The levels by the table their regions are in: countries, China's three levels (one table),
+    /// subdivisions. ``table(of:)`` gives each group's table.
+    public static let levelsByTable: [[RegionLevel]] = [[.country], [.province, .city, .county], [.subdivision]]
+
     /// The table whose regions a level's ``RegionLevel`` keys index: the country table, the
     /// subdivision table (nil when the folder has none), or the China table.
     public func table(of level: RegionLevel) -> RegionTable? {

@@ -246,13 +246,14 @@ extension Logbook {
     /// Reads again, from the files they were read from, the inputs recorded before subdivisions
     /// were located (a state or logbook of an earlier release, migrated), so that their states and
     /// provinces unlock; the report's `changes` says what that added. Inputs that cannot be read
-    /// again keep what they recorded (and are tried again next time). Nil when there is none, or
-    /// the tables have no subdivision table. `unlocks classify --state` calls it before importing.
+    /// again keep what they recorded (and are tried again next time); inputs with no file known (a
+    /// migrated state's) are read again only when an import meets them. Nil when there is none
+    /// to read, or the tables have no subdivision table. `unlocks classify --state` calls it before importing.
     public func readAgainRecordedBeforeSubdivisions(report options: ReportOptions = ReportOptions()) async throws -> ForgetPointsResult? {
         guard locator.tables.subdivisions != nil, !readOnly else { return nil }
         let candidates = live.finished.inputs.values.filter { record in
             guard let contribution = live.finished.contributions[record.fingerprint] else { return false }
-            return contribution.recordedBeforeSubdivisions && !contribution.isEmpty
+            return contribution.recordedBeforeSubdivisions && !contribution.isEmpty && origins[record.fingerprint] != nil
         }
         guard !candidates.isEmpty else { return nil }
         return try await reread(candidates, exclusions: exclusions, unreadable: .keepAsTheyAre, options)

@@ -71,7 +71,7 @@ extension ClassifyReport {
     /// (countries, China's levels, subdivisions).
     static func tablesOfLevels(_ keys: Dictionary<RegionKey, RegionEvidence>.Keys, tables: TableSet) -> [(RegionTable, Set<RegionLevel>)] {
         let present = Set(keys.map(\.level))
-        return [([RegionLevel.country]), [.province, .city, .county], [.subdivision]].compactMap { group -> (RegionTable, Set<RegionLevel>)? in
+        return TableSet.levelsByTable.compactMap { group -> (RegionTable, Set<RegionLevel>)? in
             let levels = Set(group).intersection(present)
             guard !levels.isEmpty, let table = tables.table(of: group[0]) else { return nil }
             return (table, levels)

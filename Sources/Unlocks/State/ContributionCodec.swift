@@ -248,14 +248,7 @@ public enum ContributionCodec {
 
     /// Whether two levels' regions are in one table (China's three levels share one).
     static func sameTable(_ a: RegionLevel, _ b: RegionLevel) -> Bool {
-        func table(_ level: RegionLevel) -> Int {
-            switch level {
-            case .country: return 0
-            case .province, .city, .county: return 1
-            case .subdivision: return 2
-            }
-        }
-        return table(a) == table(b)
+        TableSet.levelsByTable.contains { $0.contains(a) && $0.contains(b) }
     }
 
     /// A cell's regions, as the per-input palette lists them.
