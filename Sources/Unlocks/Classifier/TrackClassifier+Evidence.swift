@@ -29,7 +29,7 @@ extension TrackClassifier {
     mutating func place(_ point: TrackPoint) -> Bool? {
         if point.time != nil, lookup.reuses(point, accuracy: point.accuracy ?? options.assumedAccuracy, scale: &scale) { return true }
         flushReuse()
-        return lookup.locate(point, with: locator) == nil ? nil : false
+        return lookup.locate(point, with: locator) ? false : nil
     }
 
     /// Adds the points that reused the last lookup to the evidence, before the lookup changes.

@@ -16,8 +16,8 @@ extension TrackClassifier {
         if lookup.reuses(point, accuracy: options.assumedAccuracy, scale: &scale) {
             placement = lookup.placement
         } else {
-            guard let located = lookup.locate(point, with: locator) else { return drop(.invalidCoordinate) }
-            placement = located
+            guard lookup.locate(point, with: locator) else { return drop(.invalidCoordinate) }
+            placement = lookup.fresh
         }
         record.pointsKept += 1
         raster.explore(spot: point, cell: CellVisit(time: .max, placement: placement))

@@ -196,22 +196,21 @@ extension TrackClassifier {
             raster.startSegment(at: located)
         } else if hasLeg {
             // The anchor is still the leg's start here.
-            let start = pending.anchor
             let drawn = untimed ? metres <= ClassifyOptions.untimedLegLimit
                                 : humanSpeed && metres <= ClassifyOptions.maximumExploredLeg
             if !legAlreadyCounted, !untimed || drawn {
-                minutes.addLeg(from: start.point.time, to: point.time, millimetres: MinuteTallies.rounded(metres * 1000), kind: humanSpeed ? .humanPowered : .vehicle)
+                minutes.addLeg(from: pending.anchor.point.time, to: point.time, millimetres: MinuteTallies.rounded(metres * 1000), kind: humanSpeed ? .humanPowered : .vehicle)
             }
             if drawn {
                 // A moving leg with good fixes: every cell it enters is a pass candidate.
                 var passes: (t0: Int64, t1: Int64)?
-                if let t0 = start.point.time, let t1 = point.time,
+                if let t0 = pending.anchor.point.time, let t1 = point.time,
                    metres > ClassifyOptions.passMinimumSpeed * (Double(t1 - t0) / 1000),
-                   (start.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
+                   (pending.anchor.point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit,
                    (point.accuracy ?? options.assumedAccuracy) < ClassifyOptions.passAccuracyLimit {
                     passes = (t0, t1)
                 }
-                raster.draw(from: start, to: located, passesFrom: passes)
+                raster.draw(from: pending.anchor, to: located, passesFrom: passes)
             } else {
                 raster.skipLeg()
             }

@@ -40,10 +40,10 @@ struct LookupCache {
         return moved + accuracy <= clearance
     }
 
-    /// Locates `point` afresh (`fresh`), kept for reuse when stable; nil (nothing changed) when it
-    /// cannot be located.
-    mutating func locate(_ point: TrackPoint, with locator: RegionLocator) -> Placement? {
-        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return nil }
+    /// Locates `point` afresh (`fresh`), kept for reuse when stable; false (nothing changed) when
+    /// it cannot be located.
+    mutating func locate(_ point: TrackPoint, with locator: RegionLocator) -> Bool {
+        guard let placement = try? locator.locate(latitude: point.latitude, longitude: point.longitude) else { return false }
         // The levels that have a region: all inside, and the smallest margin (the first one met
         // on ties, as `min()` takes it).
         var levels = 0, allInside = true, clearance = 0.0
@@ -72,7 +72,7 @@ struct LookupCache {
         }
         places = (nil, nil, nil)
         fresh = placement
-        return placement
+        return true
     }
 
     /// The palette position remembered for a reused point been there (lone or not) or only passed.

@@ -53,6 +53,7 @@ struct Rasteriser {
     }
 
     /// `point` with its grid and tile coordinates, its cell `cell`.
+    @inline(__always)
     mutating func locate(_ point: TrackPoint, cell: CellVisit) -> GroundPoint {
         GroundPoint(point: point, cell: cell, row: rows.rowCoordinate(latitude: point.latitude),
                     tile: mercator.tileCoordinates(latitude: point.latitude, longitude: point.longitude, zoom: SlippyTile.storedZoom))
@@ -78,6 +79,7 @@ struct Rasteriser {
     /// nearer end; with `passesFrom` (the leg's times, a moving leg with good fixes) every cell it
     /// enters is a pass candidate at the time the leg enters it (its start cell only when the
     /// last leg gave none); its tiles at the earlier end's time.
+    @inline(__always)
     mutating func draw(from start: GroundPoint, to end: GroundPoint, passesFrom times: (t0: Int64, t1: Int64)?) {
         let startCell = start.cell, endCell = end.cell
         if let (t0, t1) = times {

@@ -37,6 +37,7 @@ struct PointFilter {
     /// The reason `point` as read is dropped, or nil with `point` converted to WGS-84: invalid
     /// coordinates, (0, 0), outside the selected days, accuracy worse than the limit, a datum
     /// shift off the globe, inside a forgotten area or period.
+    @inline(__always)
     mutating func reject(_ point: inout TrackPoint) -> DropReason? {
         guard point.latitude.isFinite, point.longitude.isFinite, abs(point.latitude) <= 90, abs(point.longitude) <= 180 else {
             return .invalidCoordinate
@@ -61,6 +62,7 @@ struct PointFilter {
 
     /// Whether a track point's `time` repeats the input's previous one (across the reader's
     /// segment breaks too: GeoJSON Point features, GPX segments); else it becomes the previous.
+    @inline(__always)
     mutating func repeatsTime(_ time: Int64?) -> Bool {
         if let time, time == timeOfLastPoint { return true }
         timeOfLastPoint = time

@@ -61,6 +61,7 @@ struct Segmenter {
     }
 
     /// Whether a gap longer than the segment gap, or time running back, lies before `point`.
+    @inline(__always)
     func isGap(before point: TrackPoint) -> Bool {
         guard hasPrevious, let t = point.time, let lastTime = previous.time else { return false }
         return t < lastTime || t - lastTime > segmentGap
@@ -68,6 +69,7 @@ struct Segmenter {
 
     /// Holds `point` in the run when the leg of `metres` to it from the previous point is fast;
     /// false (nothing held) otherwise.
+    @inline(__always)
     mutating func holdIfFast(_ point: TrackPoint, legMetres metres: Double) -> Bool {
         guard let t0 = previous.time, let t1 = point.time, t1 > t0, metres / (Double(t1 - t0) / 1000) > fastSpeed else { return false }
         runMetres += metres
@@ -103,6 +105,7 @@ struct Segmenter {
     /// untimed (an end without time: no speed to judge, human-powered unless labelled a vehicle).
     /// A label decides: a vehicle stretch is never on foot, a human-powered one is (up to the
     /// speed of a run of fast legs, beyond anything a person does).
+    @inline(__always)
     func leg(metres: Double, from t0: Int64?, to t1: Int64?) -> (humanSpeed: Bool, untimed: Bool) {
         guard let t0, let t1 else { return (movement != .vehicle, true) }
         let seconds = Double(t1 - t0) / 1000
