@@ -1,5 +1,4 @@
 import ChinaDatum
-import Foundation
 import RegionTables
 import Tracks
 
@@ -35,13 +34,20 @@ import Tracks
 ///    plans. Each input is classified into a contribution of its own (``InputContribution``); the
 ///    end of an input that gave no timed point discards it (the input is `planned`) unless
 ///    ``ClassifyOptions/includePlans``. Untimed points wait uncommitted until the input's first
-///    timed point (``waiting``), so a plan costs its points, never the cells of its legs.
+///    timed point (``PlanDetector``), so a plan costs its points, never the cells of its legs.
 /// 7. **Moments**: every kept point, leg, and point count per place is tallied by UTC minute
 ///    (``MomentTally``), a leg split between the minutes it spans in proportion to time, so that
 ///    minutes several inputs recorded count once (``UnlockLedger/combined()``).
 /// 8. **Passes**: a drawn, timed leg faster than ``ClassifyOptions/passMinimumSpeed`` between
 ///    points better than ``ClassifyOptions/passAccuracyLimit`` gives a pass candidate for every
 ///    cell it enters, at the moment it enters it (``PassCandidates``); counted in the combined view.
+///
+/// The classifier is a small core over parts that each own the state of one job: ``PointFilter``
+/// (step 1), ``Segmenter`` (2, 3, and a leg's speed), ``PendingPoint`` (5: the anchor's evidence
+/// waiting for its leg), ``PlanDetector`` (6), ``LookupCache`` and ``EvidenceWeigher`` (4),
+/// ``Rasteriser`` (4 and 8), ``MinuteTallies`` and ``PlacePalette`` (7), ``DayTally`` (the
+/// input's local days). The core passes each point between them and assembles the input's
+/// ``InputContribution`` when it ends.
 public struct TrackClassifier: TrackSink {
     package let locator: RegionLocator
     let options: ClassifyOptions
@@ -125,13 +131,14 @@ public struct TrackClassifier: TrackSink {
     public mutating func finish() -> InputRecord {
         record.pointsKept += plan.countWaitingAsPlanned()
         settle()
-        // No timed point came: the input is a plan, and what it contributed is let go (a map of
-        // explored ground has no times and is no plan).
+        // The parts hand over what they gathered of the input, and start afresh.
         var part = InputContribution()
         part.regions = evidence.takeRegions()
         part.days = days.take()
         part.moments = minutes.take()
         part.places = palette.take()
+        // No timed point came: the input is a plan, and what it contributed is let go (a map of
+        // explored ground has no times and is no plan).
         if !plan.sawTimed, !options.includePlans, kind != .exploredArea {
             raster.clear()
             part = InputContribution()

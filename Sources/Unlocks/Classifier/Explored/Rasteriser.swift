@@ -33,7 +33,7 @@ struct GroundPoint {
     }
 }
 
-/// Step 4 and 8 of ``TrackClassifier``: the current input's explored 25 m cells, z17 explorer
+/// Steps 4 and 8 of ``TrackClassifier``: the current input's explored 25 m cells, z17 explorer
 /// tiles and pass candidates, drawn along its legs. Its row and Mercator caches make a point's
 /// coordinates depend on the points before it: one rasteriser draws a whole input.
 struct Rasteriser {
