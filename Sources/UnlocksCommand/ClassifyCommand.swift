@@ -75,7 +75,7 @@ enum ClassifyCommand {
         let format = try ReportFiles.format(arguments)
         // Margins matter for evidence only up to the worst accuracy a kept point may have (50 m),
         // but a wider radius lets consecutive points reuse a lookup for longer (see
-        // TrackClassifier.place): 120 m measured fastest on walks (Scripts/bench classify).
+        // LookupCache): 120 m measured fastest on walks (Scripts/bench classify).
         let locator = try RegionLocator(tables: try TableSearch.tables(arguments), marginRadius: 120)
         let badges = try arguments.value("badges").map { try ReportFiles.badgeCatalog($0) }
         let statePath = arguments.value("state")

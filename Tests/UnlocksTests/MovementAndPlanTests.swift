@@ -111,7 +111,7 @@ extension TrackClassifierTests {
             let waited = run(events, observed: false), placed = run(events, observed: true)
             XCTAssertEqual(waited.ledger, placed.ledger, name)
             XCTAssertEqual(waited.record, placed.record, name)
-            XCTAssertTrue(waited.waiting.isEmpty, name)
+            XCTAssertTrue(waited.plan.waiting.isEmpty, name)
         }
         XCTAssertEqual(run(plan, observed: false).record.status, .planned)
         XCTAssertEqual(run(plan, observed: false).record.pointsPlanned, 70)

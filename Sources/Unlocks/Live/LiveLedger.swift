@@ -226,7 +226,7 @@ public struct LiveLedger {
 
     /// What the recording's evidence and explored cells changed since the last call.
     private mutating func changes() -> LiveChanges {
-        guard let classifier = recording, classifier.sawTimed || options.includePlans else { return LiveChanges() }
+        guard let classifier = recording, classifier.plan.sawTimed || options.includePlans else { return LiveChanges() }
         var result = LiveChanges()
         func weigh(_ key: RegionKey, _ evidence: RegionEvidence) {
             // Most regions of a recording are confirmed early: one lookup then.
