@@ -79,7 +79,7 @@ extension Footprint {
         let unlock = self.unlock(level, code: region.code)
         return [("level", .string(level.name)), ("code", .string(region.code)), ("name", .string(region.name)),
                 ("englishName", .string(region.englishName)),
-                ("evidence", unlock.map { .string($0.evidence) } ?? .null),
+                ("evidence", unlock.map { .string($0.evidence.name) } ?? .null),
                 ("exploredPercent", unlock?.exploredPercent.map { .number(rounded($0, 6)) } ?? .null)]
     }
 

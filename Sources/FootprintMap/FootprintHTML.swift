@@ -125,7 +125,7 @@ extension Footprint {
             for u in rows {
                 let time = u.firstVisit.time.map { String(Timestamp.format($0, offsetMinutes: report.options.timeZone.offsetMinutes(at: $0)).prefix(16)).replacingOccurrences(of: "T", with: " ") } ?? "untimed"
                 let local = level == .country || level == .subdivision ? names?.name(of: u.code) : nil
-                out += "<tr><td>\(Self.escaped(u.code))</td><td>\(Self.escaped(local ?? u.name))</td><td>\(Self.escaped(local == nil ? u.englishName : ""))</td><td>\(u.evidence)</td><td>\(time)</td>"
+                out += "<tr><td>\(Self.escaped(u.code))</td><td>\(Self.escaped(local ?? u.name))</td><td>\(Self.escaped(local == nil ? u.englishName : ""))</td><td>\(u.evidence.name)</td><td>\(time)</td>"
                 out += "<td class=\"n\">\(fixedText(u.exploredSquareMetres / 1e6, 4))</td><td class=\"n\">\(fixedText(u.areaSquareMetres / 1e6, 1))</td>"
                 out += "<td class=\"n\">\(u.exploredPercent.map { fixedText($0, 4) + "%" } ?? "–")</td>"
                 out += "<td class=\"n\">\(u.familiarCells.lit) / \(u.familiarCells.bright) / \(u.familiarCells.gold)</td></tr>\n"

@@ -174,7 +174,7 @@ extension TrackClassifierTests {
 
         let report = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: ClassifyOptions(), lenient: false)
         XCTAssertEqual(report.metrics.countyUnlockCount, ends.count)
-        XCTAssertEqual(report.unlocks[.county]?.first { $0.code == middle }?.evidence, "passedThrough")
+        XCTAssertEqual(report.unlocks[.county]?.first { $0.code == middle }?.evidence, .passedThrough)
         let including = try ClassifyReport(ledger: c.ledger, tables: Self.locator.tables, options: ClassifyOptions(),
                                        lenient: false, includePassedThrough: true)
         XCTAssertEqual(including.metrics.countyUnlockCount, ends.count + passed(c.ledger, .county).count)

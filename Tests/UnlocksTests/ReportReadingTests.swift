@@ -130,7 +130,7 @@ final class ReportReadingTests: XCTestCase {
         let oldUnlocks = try XCTUnwrap(old["unlocks"] as? [String: [[String: Any]]])
         for (name, level) in [("countries", RegionLevel.country), ("provinces", .province), ("cities", .city), ("counties", .county)] {
             let was = oldUnlocks[name]!.map { "\($0["code"]!) \($0["evidence"]!) \($0["insidePoints"]!) \($0["visitDays"]!)" }
-            let now = (report.unlocks[level] ?? []).map { "\($0.code) \($0.evidence) \($0.insidePoints) \($0.visitDays)" }
+            let now = (report.unlocks[level] ?? []).map { "\($0.code) \($0.evidence.name) \($0.insidePoints) \($0.visitDays)" }
             XCTAssertEqual(now, was, name)
         }
         // A version 4 state cut short (its checksum made right again) is refused, as before.

@@ -55,14 +55,7 @@ public func au_logbook_end_recording(_ logbook: OpaquePointer?, _ changes: Unsaf
 /// rose (level, code, names, standing and the one before, the visit it rests on) in first-visit
 /// order, and the number of cells explored for the first time.
 func liveChangesJSON(_ changes: LiveChanges) -> JSONValue {
-    func standing(_ value: RegionStanding?) -> JSONValue {
-        switch value {
-        case .confirmed: return .string("confirmed")
-        case .tentative: return .string("tentative")
-        case .passedThrough: return .string("passedThrough")
-        case nil: return .null
-        }
-    }
+    func standing(_ value: RegionStanding?) -> JSONValue { value.map { .string($0.name) } ?? .null }
     return .object([
         ("regions", .array(changes.regions.map { change in
             .object([

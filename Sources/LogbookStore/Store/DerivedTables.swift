@@ -12,7 +12,7 @@ extension LogbookStore {
         """
         for level in report.unlocks.keys.sorted() {
             for unlock in report.unlocks[level]! {
-                try database.run(sql, .text(level.name), .text(unlock.code), .text(unlock.name), .text(unlock.englishName), .text(unlock.evidence),
+                try database.run(sql, .text(level.name), .text(unlock.code), .text(unlock.name), .text(unlock.englishName), .text(unlock.evidence.name),
                                  .integer(unlock.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough) ? 1 : 0),
                                  unlock.firstVisit.time.map { .integer($0) } ?? .null, .real(unlock.firstVisit.latitude), .real(unlock.firstVisit.longitude),
                                  .integer(Int64(unlock.visitDays)), .optional(unlock.lastVisitDay.map(ClassifyReport.dateText)),

@@ -293,6 +293,15 @@ public enum RegionStanding: Int, Comparable, Sendable {
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
+    /// The reports' word for it (`evidence` in the JSON): `confirmed`, `tentative`, `passedThrough`.
+    public var name: String {
+        switch self {
+        case .confirmed: "confirmed"
+        case .tentative: "tentative"
+        case .passedThrough: "passedThrough"
+        }
+    }
+
     /// The standing of the union of two inputs' visits (nil: no evidence). A lone point of the
     /// recording (``RegionEvidence/loneBy``) confirms here: the report, which sees every input,
     /// counts it as passed where a vehicle passed the region within 30 minutes of it.

@@ -42,8 +42,9 @@ extension ClassifyReport {
             public var code: String
             public var name: String
             public var englishName: String
-            /// The standing it has now (`confirmed`, `tentative`, `passedThrough`).
-            public var evidence: String
+            /// The standing it has now; nil for a lost region of which nothing is left (the
+            /// JSON's `none`).
+            public var evidence: RegionStanding?
         }
 
         /// A badge whose percent rose.
@@ -105,12 +106,12 @@ extension ClassifyReport {
                 for (code, was) in before.sorted(by: { $0.key < $1.key }) where was.counted {
                     let remaining = now[code]
                     guard remaining?.counts(lenient: report.lenient, includePassedThrough: report.includePassedThrough) != true else { continue }
-                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: remaining?.evidence ?? "none"))
+                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: remaining?.evidence))
                 }
             }
             for (level, before) in baseline.regions where report.unlocks[level] == nil {
                 for (code, was) in before.sorted(by: { $0.key < $1.key }) where was.counted {
-                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: "none"))
+                    lost[level, default: []].append(Region(code: code, name: was.name, englishName: was.englishName, evidence: nil))
                 }
             }
             let now = report.metrics, was = baseline.metrics
@@ -145,7 +146,7 @@ extension ClassifyReport {
                     (name, .array((lists[level] ?? []).map { r in
                         var members: [(key: String, value: JSONValue)] = [("code", .string(r.code)), ("name", .string(r.name))]
                         if !r.englishName.isEmpty { members.append(("englishName", .string(r.englishName))) }
-                        members.append(("evidence", .string(r.evidence)))
+                        members.append(("evidence", .string(r.evidence?.name ?? "none")))
                         return .object(members)
                     }))
                 })

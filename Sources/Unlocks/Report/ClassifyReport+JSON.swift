@@ -43,7 +43,7 @@ extension ClassifyReport {
                 if !u.englishName.isEmpty { members.append(("englishName", .string(u.englishName))) }
                 if let parent = u.parentCode { members.append(("parent", .string(parent))) }
                 members += [
-                    ("evidence", .string(u.evidence)),
+                    ("evidence", .string(u.evidence.name)),
                     ("firstVisit", .object([
                         ("time", u.firstVisit.time.map { .string(Timestamp.format($0, offsetMinutes: zone.offsetMinutes(at: $0))) } ?? .null),
                         ("latitude", .number(rounded(u.firstVisit.latitude, 7))),

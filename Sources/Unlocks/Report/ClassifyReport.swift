@@ -292,8 +292,8 @@ extension ClassifyReport {
 }
 
 extension ClassifyReport.Unlock {
-    /// The report's `evidence`: `confirmed`, `tentative`, or `passedThrough` (vehicle speed only).
-    public var evidence: String { confirmed ? "confirmed" : passedThrough ? "passedThrough" : "tentative" }
+    /// The report's `evidence`: confirmed, tentative, or passed through (vehicle speed only).
+    public var evidence: RegionStanding { confirmed ? .confirmed : passedThrough ? .passedThrough : .tentative }
 
     /// Whether it counts as unlocked: confirmed, tentative with `--lenient`, passed through with
     /// `--include-passed-through`.
