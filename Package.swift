@@ -108,6 +108,8 @@ let package = Package(
         .testTarget(name: "UnlocksTests", dependencies: ["Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BorderAuditTests", dependencies: ["BorderAudit", "Unlocks", "Tracks", "RegionTables", "ChinaDatum", "TextFormats", "UnlocksTestSupport"]),
         .testTarget(name: "LogbookStoreTests", dependencies: ["LogbookStore", "Intake", "Unlocks", "RegionTables", "Tracks", "TextFormats", "SeededRandom", "UnlocksTestSupport"], exclude: ["Fixtures"]),
+        // The rules of a footprint (days, progress, changes …) through the library's Logbook, in process.
+        .testTarget(name: "FootprintRulesTests", dependencies: ["LogbookStore", "Intake", "Unlocks", "RegionTables", "ChinaDatum", "Tracks", "UnlocksTestSupport"]),
         .testTarget(name: "FootprintMapTests", dependencies: ["FootprintMap", "Unlocks", "Tracks", "RegionTables", "UnlocksTestSupport"]),
         .testTarget(name: "UnlocksCommandTests", dependencies: ["UnlocksCommand", "TrackFuzzing", "TextFormats", "UnlocksTestSupport"], exclude: ["Fixtures"]),
         // The repository itself: the portability check catches what it should, every doc link resolves.

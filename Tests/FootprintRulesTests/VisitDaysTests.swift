@@ -1,15 +1,18 @@
 import Foundation
-import XCTest
+import Intake
+import LogbookStore
+import Unlocks
 import UnlocksTestSupport
+import XCTest
 
-/// Per unlock `visitDays` and `lastVisit`: the local days with a ground point in the region,
+/// Per unlock `visitDays` and `lastVisitDay`: the local days with a ground point in the region,
 /// counted here from the generated points' own times (UTC+8 by hand), flights and vehicle
-/// crossings left out; the same through a state, merged states and after `forget`.
+/// crossings left out; the same through a stored logbook, merged logbooks and after a forget.
 final class VisitDaysTests: XCTestCase {
-    static let tables = Repository.tables
     static let dongcheng = "110101"
     /// 2024-05-01T00:00:00+08:00.
     static let may1 = 1_714_492_800
+    static let rules = Footprints.rules(utcOffsetHours: 8)
 
     /// A leg eastward along latitude 39.915 at `speed` m/s, a point every `step` s, from
     /// `longitude` at `start` for `seconds`.
@@ -20,16 +23,15 @@ final class VisitDaysTests: XCTestCase {
     /// Dongcheng District spans longitudes 116.385–116.445 along latitude 39.915 (well inside: 116.400–116.430).
     static func inDongcheng(_ p: TimedPoint) -> Bool { p.lon > 116.400 && p.lon < 116.430 }
 
-    func dongcheng(_ arguments: [String]) throws -> (days: Int, last: String?) {
-        let result = try CommandRunner.run(["classify", "--tables", Self.tables, "--utc-offset", "+08:00"] + arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        let counties = try XCTUnwrap((report["unlocks"] as? [String: Any])?["counties"] as? [[String: Any]])
-        let unlock = try XCTUnwrap(counties.first { $0["code"] as? String == Self.dongcheng })
-        return (try XCTUnwrap(unlock["visitDays"] as? Int), unlock["lastVisit"] as? String)
+    /// The local day (UTC+8) of a moment after 1970, as days since 1970-01-01.
+    static func localDay(_ seconds: Int) -> Int64 { Int64((seconds + 8 * 3600) / 86_400) }
+
+    func dongcheng(_ report: ClassifyReport) throws -> (days: Int, last: Int64?) {
+        let unlock = try XCTUnwrap(report.unlocks[.county]?.first { $0.code == Self.dongcheng })
+        return (unlock.visitDays, unlock.lastVisitDay)
     }
 
-    func testVisitDaysCountLocalDaysOnTheGroundThroughStatesMergesAndForget() throws {
+    func testVisitDaysCountLocalDaysOnTheGroundThroughStoresMergesAndForget() async throws {
         let dir = try temporaryDirectory()
         let day = 86_400, hour = 3600
         // Walks (1.4 m/s) in Dongcheng on May 1 and May 3; one across local midnight May 6/7.
@@ -50,31 +52,35 @@ final class VisitDaysTests: XCTestCase {
         XCTAssertTrue(drive.contains(where: Self.inDongcheng) && flight.contains(where: Self.inDongcheng), "both cross Dongcheng")
 
         let onGround = (walks[0] + walks[1] + midnight).filter(Self.inDongcheng)
-        let expectedDays = Set(onGround.map { TimedWalks.date($0.time) })
+        let expectedDays = Set(onGround.map { Self.localDay($0.time) })
         XCTAssertEqual(expectedDays.count, 4, "May 1, 3, 6 and 7")
         let files = ["walk1", "walk2", "midnight", "drive", "flight"].map { dir + "/\($0).gpx" }
 
-        let oneRun = try dongcheng(files)
+        let oneRun = try dongcheng(await Footprints.report(of: files, rules: Self.rules))
         XCTAssertEqual(oneRun.days, expectedDays.count)
         XCTAssertEqual(oneRun.last, expectedDays.max())
 
-        // Through a state in two runs, and two states merged.
-        XCTAssertEqual(try dongcheng(Array(files.prefix(2)) + ["--state", dir + "/s"]).days, 2)
-        XCTAssertEqual(try dongcheng(Array(files.dropFirst(2)) + ["--state", dir + "/s"]).days, expectedDays.count)
-        _ = try dongcheng(Array(files.prefix(3)) + ["--state", dir + "/a"])
-        _ = try dongcheng(Array(files.suffix(3)) + ["--state", dir + "/b"])
-        let merged = try CommandRunner.run(["merge", "--tables", Self.tables, dir + "/a", dir + "/b", "--state", dir + "/ab"])
-        XCTAssertEqual(merged.status, 0, merged.stderr)
-        let mergedReport = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(merged.stdout.utf8)) as? [String: Any])
-        let mergedCounties = try XCTUnwrap((mergedReport["unlocks"] as? [String: Any])?["counties"] as? [[String: Any]])
-        XCTAssertEqual(mergedCounties.first { $0["code"] as? String == Self.dongcheng }?["visitDays"] as? Int, expectedDays.count)
+        // A stored logbook imported in two runs (reopened between them), and two logbooks merged.
+        let first = try await Footprints.logbook(at: dir + "/s.logbook", rules: Self.rules).importSources(files.prefix(2).map { IntakeSource.path($0) })
+        XCTAssertEqual(try dongcheng(first.report).days, 2)
+        let stored = try Footprints.logbook(at: dir + "/s.logbook", rules: Self.rules)
+        let second = try await stored.importSources(files.dropFirst(2).map { IntakeSource.path($0) })
+        XCTAssertEqual(try dongcheng(second.report).days, expectedDays.count)
+        _ = try await Footprints.logbook(at: dir + "/a.logbook", rules: Self.rules).importSources(files.prefix(3).map { IntakeSource.path($0) })
+        _ = try await Footprints.logbook(at: dir + "/b.logbook", rules: Self.rules).importSources(files.suffix(3).map { IntakeSource.path($0) })
+        let merged = try Footprints.logbook(at: dir + "/ab.logbook", rules: Self.rules)
+        _ = try await merged.merge(contentsOf: URL(fileURLWithPath: dir + "/a.logbook"))
+        let both = try await merged.merge(contentsOf: URL(fileURLWithPath: dir + "/b.logbook"))
+        XCTAssertEqual(try dongcheng(both).days, expectedDays.count)
 
         // Forgetting the midnight walk takes its two days away.
-        let forgot = try CommandRunner.run(["forget", "--tables", Self.tables, files[2], "--state", dir + "/s"])
-        XCTAssertEqual(forgot.status, 0, forgot.stderr)
-        let withoutMidnight = Set((walks[0] + walks[1]).filter(Self.inDongcheng).map { TimedWalks.date($0.time) })
-        let afterForget = try dongcheng(["--state", dir + "/s", files[0]])
+        let forgot = try await stored.forget([.path(files[2])])
+        XCTAssertEqual(forgot.inputs.map(\.path), [files[2]])
+        let withoutMidnight = Set((walks[0] + walks[1]).filter(Self.inDongcheng).map { Self.localDay($0.time) })
+        let afterForget = try dongcheng(forgot.report)
         XCTAssertEqual(afterForget.days, withoutMidnight.count)
         XCTAssertEqual(afterForget.last, withoutMidnight.max())
+        let reopened = try await Footprints.logbook(at: dir + "/s.logbook", rules: Self.rules).report()
+        XCTAssertEqual(try dongcheng(reopened).days, withoutMidnight.count, "the forget was saved")
     }
 }

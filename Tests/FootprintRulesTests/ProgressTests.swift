@@ -1,16 +1,15 @@
 import ChinaDatum
 import Foundation
 import RegionTables
-import XCTest
+import Unlocks
 import UnlocksTestSupport
+import XCTest
 
 /// `progress`: the nearest county and city not unlocked, against a brute-force great-circle
 /// distance to every stored outline (unit vectors on the sphere, not the report's plane); the
 /// children counts against published counts (Beijing's 16 districts, China's 34 provinces); the
 /// ranking against the unlocks' own shares.
 final class ProgressTests: XCTestCase {
-    static let tables = Repository.tables
-
     /// Great-circle distance in metres from `p` to the arc from `a` to `b` (all degrees, lat/lon).
     static func distance(_ p: (Double, Double), _ a: (Double, Double), _ b: (Double, Double)) -> Double {
         func unit(_ c: (Double, Double)) -> SIMD3<Double> {
@@ -61,7 +60,7 @@ final class ProgressTests: XCTestCase {
         return best
     }
 
-    func testNearestRegionsChildrenAndRanking() throws {
+    func testNearestRegionsChildrenAndRanking() async throws {
         let dir = try temporaryDirectory()
         // Half an hour east along 39.915 N from 116.405 E (Dongcheng, Beijing), then a walk in Huairou's hills.
         let formatter = ISO8601DateFormatter()
@@ -75,48 +74,39 @@ final class ProgressTests: XCTestCase {
             text += "</trkseg>"
         }
         try (text + "</trk></gpx>\n").write(toFile: dir + "/walk.gpx", atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["classify", "--tables", Self.tables, dir + "/walk.gpx"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        let progress = try XCTUnwrap(report["progress"] as? [String: Any])
-        let unlocks = try XCTUnwrap(report["unlocks"] as? [String: [[String: Any]]])
-        func confirmed(_ level: String) -> Set<String> {
-            Set((unlocks[level] ?? []).filter { $0["evidence"] as? String == "confirmed" }.compactMap { $0["code"] as? String })
-        }
+        let report = try await Footprints.report(of: [dir + "/walk.gpx"], rules: Footprints.rules(utcOffsetHours: 0))
+        let progress = report.progress
+        func confirmed(_ level: RegionLevel) -> [ClassifyReport.Unlock] { (report.unlocks[level] ?? []).filter { $0.evidence == .confirmed } }
 
         // Measured from the newest cell: on the second walk's last leg.
-        let from = try XCTUnwrap(progress["from"] as? [String: Any])
-        let p = (try XCTUnwrap(from["latitude"] as? Double), try XCTUnwrap(from["longitude"] as? Double))
-        XCTAssertEqual(p.0, 40.45, accuracy: 0.0005)
-        XCTAssertEqual(p.1, 116.55 + 1.4 * 1800 / (111_320 * cos(40.45 * .pi / 180)), accuracy: 0.0005)
+        let from = try XCTUnwrap(progress.from)
+        XCTAssertEqual(from.latitude, 40.45, accuracy: 0.0005)
+        XCTAssertEqual(from.longitude, 116.55 + 1.4 * 1800 / (111_320 * cos(40.45 * .pi / 180)), accuracy: 0.0005)
 
         let china = BundledTables.tables.china
-        let gcj = DatumConverter().convert(Coordinate(latitude: p.0, longitude: p.1), from: .wgs84, to: .gcj02)
-        let nearest = try XCTUnwrap(progress["nearest"] as? [String: Any])
-        for (name, level, plural) in [("city", RegionLevel.city, "cities"), ("county", .county, "counties")] {
-            let reported = try XCTUnwrap(nearest[name] as? [String: Any], name)
-            let expected = Self.bruteForceNearest(table: china, level: level, from: (gcj.latitude, gcj.longitude), unlocked: confirmed(plural))
-            XCTAssertEqual(reported["code"] as? String, expected.code, name)
-            XCTAssertEqual(try XCTUnwrap(reported["distanceKm"] as? Double) * 1000, expected.metres, accuracy: expected.metres * 0.005 + 2, name)
+        let gcj = DatumConverter().convert(Coordinate(latitude: from.latitude, longitude: from.longitude), from: .wgs84, to: .gcj02)
+        for level in [RegionLevel.city, .county] {
+            let reported = try XCTUnwrap(progress.nearest[level], "\(level)")
+            let expected = Self.bruteForceNearest(table: china, level: level, from: (gcj.latitude, gcj.longitude), unlocked: Set(confirmed(level).map(\.code)))
+            XCTAssertEqual(reported.code, expected.code, "\(level)")
+            XCTAssertEqual(reported.distanceMetres, expected.metres, accuracy: expected.metres * 0.005 + 2, "\(level)")
         }
 
         // Beijing has 16 districts and China 34 provincial-level regions (published counts).
-        let children = try XCTUnwrap(progress["children"] as? [[String: Any]])
-        let beijing = try XCTUnwrap(children.first { $0["code"] as? String == "110100" })
-        XCTAssertEqual(beijing["total"] as? Int, 16)
-        XCTAssertEqual(beijing["unlocked"] as? Int, confirmed("counties").filter { $0.hasPrefix("1101") }.count)
-        XCTAssertEqual(beijing["childLevel"] as? String, "county")
-        let chinaRow = try XCTUnwrap(children.first { $0["code"] as? String == "CHN" })
-        XCTAssertEqual(chinaRow["total"] as? Int, 34)
-        XCTAssertEqual(chinaRow["unlocked"] as? Int, 1)
-        XCTAssertNil(children.first { $0["code"] as? String == "110000" }, "a municipality's one city says nothing")
+        let beijing = try XCTUnwrap(progress.children.first { $0.code == "110100" })
+        XCTAssertEqual(beijing.total, 16)
+        XCTAssertEqual(beijing.unlocked, confirmed(.county).filter { $0.code.hasPrefix("1101") }.count)
+        XCTAssertEqual(beijing.childLevel, .county)
+        let chinaRow = try XCTUnwrap(progress.children.first { $0.code == "CHN" })
+        XCTAssertEqual(chinaRow.total, 34)
+        XCTAssertEqual(chinaRow.unlocked, 1)
+        XCTAssertNil(progress.children.first { $0.code == "110000" }, "a municipality's one city says nothing")
 
-        // The ranking: the confirmed counties by their exploredPercent, largest first.
-        let ranked = try XCTUnwrap((progress["mostExplored"] as? [String: [[String: Any]]])?["counties"])
-        let shares = (unlocks["counties"] ?? []).filter { $0["evidence"] as? String == "confirmed" && ($0["exploredPercent"] as? Double ?? 0) > 0 }
-            .map { ($0["code"] as! String, $0["exploredPercent"] as! Double) }
+        // The ranking: the confirmed counties by their explored share, largest first.
+        let ranked = try XCTUnwrap(progress.mostExplored[.county])
+        let shares = confirmed(.county).compactMap { u in u.exploredPercent.flatMap { $0 > 0 ? (u.code, $0) : nil } }
             .sorted { ($0.1, $1.0) > ($1.1, $0.0) }
-        XCTAssertEqual(ranked.compactMap { $0["code"] as? String }, Array(shares.prefix(10).map(\.0)))
+        XCTAssertEqual(ranked.map(\.code), Array(shares.prefix(10).map(\.0)))
         XCTAssertGreaterThanOrEqual(ranked.count, 2)
     }
 }
