@@ -6,7 +6,7 @@ import UnlocksTestSupport
 /// to the edge row, a small circle round the pole crossed every column of it), and the work per
 /// leg stays bounded. Expected tiles from the test's own Mercator formulas.
 final class PolarTilesTests: XCTestCase {
-    typealias Tiles = ExplorerTilesCommandTests
+    typealias Tiles = TileWalks
     /// atan(sinh π), written out here.
     static let edge = 85.051_128_779_806_59
 
@@ -20,7 +20,7 @@ final class PolarTilesTests: XCTestCase {
     func visited(_ csv: String) throws -> [Int: Int] {
         let dir = try temporaryDirectory()
         try csv.write(toFile: dir + "/walk.csv", atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["classify", "--tables", Tiles.tables, dir + "/walk.csv"], timeout: 120)
+        let result = try CommandRunner.run(["classify", "--tables", ClassifyCommandTests.tables, dir + "/walk.csv"], timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual((json["points"] as? [String: Any])?["kept"] as? Int, csv.split(separator: "\n").count - 1, "every point kept")
