@@ -47,6 +47,23 @@ extension WorldTableBuilder {
         return try plane.difference(zone).area() <= 1e-9 * (try plane.area())
     }
 
+    /// True when every point of `face` lies within `reach` (degrees of latitude) of `region`
+    /// (polygons): the parts of the face outside the region each lie within the reach of the
+    /// region's `outline` (``lies(_:within:of:context:)``). The region is clipped to the face's
+    /// box grown by the reach first, so a large region costs no more than the face.
+    static func lies(_ face: Geometry, within reach: Double, ofRegion region: Geometry, outline: PreparedGeometry,
+                     context: GEOSContext) throws -> Bool {
+        let (x0, y0, x1, y1) = try face.bounds()
+        let rx = reach / max(0.01, cos(max(abs(y0), abs(y1)) * Double.pi / 180))
+        let near = try region.clipped(x0: x0 - rx, y0: y0 - reach, x1: x1 + rx, y1: y1 + reach).polygonalPart()
+        let outside = try face.difference(near).polygonalPart()
+        let faceArea = try face.area()
+        for part in try outside.parts() where try part.area() > 1e-9 * faceArea {
+            guard try lies(part, within: reach, of: outline.base, context: context) else { return false }
+        }
+        return true
+    }
+
     /// The face cut into triangles (GEOS's constrained Delaunay triangulation, corners only at
     /// the face's own vertices), each with the owner `owner` gives it. The triangles add no
     /// vertex, so the faces around stay noded vertex for vertex (the coverage union per country

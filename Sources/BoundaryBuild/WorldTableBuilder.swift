@@ -35,10 +35,17 @@ public struct WorldTableBuilder: Sendable {
     public let preTolerance: Double
     /// Whether a sliver goes only where it lies wholly within the land tolerance of the outline it
     /// goes to: shared by several claimants, cut into triangles each given so (those within reach
-    /// of none left in no unit); of one claimant, given to it only so (else left in no unit). The subdivision table's: its slivers run along whole borders (the 49th parallel,
-    /// a few metres wide and 2,000 km long, its triangles spanning several units), and a triangle
-    /// given to the unit nearest its centroid put a strip of Alberta in Saskatchewan. The
-    /// country tables' (and China's seam, with its own reach) are cut by nearest outline.
+    /// of none left in no unit); of one claimant, given to it only so (else left in no unit). The
+    /// subdivision table's: its slivers run along whole borders (the 49th parallel, a few metres
+    /// wide and 2,000 km long, its triangles spanning several units), and a triangle given to the
+    /// unit nearest its centroid put a strip of Alberta in Saskatchewan. And a sliver claimed at
+    /// its point on surface goes to its claimant only when it lies wholly within the land
+    /// tolerance of the claimant's polygon, else it is cut like an unclaimed one: snap rounding can
+    /// join the slivers along one straight border on both sides of a tripoint into one face (Gao's
+    /// and Kidal's edges along Niger's: one triangle 183 km long, claimed by Gao south of the
+    /// tripoint, answered Gao in a strip 2 m wide along Kidal's border, 30 km from Gao; Ohio's and
+    /// Pennsylvania's along Ontario's line in Lake Erie). The country tables' (and China's seam,
+    /// with its own reach) are cut by nearest outline, and a claimed face goes to its claimant.
     public let cutsSliversWithinReach: Bool
     /// Unclaimed faces narrower than this (area / half perimeter), metres, are not seas: they stay
     /// in the coverage (given to a neighbour, or as a unit of no country).
@@ -239,6 +246,11 @@ public struct WorldTableBuilder: Sendable {
             seamWidest = max(seamWidest, widest * Self.metresPerDegree)
             return try face.area() * Self.metresPerDegree * Self.metresPerDegree * cos(latitude * Double.pi / 180) / 1e6
         }
+        let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
+        let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
+        // Claimed faces reaching beyond the land tolerance of their claimant (``cutsSliversWithinReach``):
+        // slivers given up to the sliver rules, and wider faces, kept with it.
+        var claimedSliversGivenUp = 0, claimedFacesReachingFar = 0
         for (index, face) in faces.enumerated() {
             let point = try face.pointOnSurface()
             let (px, py) = try point.pointXY()
@@ -256,6 +268,20 @@ public struct WorldTableBuilder: Sendable {
             } else {
                 unclaimed.append(index)
             }
+            // A face is claimed at one point; where that point lies within the land tolerance of
+            // the claimant's outline, the face may reach far beyond it (a sliver along a border
+            // past a tripoint): then a sliver is one nobody claims, cut among its neighbours.
+            let c = owner[index]
+            if cutsSliversWithinReach, c >= 0, try preparedOutlines[c].distance(to: point) <= sliverRadius,
+               try !Self.lies(face, within: sliverRadius, ofRegion: pre[c], outline: preparedOutlines[c], context: context) {
+                if try face.inscribedCircle(tolerance: 1 / Self.metresPerDegree).radius <= sliverRadius {
+                    owner[index] = -1
+                    unclaimed.append(index)
+                    claimedSliversGivenUp += 1
+                } else {
+                    claimedFacesReachingFar += 1
+                }
+            }
         }
         // Unclaimed faces (docs/boundaries.md, "Holes and gaps"): given to a neighbour only where
         // every point of them is within the tolerance of a claimed border (the largest inscribed
@@ -272,8 +298,6 @@ public struct WorldTableBuilder: Sendable {
         // no country: some point of them farther than the seam's tolerance from its outline.
         var tripointGaps = 0, sharedSlivers = 0, splitWhole = 0, splitReassignedKm2 = 0.0, seamGapsTooFar = 0
         var farTriangleFaces = 0, farTrianglesKm2 = 0.0
-        let rounding = TableFormat.quantisationErrorMetres * Double(Self.coordinateStep)
-        let sliverRadius = (tolerance - preTolerance - rounding) / Self.metresPerDegree
         let seamRadius = (Self.seamTolerance - preTolerance - rounding) / Self.metresPerDegree
         for index in unclaimed {
             let face = faces[index]
@@ -391,6 +415,9 @@ public struct WorldTableBuilder: Sendable {
             lap(report.notes.last!)
         } else if cutsSliversWithinReach {
             report.notes.append("slivers with one neighbour kept in no unit, some point of them more than the land tolerance from that neighbour's outline: \(seamGapsTooFar)")
+            lap(report.notes.last!)
+            report.notes.append("slivers claimed at a point within the land tolerance of their claimant's outline but reaching beyond it, given up to the sliver rules: "
+                                + "\(claimedSliversGivenUp); faces wider than a sliver doing so, kept with their claimant: \(claimedFacesReachingFar)")
             lap(report.notes.last!)
         }
 

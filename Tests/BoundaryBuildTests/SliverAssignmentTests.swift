@@ -98,4 +98,22 @@ final class SliverAssignmentTests: XCTestCase {
         let far = try context.polygon([[80, 31, 80.01, 31, 80.005, 31.001, 80, 31]])
         XCTAssertFalse(try WorldTableBuilder.lies(far, within: 973.7 * metre, of: line, context: context))
     }
+
+    func testAClaimedSliverLiesNearItsClaimantOnlyWhenNoPartOfItReachesBeyond() throws {
+        // The claimant: the square 80–81 E, 29–30 N. A triangle 4 m wide at its base on the
+        // claimant's eastern side (81 E) at 29.9 N, its apex `length` metres north: the part
+        // north of 30 N is outside the claimant, farthest from it at the apex.
+        let region = try context.polygon([[80, 29, 81, 29, 81, 30, 80, 30, 80, 29]])
+        let outline = try PreparedGeometry(try region.boundary())
+        let reach = 93.7 * metre
+        for (length, expected) in [(0.0, true), (90.0, true), (100.0, false), (30_000.0, false)] {
+            let apex = 30 + length * metre
+            let face = try context.polygon([[81 - 2 * metre / cos(Double.pi / 6), 29.9, 81 + 2 * metre / cos(Double.pi / 6), 29.9, 81, apex,
+                                             81 - 2 * metre / cos(Double.pi / 6), 29.9]])
+            XCTAssertEqual(try WorldTableBuilder.lies(face, within: reach, ofRegion: region, outline: outline, context: context), expected, "\(length) m")
+        }
+        // A face wholly inside the claimant, far from its outline, lies within it.
+        let inside = try context.polygon([[80.4, 29.4, 80.6, 29.4, 80.5, 29.6, 80.4, 29.4]])
+        XCTAssertTrue(try WorldTableBuilder.lies(inside, within: reach, ofRegion: region, outline: outline, context: context))
+    }
 }
