@@ -106,6 +106,10 @@ public final class RegionLocator: @unchecked Sendable {
     private let subdivisionOfUnit: [Int32]
     private let viewCountryOfUnit: [Int32]
     private let viewCountryOfSubdivision: [Int32]
+    /// Per region of the view's country table, whether any unit of the subdivision table is its:
+    /// for a country with none (Kashmir's `IND-PAK-JK`, a territory Natural Earth does not divide)
+    /// the nearest-unit search would find nothing, so it is not made.
+    private let countryHasUnits: [Bool]
     /// China's view: the subdivision region of each China table province (by ISO 3166-2 code), −1 for others.
     private let subdivisionOfChinaRegion: [Int32]
     /// Metres within which a point whose subdivision-table unit is another country's than the view's
@@ -221,6 +225,9 @@ public final class RegionLocator: @unchecked Sendable {
                 let country = view.region(ofUnit: Int32(unit), slot: 0)
                 return country < 0 ? -1 : ofRegion[Int(country)]
             }
+            var hasUnits = [Bool](repeating: false, count: world.regions.count)
+            for country in viewCountryOfUnit where country >= 0 { hasUnits[Int(country)] = true }
+            countryHasUnits = hasUnits
             var byCode: [String: Int32] = [:]
             for region in subdivisions.regions where region.level == .province { byCode[region.code] = region.index }
             subdivisionOfChinaRegion = china.regions.map { region in
@@ -231,6 +238,7 @@ public final class RegionLocator: @unchecked Sendable {
             subdivisionOfUnit = []
             viewCountryOfUnit = []
             viewCountryOfSubdivision = []
+            countryHasUnits = []
             subdivisionOfChinaRegion = []
         }
     }
@@ -330,6 +338,7 @@ public final class RegionLocator: @unchecked Sendable {
             if let region = level.region, viewCountryOfSubdivision[Int(region)] == country { answer = level }
         }
         if answer.region == nil {
+            guard countryHasUnits[Int(country)] else { return }
             let unit = nearestUnit(view, x: x, y: y, country: country, metres: Self.subdivisionSearch.near)
                 ?? nearestUnit(view, x: x, y: y, country: country, metres: Self.subdivisionSearch.far)
             guard let unit else { return }
